@@ -1,0 +1,94 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PermissionKit", targets: ["PermissionKit"]),
+        .library(name: "HearthFleet", targets: ["HearthFleet"]),
+        .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        .executable(name: "family-broker", targets: ["family-broker"]),
+        .executable(name: "child-device", targets: ["child-device"]),
+        .executable(name: "parent-device", targets: ["parent-device"]),
+        .executable(name: "hearthctl", targets: ["hearthctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "HearthCore"),
+        .target(name: "HearthProtocol", dependencies: ["HearthCore"]),
+        .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
+        .target(
+            name: "FamilyBroker",
+            dependencies: [
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
+            name: "DeviceRuntime",
+            dependencies: [
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
+        .target(name: "ParentDevice", dependencies: ["DeviceRuntime"]),
+        .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
+        .target(
+            name: "HearthFleet",
+            dependencies: [
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "family-broker",
+            dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "child-device",
+            dependencies: ["ChildDevice", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "parent-device",
+            dependencies: ["ParentDevice", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "hearthctl",
+            dependencies: [
+                "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
+        .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
+        .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "HearthFleet", "PermissionKit", "ZeroMQ",
+                "family-broker", "child-device", "parent-device", "hearthctl",
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,109 @@
+import Foundation
+import HearthCore
+import Yams
+
+/// The broker's family file (YAML): families, their members and each member's devices. docs/CONFIGURATION.md documents it.
+public struct FamilyFile: Codable, Sendable, Equatable {
+    public struct Device: Codable, Sendable, Equatable {
+        public var id: DeviceID
+        /// The device's CURVE public key, Z85 (40 characters). Either this or `keyFile`.
+        public var publicKey: String?
+        /// A file holding the public key, relative to the keys directory. Either this or `publicKey`.
+        public var keyFile: String?
+
+        public init(id: DeviceID, publicKey: String? = nil, keyFile: String? = nil) {
+            self.id = id
+            self.publicKey = publicKey
+            self.keyFile = keyFile
+        }
+    }
+
+    public struct Member: Codable, Sendable, Equatable {
+        public var id: MemberID
+        public var name: String?
+        /// `organizer`, `guardian` (or `parent`), `adult` or `child`.
+        public var role: String
+        /// `YYYY-MM-DD`; never leaves the broker.
+        public var birthDate: String?
+        /// ISO 3166 region code, e.g. `US`.
+        public var region: String?
+        /// Communication Limits for a child; on unless set to false.
+        public var communicationLimits: Bool?
+        public var devices: [Device]?
+
+        public init(
+            id: MemberID, name: String? = nil, role: String, birthDate: String? = nil, region: String? = nil,
+            communicationLimits: Bool? = nil, devices: [Device]? = nil
+        ) {
+            self.id = id
+            self.name = name
+            self.role = role
+            self.birthDate = birthDate
+            self.region = region
+            self.communicationLimits = communicationLimits
+            self.devices = devices
+        }
+    }
+
+    public struct Family: Codable, Sendable, Equatable {
+        public var id: FamilyID
+        public var name: String?
+        public var members: [Member]
+
+        public init(id: FamilyID, name: String? = nil, members: [Member]) {
+            self.id = id
+            self.name = name
+            self.members = members
+        }
+    }
+
+    public var families: [Family]
+    /// Members in no family (a child with no Family Sharing group gets default responses).
+    public var unaffiliated: [Member]?
+
+    public init(families: [Family], unaffiliated: [Member]? = nil) {
+        self.families = families
+        self.unaffiliated = unaffiliated
+    }
+
+    /// Parses YAML text; errors name the file and the key.
+    public static func parse(_ text: String, source: String) throws -> FamilyFile {
+        do {
+            return try YAMLDecoder().decode(FamilyFile.self, from: text)
+        } catch let error as DecodingError {
+            throw ConfigurationError(source: source, key: Self.path(of: error), reason: Self.reason(of: error))
+        } catch {
+            throw ConfigurationError(source: source, key: "", reason: "not valid YAML: \(error)")
+        }
+    }
+
+    /// Loads and parses the file at `path`.
+    public static func load(path: String) throws -> FamilyFile {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError(source: path, key: "", reason: "cannot read the family file")
+        }
+        return try parse(text, source: path)
+    }
+
+    /// YAML text for this file, as `hearthctl` and the fleet write it.
+    public func yaml() throws -> String { try YAMLEncoder().encode(self) }
+
+    private static func path(of error: DecodingError) -> String {
+        let context: DecodingError.Context? = switch error {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): c
+        case .keyNotFound(let key, let c): DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
+        @unknown default: nil
+        }
+        return context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") ?? ""
+    }
+
+    private static func reason(of error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound: "required key is missing"
+        case .typeMismatch(let type, _): "expected \(type)"
+        case .valueNotFound(let type, _): "expected \(type), found nothing"
+        case .dataCorrupted(let c): c.debugDescription
+        @unknown default: "invalid"
+        }
+    }
+}

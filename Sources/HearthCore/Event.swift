@@ -1,0 +1,28 @@
+import Foundation
+
+/// One entry of a member's event log, numbered per member from 1 without gaps.
+public struct Event: Hashable, Sendable {
+    /// What happened.
+    public enum Body: Hashable, Sendable {
+        /// A child asked; sent to the child's parents and to the child's own devices.
+        case questionPending(AskedQuestion)
+        /// A question was answered; sent to the child (every device) and to every parent.
+        case questionResolved(AskedQuestion, Resolution)
+        /// Handles became known or stopped being known to the child.
+        case handlesChanged(added: [CommunicationHandle], removed: [CommunicationHandle])
+    }
+
+    /// The member whose log this is.
+    public var memberID: MemberID
+    /// Position in the member's log: the first event is 1.
+    public var sequence: UInt64
+    public var createdAt: Date
+    public var body: Body
+
+    public init(memberID: MemberID, sequence: UInt64, createdAt: Date, body: Body) {
+        self.memberID = memberID
+        self.sequence = sequence
+        self.createdAt = createdAt
+        self.body = body
+    }
+}

@@ -1,0 +1,30 @@
+/// Error codes carried by an `error` reply. Stable across versions: a client may switch on them.
+public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
+    case malformedMessage = 1
+    case unsupportedVersion = 2
+    case unknownMessageType = 3
+    /// The authenticated caller may not do this.
+    case notAuthorized = 4
+    /// No such question (or other object).
+    case notFound = 5
+    /// Another answer won already.
+    case alreadyAnswered = 6
+    /// The question's expiration date has passed.
+    case expired = 7
+    /// The question breaks a rule: no handles, bad choices, default not among choices.
+    case invalidQuestion = 8
+    /// Too many commands; retry later.
+    case rateLimited = 9
+    /// The caller is not a child: PermissionKit questions are for children only.
+    case notAvailable = 10
+    /// The broker failed; nothing was stored.
+    case internalError = 11
+    /// The choice id is not one of the question's choices.
+    case invalidChoice = 12
+    /// The device did not say hello first, or its hello was refused.
+    case helloRequired = 13
+    /// A local daemon is not connected to its broker and cannot answer now.
+    case brokerUnavailable = 14
+    /// An unknown code from a newer peer.
+    case unknown = 0xFFFF
+}

@@ -1,0 +1,92 @@
+import Foundation
+import HearthCore
+
+/// Every message of protocol v1. The comment on each case gives its type code; docs/PROTOCOL.md gives its layout.
+public enum Message: Sendable, Hashable {
+    // MARK: device → broker (ingress DEALER → ROUTER)
+
+    /// 0x01: first command on a connection; the broker replies `welcome` or an `unsupportedVersion` error.
+    case hello(minVersion: UInt8, maxVersion: UInt8)
+    /// 0x02: asks for the caller's member events with sequence > `after`; the reply is `events`.
+    case sync(after: UInt64, limit: UInt32)
+    /// 0x03: a child's app asks a question (also sent by an app to child-device, where `appBundleID` is ignored).
+    case ask(appBundleID: BundleID, question: Question)
+    /// 0x04: a parent answers a question with one of its choices (also sent by a person to parent-device).
+    case answer(questionID: UUID, choiceID: String)
+    /// 0x05: which of these handles are known to the child; the reply is `knownHandlesResult`.
+    case knownHandles([CommunicationHandle])
+    /// 0x06: a heartbeat; the reply is `pong` with the caller's head sequence.
+    case ping
+
+    // MARK: broker → device replies
+
+    /// 0x81: the identity the broker authenticated, and the member's head sequence.
+    case welcome(version: UInt8, familyID: FamilyID?, memberID: MemberID, deviceID: DeviceID, role: MemberRole, head: UInt64)
+    /// 0x82: events in sequence order, and the member's head sequence at the time of the reply.
+    case events(head: UInt64, events: [Event])
+    /// 0x83: the question as recorded, and its resolution when it was answered at once (default response, already known).
+    case askAccepted(AskedQuestion, Resolution?)
+    /// 0x84: the answer that was recorded.
+    case answerAccepted(Resolution)
+    /// 0x85: the subset of the asked handles that are known.
+    case knownHandlesResult([CommunicationHandle])
+    /// 0x86: reply to `ping`.
+    case pong(head: UInt64)
+    /// 0xFF: a typed error in reply to any request.
+    case error(ErrorReply)
+
+    // MARK: broker → device events (egress XPUB → SUB, after a topic frame)
+
+    /// 0x90: one event of the topic's member.
+    case event(Event)
+    /// 0x91: the member's head sequence, sent when a subscription is granted and periodically.
+    case heartbeat(head: UInt64)
+
+    // MARK: app ↔ child-device (local ipc)
+
+    /// 0x20: an app names itself; child-device replies `appWelcome` and then pushes that app's waiting responses.
+    case appHello(bundleID: BundleID)
+    /// 0xA0: whether the daemon is linked to its broker now, and the child it serves.
+    case appWelcome(memberID: MemberID?, brokerConnected: Bool)
+    /// 0xA2: a response for the app; it stays in the daemon's inbox until the app sends `appAck`.
+    case appResponse(inboxID: UInt64, AskedQuestion, Resolution)
+    /// 0x24: the app has taken a response.
+    case appAck(inboxID: UInt64)
+    /// 0xA3: generic success reply to `appAck`.
+    case ok
+
+    // MARK: person ↔ parent-device (local ipc)
+
+    /// 0x30: list the questions waiting for an answer.
+    case listPending
+    /// 0xB0: the waiting questions, oldest first.
+    case pendingList([AskedQuestion])
+
+    /// The type code written in the header.
+    public var typeCode: UInt8 {
+        switch self {
+        case .hello: 0x01
+        case .sync: 0x02
+        case .ask: 0x03
+        case .answer: 0x04
+        case .knownHandles: 0x05
+        case .ping: 0x06
+        case .welcome: 0x81
+        case .events: 0x82
+        case .askAccepted: 0x83
+        case .answerAccepted: 0x84
+        case .knownHandlesResult: 0x85
+        case .pong: 0x86
+        case .error: 0xFF
+        case .event: 0x90
+        case .heartbeat: 0x91
+        case .appHello: 0x20
+        case .appWelcome: 0xA0
+        case .appResponse: 0xA2
+        case .appAck: 0x24
+        case .ok: 0xA3
+        case .listPending: 0x30
+        case .pendingList: 0xB0
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HearthCore
+
+/// Encodes and decodes one Hearth frame: a 10-byte header (version, type, request id) and the type's body.
+public enum MessageCodec {
+    /// The frame for `message`.
+    public static func encode(_ message: Message, requestID: UInt64 = 0) -> [UInt8] {
+        var w = WireWriter(capacity: 128)
+        w.u8(Wire.version)
+        w.u8(message.typeCode)
+        w.u64(requestID)
+        switch message {
+        case .hello(let minVersion, let maxVersion):
+            w.u8(minVersion)
+            w.u8(maxVersion)
+        case .sync(let after, let limit):
+            w.u64(after)
+            w.u32(limit)
+        case .ask(let app, let question):
+            w.string(app)
+            w.question(question)
+        case .answer(let questionID, let choiceID):
+            w.uuid(questionID)
+            w.string(choiceID)
+        case .knownHandles(let handles), .knownHandlesResult(let handles):
+            w.array(handles) { $0.handle($1) }
+        case .ping, .ok, .listPending:
+            break
+        case .welcome(let version, let family, let member, let device, let role, let head):
+            w.u8(version)
+            w.optional(family) { $0.string($1) }
+            w.string(member)
+            w.string(device)
+            w.u8(role.rawValue)
+            w.u64(head)
+        case .events(let head, let events):
+            w.u64(head)
+            w.array(events) { $0.event($1) }
+        case .askAccepted(let asked, let resolution):
+            w.askedQuestion(asked)
+            w.optional(resolution) { $0.resolution($1) }
+        case .answerAccepted(let resolution):
+            w.resolution(resolution)
+        case .pong(let head), .heartbeat(let head):
+            w.u64(head)
+        case .error(let reply):
+            w.u16(reply.code.rawValue)
+            w.string(String(reply.message.utf8.prefix(Wire.maxStringBytes)) ?? "")
+        case .event(let event):
+            w.event(event)
+        case .appHello(let bundleID):
+            w.string(bundleID)
+        case .appWelcome(let member, let connected):
+            w.optional(member) { $0.string($1) }
+            w.bool(connected)
+        case .appResponse(let inboxID, let asked, let resolution):
+            w.u64(inboxID)
+            w.askedQuestion(asked)
+            w.resolution(resolution)
+        case .appAck(let inboxID):
+            w.u64(inboxID)
+        case .pendingList(let list):
+            w.array(list) { $0.askedQuestion($1) }
+        }
+        return w.bytes
+    }
+
+    /// The request id of a frame whose header is intact, even if its body is not; lets a peer address its error reply.
+    public static func peekRequestID(_ frame: [UInt8]) -> UInt64 {
+        guard frame.count >= Wire.headerSize else { return 0 }
+        var r = WireReader(frame, offset: 2)
+        return (try? r.u64("requestID")) ?? 0
+    }
+
+    /// Decodes one frame, validating every field; throws a `WireError` naming the first rule broken.
+    public static func decode(_ frame: [UInt8]) throws(WireError) -> Envelope {
+        guard frame.count <= Wire.maxFrameSize else {
+            throw .tooLong(field: "frame", length: frame.count, max: Wire.maxFrameSize)
+        }
+        var r = WireReader(frame)
+        let version = try r.u8("header.version")
+        guard version >= Wire.minimumVersion, version <= Wire.version else { throw .unsupportedVersion(version) }
+        let type = try r.u8("header.type")
+        let requestID = try r.u64("header.requestID")
+        let message: Message
+        switch type {
+        case 0x01:
+            let minVersion = try r.u8("hello.minVersion")
+            let maxVersion = try r.u8("hello.maxVersion")
+            message = .hello(minVersion: minVersion, maxVersion: maxVersion)
+        case 0x02:
+            let after = try r.u64("sync.after")
+            let limit = try r.u32("sync.limit")
+            message = .sync(after: after, limit: limit)
+        case 0x03:
+            let app = try r.string("ask.appBundleID", max: 255)
+            message = .ask(appBundleID: app, question: try r.question())
+        case 0x04:
+            let id = try r.uuid("answer.questionID")
+            message = .answer(questionID: id, choiceID: try r.string("answer.choiceID", max: 64))
+        case 0x05:
+            message = .knownHandles(try r.array("knownHandles.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+        case 0x06: message = .ping
+        case 0x81:
+            let version = try r.u8("welcome.version")
+            let family = try r.optional("welcome.familyID") { (r: inout WireReader) throws(WireError) in try r.identifier("welcome.familyID") }
+            let member = try r.identifier("welcome.memberID")
+            let device = try r.identifier("welcome.deviceID")
+            let code = try r.u8("welcome.role")
+            guard let role = MemberRole(rawValue: code) else { throw .unknownEnumValue(field: "welcome.role", value: UInt64(code)) }
+            let head = try r.u64("welcome.head")
+            message = .welcome(version: version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
+        case 0x82:
+            let head = try r.u64("events.head")
+            message = .events(head: head, events: try r.array("events.events", max: Int(Wire.maxEventsPerSync)) { (r: inout WireReader) throws(WireError) in try r.event() })
+        case 0x83:
+            let asked = try r.askedQuestion()
+            message = .askAccepted(asked, try r.optional("askAccepted.resolution") { (r: inout WireReader) throws(WireError) in try r.resolution() })
+        case 0x84: message = .answerAccepted(try r.resolution())
+        case 0x85:
+            message = .knownHandlesResult(try r.array("knownHandlesResult.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+        case 0x86: message = .pong(head: try r.u64("pong.head"))
+        case 0xFF:
+            let raw = try r.u16("error.code")
+            let text = try r.string("error.message")
+            message = .error(ErrorReply(ErrorCode(rawValue: raw) ?? .unknown, text))
+        case 0x90: message = .event(try r.event())
+        case 0x91: message = .heartbeat(head: try r.u64("heartbeat.head"))
+        case 0x20:
+            let bundleID = try r.string("appHello.bundleID", max: 255)
+            guard Identifier.isValidBundleID(bundleID) else {
+                throw .invalidValue(field: "appHello.bundleID", reason: "must be 1-255 characters of A-Z a-z 0-9 . _ -")
+            }
+            message = .appHello(bundleID: bundleID)
+        case 0xA0:
+            let member = try r.optional("appWelcome.memberID") { (r: inout WireReader) throws(WireError) in try r.identifier("appWelcome.memberID") }
+            message = .appWelcome(memberID: member, brokerConnected: try r.bool("appWelcome.brokerConnected"))
+        case 0xA2:
+            let inboxID = try r.u64("appResponse.inboxID")
+            let asked = try r.askedQuestion()
+            message = .appResponse(inboxID: inboxID, asked, try r.resolution())
+        case 0x24: message = .appAck(inboxID: try r.u64("appAck.inboxID"))
+        case 0xA3: message = .ok
+        case 0x30: message = .listPending
+        case 0xB0:
+            message = .pendingList(try r.array("pendingList.questions") { (r: inout WireReader) throws(WireError) in try r.askedQuestion() })
+        default:
+            throw .unknownMessageType(type)
+        }
+        try r.finish()
+        return Envelope(requestID: requestID, message: message)
+    }
+}

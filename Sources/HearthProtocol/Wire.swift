@@ -1,0 +1,28 @@
+/// Constants of the Hearth wire protocol; docs/PROTOCOL.md is their specification.
+public enum Wire {
+    /// The protocol version this build speaks.
+    public static let version: UInt8 = 1
+    /// Oldest version this build accepts.
+    public static let minimumVersion: UInt8 = 1
+    /// Largest frame a Hearth socket accepts (ZMQ_MAXMSGSIZE).
+    public static let maxFrameSize = 1 << 20
+    /// Longest string field in general.
+    public static let maxStringBytes = 4096
+    /// Longest handle value.
+    public static let maxHandleBytes = 512
+    /// Longest avatar image.
+    public static let maxAvatarBytes = 256 * 1024
+    /// Most items in any array field.
+    public static let maxArrayCount = 10_000
+    /// Most events one sync reply carries.
+    public static let maxEventsPerSync: UInt32 = 1000
+    /// Header size: version, type, request id.
+    public static let headerSize = 10
+
+    /// The pub/sub topic frame for a member: the id's UTF-8 bytes and a 0 byte, so that no id is a prefix of another's topic.
+    public static func topic(for member: String) -> [UInt8] {
+        var bytes = Array(member.utf8)
+        bytes.append(0)
+        return bytes
+    }
+}
