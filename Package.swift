@@ -47,6 +47,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
@@ -55,7 +56,7 @@ let package = Package(
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "FamilyBroker",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import CZeroMQ
 import Synchronization
 
 /// Owns a daemon's sockets on one dedicated thread running `zmq_poll`.
@@ -84,6 +85,16 @@ public final class SocketLoop: Sendable {
     @discardableResult
     public func perform(_ body: @escaping @Sendable ([ZMQSocket]) -> Void) -> Bool {
         enqueue(.perform(body))
+    }
+
+    /// Runs `body` on the loop thread and returns its result, e.g. a bound endpoint.
+    public func query<T: Sendable>(_ body: @escaping @Sendable ([ZMQSocket]) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let queued = perform { sockets in
+                continuation.resume(with: Result { try body(sockets) })
+            }
+            if !queued { continuation.resume(throwing: ZMQError(code: ETERM, operation: "SocketLoop.query")) }
+        }
     }
 
     /// Messages dropped because a socket would have blocked (high-water mark reached, or no peer).

@@ -1,0 +1,9 @@
+import HearthCore
+
+/// Who the broker says this device is (from its `welcome`).
+public struct DeviceIdentity: Sendable, Equatable {
+    public var familyID: FamilyID?
+    public var memberID: MemberID
+    public var deviceID: DeviceID
+    public var role: MemberRole
+}

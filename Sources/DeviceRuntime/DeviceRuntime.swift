@@ -1,0 +1,257 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZeroMQ
+
+/// What both device daemons share: the CURVE link to the broker (DEALER for commands, SUB for events), catching up
+/// by sequence number, and the local ipc socket; one I/O thread owns all three sockets.
+///
+/// Delivery follows the ZeroMQ guide's Clone pattern: subscribe first, then sync everything after the last applied
+/// number; discard what is at or below it; a gap, or a heartbeat showing a higher head, triggers another sync.
+public final class DeviceRuntime: Service, Sendable {
+    enum Slot {
+        static let broker = 0
+        static let events = 1
+        static let local = 2
+    }
+
+    private struct State: ~Copyable {
+        var identity: DeviceIdentity?
+        var linked = false
+        var syncing = false
+        var syncAgain = false
+    }
+
+    public let options: DeviceOptions
+    public let behavior: any DeviceBehavior
+    public let logger: Logger
+    public let store: DeviceStore
+    private let keys: CurveKeyPair
+    private let loop: SocketLoop
+    private let tracker: RequestTracker
+    private let state = Mutex(State())
+
+    public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
+        self.options = options
+        self.behavior = behavior
+        self.logger = logger
+        try FileManager.default.createDirectory(atPath: options.stateDirectory, withIntermediateDirectories: true)
+        let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        keys = try KeyFiles.loadOrGenerate(at: String(options.secretKeyFile.dropLast(options.secretKeyFile.hasSuffix(".key") ? 4 : 0)))
+        store = try DeviceStore(path: options.databasePath, behavior: behavior)
+        tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
+        let keys = self.keys
+        let options = self.options
+        @Sendable func secure(_ socket: ZMQSocket) throws {
+            try socket.setLinger(milliseconds: 200)
+            try socket.makeCurveClient(serverPublicKey: options.brokerPublicKey, keys: keys)
+            try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+            try socket.setReconnectInterval(milliseconds: 100, max: 2000)
+            try socket.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 6000)
+        }
+        loop = try SocketLoop(name: "\(behavior.name)-io", sockets: [
+            .init(.dealer) { socket in
+                try secure(socket)
+                try socket.connect(options.brokerIngress)
+            },
+            .init(.sub) { socket in
+                try secure(socket)
+                // Everything: the broker narrows it to this device's own member topic.
+                try socket.subscribe([])
+                try socket.connect(options.brokerEgress)
+            },
+            .init(.router) { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                unlink(options.localSocket)
+                try socket.bind(LocalEndpoints.ipc(options.localSocket))
+                // Only the owning user may talk to the daemon.
+                chmod(options.localSocket, 0o600)
+            },
+        ])
+    }
+
+    /// The device's public key, as enrolled in the broker's family file.
+    public var publicKey: String { keys.publicKey }
+
+    /// The broker's word on who this device is, once linked.
+    public var identity: DeviceIdentity? { state.withLock { $0.identity } }
+
+    /// Whether the link to the broker is up (welcome received and pings answered).
+    public var isLinked: Bool { state.withLock { $0.linked } }
+
+    public func run() async throws {
+        try await loop.start()
+        logger.info("\(behavior.name) started", metadata: [
+            "broker": "\(options.brokerIngress)", "socket": "\(options.localSocket)", "publicKey": "\(keys.publicKey)",
+        ])
+        let link = Task { await maintainLink() }
+        try await withGracefulShutdownHandler {
+            for await batch in loop.inbound {
+                await handle(batch)
+            }
+        } onGracefulShutdown: { [loop] in
+            loop.inbound.finish()
+        }
+        link.cancel()
+        tracker.close()
+        await loop.stop()
+        unlink(options.localSocket)
+        logger.info("\(behavior.name) stopped")
+    }
+
+    // MARK: requests
+
+    /// Sends a command to the broker and returns its reply; an `error` reply is thrown as `ErrorReply`.
+    public func request(_ message: Message, timeout: Duration = .seconds(3)) async throws -> Message {
+        let loop = self.loop
+        let reply = try await tracker.request(timeout: timeout) { id in
+            loop.send([MessageCodec.encode(message, requestID: id)], on: Slot.broker)
+        }
+        if case .error(let error) = reply.message { throw error }
+        return reply.message
+    }
+
+    /// Sends a message to a local client (reply or push).
+    public func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64 = 0) {
+        loop.send([routingID, MessageCodec.encode(message, requestID: requestID)], on: Slot.local)
+    }
+
+    // MARK: inbound
+
+    private func handle(_ batch: [SocketLoop.Inbound]) async {
+        var events: [Event] = []
+        var behindHead: UInt64?
+        for item in batch {
+            switch item.socket {
+            case Slot.broker:
+                guard let frame = item.message.frames.last, let envelope = try? MessageCodec.decode(frame) else {
+                    logger.warning("undecodable frame from the broker")
+                    continue
+                }
+                tracker.resolve(envelope)
+            case Slot.events:
+                guard item.message.frames.count == 2, let envelope = try? MessageCodec.decode(item.message.frames[1]) else {
+                    logger.warning("undecodable event frame from the broker")
+                    continue
+                }
+                switch envelope.message {
+                case .event(let event): events.append(event)
+                case .heartbeat(let head): behindHead = max(behindHead ?? 0, head)
+                default: break
+                }
+            case Slot.local:
+                let frames = item.message.frames
+                guard frames.count == 2 else { continue }
+                let routingID = frames[0]
+                do {
+                    let envelope = try MessageCodec.decode(frames[1])
+                    if case .ping = envelope.message {
+                        // A status probe for tools and tests: who this device is and whether it is linked.
+                        sendLocal(.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked), to: routingID, requestID: envelope.requestID)
+                        continue
+                    }
+                    Task { [self] in
+                        if let reply = await behavior.handleLocal(envelope, from: routingID, runtime: self) {
+                            sendLocal(reply, to: routingID, requestID: envelope.requestID)
+                        }
+                    }
+                } catch {
+                    sendLocal(.error(ErrorReply(error.code, error.description)), to: routingID, requestID: MessageCodec.peekRequestID(frames[1]))
+                }
+            default: break
+            }
+        }
+        if !events.isEmpty { await apply(events) }
+        if let head = behindHead, head > (try? await store.lastApplied()) ?? 0 { startSync() }
+    }
+
+    private func apply(_ events: [Event]) async {
+        do {
+            let (applied, gap) = try await store.apply(events, behavior: behavior)
+            if !applied.isEmpty { await behavior.applied(applied, runtime: self) }
+            if gap { startSync() }
+        } catch {
+            logger.error("applying events failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: link
+
+    /// Says hello until welcomed, syncs, then pings; a missed pong starts over.
+    private func maintainLink() async {
+        while !Task.isCancelled {
+            do {
+                let reply = try await request(.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version), timeout: .seconds(2))
+                guard case .welcome(_, let family, let member, let device, let role, _) = reply else { continue }
+                let identity = DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)
+                state.withLock { $0.identity = identity }
+                try? await store.setValue(member, for: "member_id")
+                try await syncToHead()
+                state.withLock { $0.linked = true }
+                logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
+                await behavior.linked(runtime: self)
+                while !Task.isCancelled {
+                    try await Task.sleep(for: options.pingInterval)
+                    guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
+                    if head > (try await store.lastApplied()) { startSync() }
+                }
+            } catch is CancellationError {
+                break
+            } catch let error as ErrorReply {
+                logger.error("the broker refused this device", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(2))
+            } catch {
+                if state.withLock({ $0.linked }) {
+                    logger.warning("lost the broker", metadata: ["error": "\(error)"])
+                }
+                state.withLock { $0.linked = false }
+            }
+            state.withLock { $0.linked = false }
+        }
+    }
+
+    /// Starts a sync unless one runs; one running will sync again when it ends.
+    private func startSync() {
+        let start = state.withLock { state -> Bool in
+            if state.syncing {
+                state.syncAgain = true
+                return false
+            }
+            state.syncing = true
+            return true
+        }
+        guard start else { return }
+        Task { [self] in
+            while true {
+                try? await syncToHead()
+                let again = state.withLock { state -> Bool in
+                    if state.syncAgain {
+                        state.syncAgain = false
+                        return true
+                    }
+                    state.syncing = false
+                    return false
+                }
+                if !again { break }
+            }
+        }
+    }
+
+    /// Fetches and applies everything after the last applied number, page by page.
+    private func syncToHead() async throws {
+        while true {
+            let after = try await store.lastApplied()
+            guard case .events(let head, let events) = try await request(.sync(after: after, limit: Wire.maxEventsPerSync)) else { return }
+            if !events.isEmpty { await apply(events) }
+            let now = try await store.lastApplied()
+            if now >= head || events.isEmpty { return }
+        }
+    }
+}

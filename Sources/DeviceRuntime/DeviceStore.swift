@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+import HearthCore
+
+/// A device daemon's SQLite file: the last applied sequence number and the behaviour's own tables.
+public final class DeviceStore: Sendable {
+    public let pool: DatabasePool
+
+    public init(path: String, behavior: some DeviceBehavior) throws {
+        var config = Configuration()
+        config.label = behavior.name
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        pool = try DatabasePool(path: path, configuration: config)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("device-v1") { db in
+            try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        }
+        behavior.migrate(&migrator)
+        try migrator.migrate(pool)
+    }
+
+    /// The sequence number of the last event applied.
+    public func lastApplied() async throws -> UInt64 {
+        try await pool.read { db in try Self.lastApplied(db) }
+    }
+
+    static func lastApplied(_ db: Database) throws -> UInt64 {
+        UInt64(try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'last_applied'") ?? "0") ?? 0
+    }
+
+    /// Applies the events that continue the log, in order, in one transaction with the new last-applied number.
+    /// Returns the events applied and whether a gap was seen (an event beyond the next expected one).
+    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> (applied: [Event], gap: Bool) {
+        try await pool.write { db in
+            var last = try Self.lastApplied(db)
+            var applied: [Event] = []
+            var gap = false
+            for event in events.sorted(by: { $0.sequence < $1.sequence }) {
+                if event.sequence <= last { continue }  // seen already: discard
+                if event.sequence > last + 1 {
+                    gap = true
+                    break
+                }
+                try behavior.apply(event, in: db)
+                last = event.sequence
+                applied.append(event)
+            }
+            if !applied.isEmpty {
+                try db.execute(
+                    sql: "INSERT INTO device_state (key, value) VALUES ('last_applied', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [String(last)])
+            }
+            return (applied, gap)
+        }
+    }
+
+    /// A remembered value, e.g. the member id from the last welcome.
+    public func value(_ key: String) async throws -> String? {
+        try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setValue(_ value: String, for key: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO device_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
+        }
+    }
+}

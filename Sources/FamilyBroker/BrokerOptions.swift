@@ -1,0 +1,48 @@
+import Foundation
+
+/// How a broker runs. The daemon fills it from flags and environment; tests and the fleet build it directly.
+public struct BrokerOptions: Sendable {
+    /// ROUTER endpoint for commands, e.g. `tcp://127.0.0.1:7701`; port 0 picks a free port (see `readyFile`).
+    public var ingress: String
+    /// XPUB endpoint for events.
+    public var egress: String
+    /// Directory for the database and the ready file.
+    public var stateDirectory: String
+    /// The family file (YAML).
+    public var familyFile: String
+    /// Where relative `keyFile` entries of the family file are looked up; defaults to the family file's directory.
+    public var keysDirectory: String?
+    /// The broker's CURVE secret key file; made on first run if missing (with the `.pub` beside it).
+    public var secretKeyFile: String
+    /// How often each subscribed member gets a heartbeat carrying its head sequence.
+    public var heartbeatInterval: Duration
+    /// Outbound queue per subscriber before the broker drops events for it (it recovers by syncing).
+    public var subscriberHighWaterMark: Int32
+
+    public init(
+        ingress: String, egress: String, stateDirectory: String, familyFile: String, keysDirectory: String? = nil,
+        secretKeyFile: String? = nil, heartbeatInterval: Duration = .seconds(2), subscriberHighWaterMark: Int32 = 10_000
+    ) {
+        self.ingress = ingress
+        self.egress = egress
+        self.stateDirectory = stateDirectory
+        self.familyFile = familyFile
+        self.keysDirectory = keysDirectory
+        self.secretKeyFile = secretKeyFile ?? stateDirectory + "/broker.key"
+        self.heartbeatInterval = heartbeatInterval
+        self.subscriberHighWaterMark = subscriberHighWaterMark
+    }
+
+    /// The SQLite database.
+    public var databasePath: String { stateDirectory + "/broker.sqlite" }
+    /// Written once the broker listens: the bound endpoints and its public key, as JSON (`BrokerReady`).
+    public var readyFile: String { stateDirectory + "/broker.ready.json" }
+}
+
+/// The contents of the broker's ready file.
+public struct BrokerReady: Codable, Sendable, Equatable {
+    public var ingress: String
+    public var egress: String
+    public var publicKey: String
+    public var pid: Int32
+}

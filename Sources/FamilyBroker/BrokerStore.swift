@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+/// The broker's durable state in one SQLite file (WAL, `synchronous=FULL`): questions, answers, known handles and
+/// every member's event log. A command's effects and its events commit in one transaction before anything is sent.
+public final class BrokerStore: Sendable {
+    let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public init(path: String) throws {
+        var config = Configuration()
+        config.label = "family-broker"
+        config.prepareDatabase { db in
+            // FULL: a commit survives power loss once the broker has acknowledged it.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE question (
+                    id BLOB PRIMARY KEY,
+                    child_id TEXT NOT NULL,
+                    handles_key TEXT NOT NULL,
+                    asked BLOB NOT NULL,
+                    expires_at INTEGER,
+                    status INTEGER NOT NULL,
+                    resolution BLOB
+                );
+                CREATE INDEX question_pending ON question(child_id, handles_key) WHERE status = 0;
+                CREATE TABLE known_handle (
+                    child_id TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    value TEXT NOT NULL,
+                    question_id BLOB,
+                    PRIMARY KEY (child_id, kind, value)
+                ) WITHOUT ROWID;
+                CREATE TABLE event (
+                    member_id TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    body BLOB NOT NULL,
+                    PRIMARY KEY (member_id, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    /// The last sequence number of every member's log.
+    public func heads() throws -> [MemberID: UInt64] {
+        try pool.read { db in
+            var heads: [MemberID: UInt64] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT member_id, MAX(seq) FROM event GROUP BY member_id")
+            while let row = try rows.next() { heads[row[0]] = UInt64(row[1] as Int64) }
+            return heads
+        }
+    }
+
+    /// Runs `body` in one write transaction on GRDB's writer queue (not the cooperative pool).
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.write(body)
+    }
+
+    /// Runs `body` on a read connection.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
+    }
+}
+
+extension BrokerStore {
+    /// A question as stored.
+    struct StoredQuestion {
+        var asked: AskedQuestion
+        var resolution: Resolution?
+    }
+
+    static func handlesKey(_ handles: [CommunicationHandle]) -> String {
+        Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
+    }
+
+    static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT asked, resolution FROM question WHERE id = ?", arguments: [uuidBlob(id)]) else {
+            return nil
+        }
+        return try decodeQuestion(row)
+    }
+
+    static func pendingQuestion(child: MemberID, handlesKey: String, in db: Database) throws -> StoredQuestion? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT asked, resolution FROM question WHERE child_id = ? AND handles_key = ? AND status = 0",
+            arguments: [child, handlesKey])
+        else { return nil }
+        return try decodeQuestion(row)
+    }
+
+    static func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {
+        var w = WireWriter()
+        w.askedQuestion(asked)
+        try db.execute(
+            sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+                uuidBlob(asked.question.id), asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
+                asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
+                resolution == nil ? 0 : 1, resolution.map(encodeResolution),
+            ])
+    }
+
+    static func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE question SET status = 1, resolution = ? WHERE id = ?",
+            arguments: [encodeResolution(resolution), uuidBlob(id)])
+    }
+
+    static func knownHandles(of child: MemberID, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle] {
+        let statement = try db.cachedStatement(sql: "SELECT 1 FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?")
+        return try handles.filter { handle in
+            try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) ?? false
+        }
+    }
+
+    static func addKnownHandles(_ handles: [CommunicationHandle], child: MemberID, question: UUID?, in db: Database) throws -> [CommunicationHandle] {
+        var added: [CommunicationHandle] = []
+        for handle in handles {
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)",
+                arguments: [child, handle.kind.rawValue, handle.value, question.map(uuidBlob)])
+            if db.changesCount > 0 { added.append(handle) }
+        }
+        return added
+    }
+
+    static func appendEvent(_ event: Event, in db: Database) throws {
+        var w = WireWriter()
+        w.event(event)
+        try db.execute(
+            sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)",
+            arguments: [event.memberID, Int64(event.sequence), Data(w.bytes)])
+    }
+
+    static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            arguments: [member, Int64(clamping: after), limit])
+        return try rows.map { row in
+            let data: Data = row[0]
+            var r = WireReader(Array(data))
+            return try r.event()
+        }
+    }
+
+    private static func decodeQuestion(_ row: Row) throws -> StoredQuestion {
+        let askedData: Data = row[0]
+        var r = WireReader(Array(askedData))
+        let asked = try r.askedQuestion()
+        var resolution: Resolution?
+        if let data = row[1] as Data? {
+            var rr = WireReader(Array(data))
+            resolution = try rr.resolution()
+        }
+        return StoredQuestion(asked: asked, resolution: resolution)
+    }
+
+    private static func encodeResolution(_ resolution: Resolution) -> Data {
+        var w = WireWriter()
+        w.resolution(resolution)
+        return Data(w.bytes)
+    }
+
+    static func uuidBlob(_ id: UUID) -> Data {
+        withUnsafeBytes(of: id.uuid) { Data($0) }
+    }
+}

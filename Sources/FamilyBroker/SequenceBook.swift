@@ -1,0 +1,22 @@
+import HearthCore
+import Synchronization
+
+/// The head of every member's event log, shared by the engine (which advances it after each commit) and the I/O
+/// thread (which sends it in the heartbeat that greets a new subscription).
+public final class SequenceBook: Sendable {
+    private let heads: Mutex<[MemberID: UInt64]>
+
+    public init(_ heads: [MemberID: UInt64] = [:]) {
+        self.heads = Mutex(heads)
+    }
+
+    public func head(of member: MemberID) -> UInt64 { heads.withLock { $0[member] ?? 0 } }
+
+    public func snapshot() -> [MemberID: UInt64] { heads.withLock { $0 } }
+
+    func update(_ changes: [MemberID: UInt64]) {
+        heads.withLock { heads in
+            for (member, head) in changes where head > heads[member] ?? 0 { heads[member] = head }
+        }
+    }
+}

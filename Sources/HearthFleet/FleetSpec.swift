@@ -1,0 +1,57 @@
+import HearthCore
+
+/// Families to launch, declared in Swift: members, their roles and their devices.
+public struct FleetSpec: Sendable {
+    public struct Member: Sendable {
+        public var id: MemberID
+        public var role: MemberRole
+        public var birthDate: String
+        public var region: String
+        public var communicationLimits: Bool
+        /// Device ids; a child's run child-device, a parent's or adult's parent-device.
+        public var devices: [DeviceID]
+
+        public init(
+            _ id: MemberID, role: MemberRole, birthDate: String? = nil, region: String = "US", communicationLimits: Bool = true,
+            devices: [DeviceID]
+        ) {
+            self.id = id
+            self.role = role
+            self.birthDate = birthDate ?? (role == .child ? "2016-01-01" : "1985-01-01")
+            self.region = region
+            self.communicationLimits = communicationLimits
+            self.devices = devices
+        }
+
+        public static func organizer(_ id: MemberID, devices: [DeviceID]) -> Member { Member(id, role: .organizer, devices: devices) }
+        public static func guardian(_ id: MemberID, devices: [DeviceID]) -> Member { Member(id, role: .guardian, devices: devices) }
+        public static func adult(_ id: MemberID, devices: [DeviceID]) -> Member { Member(id, role: .adult, devices: devices) }
+        public static func child(_ id: MemberID, devices: [DeviceID], communicationLimits: Bool = true) -> Member {
+            Member(id, role: .child, communicationLimits: communicationLimits, devices: devices)
+        }
+    }
+
+    public struct Family: Sendable {
+        public var id: FamilyID
+        public var members: [Member]
+
+        public init(_ id: FamilyID, members: [Member]) {
+            self.id = id
+            self.members = members
+        }
+    }
+
+    public var families: [Family]
+    /// Members in no family.
+    public var unaffiliated: [Member]
+
+    public init(families: [Family], unaffiliated: [Member] = []) {
+        self.families = families
+        self.unaffiliated = unaffiliated
+    }
+
+    /// Every member, with its family.
+    var allMembers: [(FamilyID?, Member)] {
+        families.flatMap { family in family.members.map { (Optional(family.id), $0) } } + unaffiliated.map { (nil, $0) }
+    }
+}

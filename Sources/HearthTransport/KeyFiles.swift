@@ -1,0 +1,62 @@
+import Foundation
+import ZeroMQ
+
+/// CURVE key files: `NAME.key` holds the Z85 secret key (mode 0600, never logged), `NAME.pub` the Z85 public key.
+public enum KeyFiles {
+    /// Why a key file could not be used.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// Generates a key pair and writes `base.key` (0600) and `base.pub`; refuses to overwrite an existing secret key.
+    @discardableResult
+    public static func generate(at base: String) throws -> CurveKeyPair {
+        let keys = try CurveKeyPair.generate()
+        let secretPath = base + ".key"
+        guard !FileManager.default.fileExists(atPath: secretPath) else {
+            throw Failure(path: secretPath, reason: "exists already; remove it first to make a new key")
+        }
+        try FileManager.default.createDirectory(
+            atPath: (base as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // Created 0600 from the start: the secret is never readable by others, not even for a moment.
+        let fd = open(secretPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw Failure(path: secretPath, reason: String(cString: strerror(errno))) }
+        let text = Array((keys.secretKey + "\n").utf8)
+        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == text.count else { throw Failure(path: secretPath, reason: "short write") }
+        try (keys.publicKey + "\n").write(toFile: base + ".pub", atomically: true, encoding: .utf8)
+        return keys
+    }
+
+    /// Loads the pair whose secret key is at `secretPath`, deriving the public key.
+    public static func loadPair(secretPath: String) throws -> CurveKeyPair {
+        let secret = try readKey(secretPath)
+        do {
+            return try CurveKeyPair(secretKey: secret)
+        } catch {
+            throw Failure(path: secretPath, reason: "not a Z85 CURVE secret key")
+        }
+    }
+
+    /// Loads a Z85 public key.
+    public static func loadPublic(_ path: String) throws -> String {
+        let key = try readKey(path)
+        guard Z85.isValidKey(key) else { throw Failure(path: path, reason: "not a 40-character Z85 CURVE public key") }
+        return key
+    }
+
+    /// Loads `base.key` if it exists, else generates the pair.
+    public static func loadOrGenerate(at base: String) throws -> CurveKeyPair {
+        FileManager.default.fileExists(atPath: base + ".key") ? try loadPair(secretPath: base + ".key") : try generate(at: base)
+    }
+
+    private static func readKey(_ path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw Failure(path: path, reason: "cannot read the key file")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

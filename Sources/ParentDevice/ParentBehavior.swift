@@ -1,0 +1,98 @@
+import DeviceRuntime
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+/// The parent-device daemon's behaviour: keeps the questions waiting for this parent, with all their metadata, and
+/// lets a person list and answer them over the local control socket.
+public final class ParentBehavior: DeviceBehavior {
+    public let name = "parent-device"
+
+    public init() {}
+
+    public func migrate(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("parent-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE pending (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, asked_at REAL NOT NULL);
+                CREATE TABLE resolved (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, resolution BLOB NOT NULL);
+                """)
+        }
+    }
+
+    public func apply(_ event: Event, in db: Database) throws {
+        switch event.body {
+        case .questionPending(let asked):
+            var w = WireWriter()
+            w.askedQuestion(asked)
+            let id = Self.blob(asked.question.id)
+            guard try !(Bool.fetchOne(db, sql: "SELECT 1 FROM resolved WHERE question_id = ?", arguments: [id]) ?? false) else { return }
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO pending (question_id, asked, asked_at) VALUES (?, ?, ?)",
+                arguments: [id, Data(w.bytes), asked.askedAt.timeIntervalSince1970])
+        case .questionResolved(let asked, let resolution):
+            var a = WireWriter()
+            a.askedQuestion(asked)
+            var r = WireWriter()
+            r.resolution(resolution)
+            let id = Self.blob(asked.question.id)
+            try db.execute(sql: "DELETE FROM pending WHERE question_id = ?", arguments: [id])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
+                arguments: [id, Data(a.bytes), Data(r.bytes)])
+        case .handlesChanged:
+            break
+        }
+    }
+
+    public func applied(_ events: [Event], runtime: DeviceRuntime) async {
+        for event in events {
+            switch event.body {
+            case .questionPending(let asked):
+                runtime.logger.info("question waiting", metadata: [
+                    "question": "\(asked.question.id)", "child": "\(asked.childMemberID)", "app": "\(asked.appBundleID)",
+                ])
+            case .questionResolved(let asked, let resolution):
+                runtime.logger.info("question answered", metadata: [
+                    "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
+                    "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
+                ])
+            case .handlesChanged: break
+            }
+        }
+    }
+
+    public func linked(runtime: DeviceRuntime) async {}
+
+    public func handleLocal(_ envelope: Envelope, from routingID: [UInt8], runtime: DeviceRuntime) async -> Message? {
+        switch envelope.message {
+        case .listPending:
+            do {
+                let list = try await runtime.store.pool.read { db in
+                    try Data.fetchAll(db, sql: "SELECT asked FROM pending ORDER BY asked_at").map { data in
+                        var r = WireReader(Array(data))
+                        return try r.askedQuestion()
+                    }
+                }
+                return .pendingList(list)
+            } catch {
+                return .error(ErrorReply(.internalError, "parent-device could not read its pending list"))
+            }
+        case .answer(let questionID, let choiceID):
+            guard runtime.isLinked else {
+                return .error(ErrorReply(.brokerUnavailable, "parent-device is not connected to its broker; try again when it is"))
+            }
+            do {
+                return try await runtime.request(.answer(questionID: questionID, choiceID: choiceID))
+            } catch let error as ErrorReply {
+                return .error(error)
+            } catch {
+                return .error(ErrorReply(.brokerUnavailable, "the broker did not answer: \(error)"))
+            }
+        default:
+            return .error(ErrorReply(.unknownMessageType, "parent-device does not handle message type 0x\(String(envelope.message.typeCode, radix: 16))"))
+        }
+    }
+
+    static func blob(_ id: UUID) -> Data { withUnsafeBytes(of: id.uuid) { Data($0) } }
+}

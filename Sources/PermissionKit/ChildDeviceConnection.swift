@@ -1,0 +1,210 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+
+/// An app's link to the child-device daemon: opened on first use, introduced with `appHello`, re-opened (and
+/// re-introduced) after a transport failure, and kept alive while someone iterates responses.
+actor ChildDeviceConnection {
+    /// How often a live iteration re-introduces the app. A daemon that restarted sees the same socket reconnect
+    /// without knowing the app; a fresh hello tells it, and makes it push whatever waits in the app's inbox.
+    static let keepAliveInterval: Duration = .seconds(10)
+    static let minimumBackoff: Duration = .milliseconds(100)
+    static let maximumBackoff: Duration = .seconds(5)
+
+    let socketPath: String
+    let bundleID: BundleID
+    let timeout: Duration
+    /// Names the daemon in transport errors.
+    let peerName: String
+    private let hub: ResponseHub
+
+    private var client: LocalClient?
+    private var connecting: Task<LocalClient, any Error>?
+    /// Bumped by `close()`, so a connection still opening when it ran is thrown away rather than installed.
+    private var generation: UInt64 = 0
+    private var pump: Task<Void, Never>?
+    private var maintenance: Task<Void, Never>?
+    private var maintenanceToken: UInt64 = 0
+    private var lastHello: ContinuousClock.Instant?
+
+    /// The child the daemon serves, from its last welcome.
+    private(set) var memberID: MemberID?
+    /// Whether the daemon was linked to its broker at its last welcome.
+    private(set) var brokerConnected = false
+
+    init(socketPath: String, bundleID: BundleID, timeout: Duration, hub: ResponseHub) {
+        self.socketPath = socketPath
+        self.bundleID = bundleID
+        self.timeout = timeout
+        self.peerName = "child-device at \(socketPath)"
+        self.hub = hub
+    }
+
+    /// True when a daemon could be listening at `path`: the socket file exists (Linux abstract sockets, `@name`,
+    /// have no file and always count).
+    nonisolated static func socketExists(_ path: String) -> Bool {
+        path.hasPrefix("@") || FileManager.default.fileExists(atPath: path)
+    }
+
+    /// True while a connection is open.
+    var isConnected: Bool { client != nil }
+
+    /// Sends `message` and returns the reply, connecting first when needed; an error reply is thrown as `ErrorReply`.
+    func request(_ message: Message) async throws -> Message {
+        let client = try await connectedClient()
+        do {
+            return try await client.request(message, timeout: timeout)
+        } catch let reply as ErrorReply where reply.code == .helloRequired {
+            // The daemon lost track of this app (it restarted and the socket reconnected): introduce it again, retry once.
+            do {
+                try await hello(on: client)
+                return try await client.request(message, timeout: timeout)
+            } catch {
+                await discard(client, after: error)
+                throw error
+            }
+        } catch {
+            await discard(client, after: error)
+            throw error
+        }
+    }
+
+    /// Tells the daemon the app has taken inbox entry `inboxID`. Without a connection it does nothing: the daemon
+    /// pushes the entry again after the next hello, and the hub acknowledges it then.
+    func acknowledge(_ inboxID: UInt64) async {
+        guard let client else { return }
+        _ = try? await client.request(.appAck(inboxID: inboxID), timeout: timeout)
+    }
+
+    /// Keeps a connection open, retrying with backoff, while the hub has subscribers.
+    func keepReceiving() {
+        guard maintenance == nil else { return }
+        maintenanceToken += 1
+        let token = maintenanceToken
+        maintenance = Task { await maintain(token: token) }
+    }
+
+    /// Closes the connection; a later request opens a new one.
+    func close() async {
+        generation += 1
+        maintenance?.cancel()
+        maintenance = nil
+        connecting?.cancel()
+        connecting = nil
+        pump?.cancel()
+        pump = nil
+        let client = self.client
+        self.client = nil
+        lastHello = nil
+        await client?.close()
+    }
+
+    // MARK: - Connecting
+
+    private func connectedClient() async throws -> LocalClient {
+        if let client { return client }
+        if let connecting { return try await connecting.value }
+        guard Self.socketExists(socketPath) else {
+            throw AskError.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
+        }
+        guard Identifier.isValidBundleID(bundleID) else {
+            throw AskError.notAvailable(reason: .connectionFailed(
+                socketPath: socketPath,
+                reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -"
+            ))
+        }
+        let generation = self.generation
+        let task = Task { try await open(generation: generation) }
+        connecting = task
+        return try await task.value
+    }
+
+    private func open(generation: UInt64) async throws -> LocalClient {
+        defer { if self.generation == generation { connecting = nil } }
+        let client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: peerName)
+        do {
+            try await client.start()
+            try await hello(on: client)
+        } catch {
+            await client.close()
+            throw error
+        }
+        guard self.generation == generation else {
+            await client.close()
+            throw TransportError.closed(peer: peerName)
+        }
+        self.client = client
+        startPump(client)
+        return client
+    }
+
+    private func hello(on client: LocalClient) async throws {
+        let reply = try await client.request(.appHello(bundleID: bundleID), timeout: timeout)
+        guard case .appWelcome(let memberID, let brokerConnected) = reply else {
+            throw TransportError.unexpectedReply(peer: peerName, type: reply.typeCode)
+        }
+        self.memberID = memberID
+        self.brokerConnected = brokerConnected
+        lastHello = .now
+    }
+
+    private func startPump(_ client: LocalClient) {
+        let hub = self.hub
+        pump = Task.detached {
+            for await envelope in client.pushes {
+                if case .appResponse(let inboxID, let asked, let resolution) = envelope.message {
+                    hub.receive(asked, resolution, inboxID: inboxID)
+                }
+            }
+        }
+    }
+
+    /// Drops `client` after a transport failure, so the next request opens a fresh connection and says hello again.
+    private func discard(_ client: LocalClient, after error: any Error) async {
+        guard error is TransportError, self.client === client else { return }
+        self.client = nil
+        lastHello = nil
+        pump?.cancel()
+        pump = nil
+        await client.close()
+    }
+
+    // MARK: - Keeping a connection for live iterations
+
+    private func maintain(token: UInt64) async {
+        var backoff = Self.minimumBackoff
+        while !Task.isCancelled, hub.hasSubscribers {
+            do {
+                if let client {
+                    if let lastHello, lastHello.duration(to: .now) < Self.keepAliveInterval {
+                        // Fresh enough.
+                    } else {
+                        do {
+                            try await hello(on: client)
+                        } catch {
+                            await discard(client, after: error)
+                            throw error
+                        }
+                    }
+                } else {
+                    _ = try await connectedClient()
+                }
+                backoff = Self.minimumBackoff
+                try await idleUntilKeepAliveDue()
+            } catch {
+                if Task.isCancelled { break }
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, Self.maximumBackoff)
+            }
+        }
+        if maintenanceToken == token { maintenance = nil }
+    }
+
+    /// Sleeps in short slices, so a dropped connection or the last iteration ending is noticed quickly.
+    private func idleUntilKeepAliveDue() async throws {
+        while let lastHello, client != nil, hub.hasSubscribers, lastHello.duration(to: .now) < Self.keepAliveInterval {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+}

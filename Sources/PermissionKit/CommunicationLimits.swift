@@ -1,0 +1,137 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+
+/// An app's entry point to PermissionKit: which people the child may see, asking the parents about new ones, and
+/// their answers. Talks to the child-device daemon over its local socket; every call has a deadline.
+public final class CommunicationLimits: Sendable {
+    /// The instance for this process: the daemon at `LocalEndpoints.childDeviceSocket`, the app named by
+    /// `$HEARTH_APP_BUNDLE_ID`, else by the process name.
+    public static let current = CommunicationLimits(
+        socketPath: LocalEndpoints.childDeviceSocket, bundleID: CommunicationLimits.environmentBundleID()
+    )
+
+    /// The child-device daemon's socket path.
+    public let socketPath: String
+    /// The bundle id this app asks under.
+    public let bundleID: String
+    /// The deadline of each request to the daemon.
+    public let timeout: Duration
+
+    let connection: ChildDeviceConnection
+    let hub: ResponseHub
+
+    /// An instance talking to the daemon at `socketPath` as the app `bundleID`. Nothing connects until first use.
+    public init(socketPath: String, bundleID: String, timeout: Duration = .seconds(5)) {
+        self.socketPath = socketPath
+        self.bundleID = bundleID
+        self.timeout = timeout
+        let hub = ResponseHub()
+        let connection = ChildDeviceConnection(socketPath: socketPath, bundleID: bundleID, timeout: timeout, hub: hub)
+        hub.setAcknowledger { [weak connection] inboxID in
+            guard let connection else { return }
+            Task { await connection.acknowledge(inboxID) }
+        }
+        self.hub = hub
+        self.connection = connection
+    }
+
+    /// The subset of `handles` the system knows: the child's contacts and the people parents approved.
+    ///
+    /// Show a conversation only if every participant is known. On any failure (no daemon, timeout) this returns
+    /// the empty set, which hides everything: failing closed is the safe answer for a child.
+    public func knownHandles(in handles: Set<CommunicationHandle>) async -> Set<CommunicationHandle> {
+        var known = Set<CommunicationHandle>()
+        let all = Array(handles)
+        // The wire caps one request's handle list; larger sets go in several requests.
+        for start in stride(from: 0, to: all.count, by: Self.maxHandlesPerRequest) {
+            let batch = Array(all[start..<min(start + Self.maxHandlesPerRequest, all.count)])
+            guard let reply = try? await connection.request(.knownHandles(batch)),
+                case .knownHandlesResult(let result) = reply
+            else { return [] }
+            known.formUnion(result)
+        }
+        // A daemon can only vouch for handles that were asked about.
+        return known.intersection(handles)
+    }
+
+    /// Whether the system knows `handle`; false on any failure.
+    public func isKnownHandle(_ handle: CommunicationHandle) async -> Bool {
+        await knownHandles(in: [handle]).contains(handle)
+    }
+
+    /// Sends `question` to the child's parents through the child-device daemon.
+    ///
+    /// Returns once the daemon has taken the question; the answer arrives later through `updates` (or
+    /// `responses(for:)`), also when the question is answered at once with the default response. Throws
+    /// `AskError` naming the broken rule or the unreachable daemon, or `CancellationError`.
+    public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) async throws {
+        try question.validate()
+        let message = Message.ask(appBundleID: bundleID, question: Question(question))
+        let size = MessageCodec.encode(message).count
+        guard size <= Wire.maxFrameSize else {
+            throw AskError.invalidQuestion(
+                reason: "the question is \(size) bytes encoded, at most \(Wire.maxFrameSize) allowed; use smaller avatar images"
+            )
+        }
+        let reply: Message
+        do {
+            reply = try await connection.request(message)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw AskError(error, socketPath: socketPath)
+        }
+        guard case .askAccepted(let asked, let resolution) = reply else {
+            throw AskError.unknown(reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
+        }
+        if let resolution { hub.receive(asked, resolution, inboxID: nil) }
+    }
+
+    /// Apple's `ask(_:in:)`: the same as `ask(_:)`. Hearth has no UI to present, so `context` (a view controller or
+    /// window on Apple platforms) is ignored.
+    nonisolated(nonsending)
+    public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws {
+        try await ask(question)
+    }
+
+    /// Every response to this app's communication questions, delivered even if the app was not running when the
+    /// parent answered.
+    ///
+    /// Each iteration is a subscription of its own: concurrent iterations each get every response that arrives while
+    /// they run. A response that arrives while no iteration runs is kept for the next one to start. Each question's
+    /// response is yielded once per process, even if the daemon pushes it again. Iterations end after `close()`.
+    public var updates: some AsyncSequence<PermissionResponse<CommunicationTopic>, Never> & Sendable {
+        responses(for: CommunicationTopic.self)
+    }
+
+    /// Like `updates`, for questions about `topic`.
+    public func responses<Topic: PermissionTopic>(
+        for topic: Topic.Type
+    ) -> some AsyncSequence<PermissionResponse<Topic>, Never> & Sendable {
+        PermissionResponses<Topic>(hub: hub, connection: connection)
+    }
+
+    /// Releases the connection and ends live iterations of `updates`; a later call connects again.
+    public func close() async {
+        await connection.close()
+        hub.finishAll()
+    }
+
+    /// The most handles one `knownHandles` request may carry (the decoder's limit).
+    static let maxHandlesPerRequest = 1000
+
+    /// `$HEARTH_APP_BUNDLE_ID`, else the process name with characters a bundle id may not hold replaced by `-`.
+    static func environmentBundleID(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        processName: String = ProcessInfo.processInfo.processName
+    ) -> String {
+        if let id = environment["HEARTH_APP_BUNDLE_ID"], !id.isEmpty { return id }
+        let cleaned = String(processName.unicodeScalars.prefix(255).map { scalar -> Character in
+            let allowed = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
+            return allowed ? Character(scalar) : "-"
+        })
+        return cleaned.isEmpty ? "unknown-app" : cleaned
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import FamilyBroker
+import Foundation
+import Logging
+import ServiceLifecycle
+
+@main
+struct FamilyBrokerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "family-broker",
+        abstract: "Knows families, stores every question and answer, and routes them between devices.")
+
+    @Option(help: "ROUTER endpoint for device commands (port 0: pick a free one, see the ready file).")
+    var ingress = "tcp://127.0.0.1:7701"
+
+    @Option(help: "XPUB endpoint for device events.")
+    var egress = "tcp://127.0.0.1:7702"
+
+    @Option(help: "Directory for the database, the broker key (if --key-file is not given) and the ready file.")
+    var state = ".hearth/broker"
+
+    @Option(help: "The family file (YAML): families, members, devices.")
+    var families = "config/demo-family.yaml"
+
+    @Option(help: "Directory for relative keyFile entries of the family file (default: the family file's directory).")
+    var keysDir: String?
+
+    @Option(help: "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it.")
+    var keyFile: String?
+
+    @Option(help: "Seconds between heartbeats to each subscribed member.")
+    var heartbeat: Double = 2
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "family-broker")
+        let options = BrokerOptions(
+            ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
+            secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)))
+        let service = FamilyBrokerService(options: options, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch let error as ConfigurationError {
+            logger.critical("invalid configuration: \(error)")
+            throw ExitCode(78)
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import HearthTransport
+import PermissionKit
+
+struct App: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Act as an app on a child-device, through the PermissionKit library: ask, known, watch.",
+        subcommands: [Ask.self, Known.self, Watch.self])
+
+    struct AppOptions: ParsableArguments {
+        @Option(help: "The app's bundle id.")
+        var bundleID = "com.example.chat"
+        @Option(help: "child-device's app socket.")
+        var socket = LocalEndpoints.childDeviceSocket
+        @Option(help: "Seconds to wait for child-device.")
+        var timeout: Double = 5
+
+        func limits() throws -> CommunicationLimits {
+            guard FileManager.default.fileExists(atPath: socket) else {
+                throw ValidationError("""
+                    child-device is not running: there is no socket at \(socket).
+                    Start it (see README.md), e.g. `child-device --key-file KEY --state DIR --broker-ready BROKER_STATE/broker.ready.json`,
+                    or run `deploy/local/run`; pass --socket if it listens elsewhere.
+                    """)
+            }
+            return CommunicationLimits(socketPath: socket, bundleID: bundleID, timeout: .milliseconds(Int(timeout * 1000)))
+        }
+    }
+
+    /// `kind:value` with kind phone, email or custom; a bare value is a custom handle (a username).
+    static func parseHandle(_ text: String) throws -> CommunicationHandle {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let kind = ["phone": CommunicationHandle.Kind.phoneNumber, "email": .emailAddress, "custom": .custom][parts[0]] else {
+            guard !text.isEmpty else { throw ValidationError("a handle must not be empty") }
+            return CommunicationHandle(value: text, kind: .custom)
+        }
+        return CommunicationHandle(value: parts[1], kind: kind)
+    }
+
+    struct Ask: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask the child's parents to approve talking to someone.")
+        @OptionGroup var app: AppOptions
+        @Argument(help: "Handles: kind:value (phone:, email:, custom:) or a username.") var handles: [String]
+        @Option(help: "The person's display name (for the first handle).") var name: String?
+        @Option(help: "Actions: message, call, videoCall, chat, follow, friend, ...") var action: [String] = ["message"]
+        @Option(help: "Seconds until nobody can answer any more.") var expiresIn: Double?
+
+        func run() async throws {
+            let parsed = try handles.map(App.parseHandle)
+            guard !parsed.isEmpty else { throw ValidationError("name at least one handle") }
+            var people = parsed.map { PersonInformation(handle: $0) }
+            if let name {
+                var components = PersonNameComponents()
+                components.nickname = name
+                people[0].nameComponents = components
+            }
+            var topic = CommunicationTopic(personInformation: people)
+            topic.actions = Set(try action.map { text in
+                guard let match = CommunicationTopic.Action.allCases.first(where: { "\($0)".lowercased() == text.lowercased() }) else {
+                    throw ValidationError("unknown action '\(text)'")
+                }
+                return match
+            })
+            var question = PermissionQuestion(communicationTopic: topic)
+            if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
+            let limits = try app.limits()
+            do {
+                try await limits.ask(question)
+                print("asked: question \(question.id)")
+            } catch {
+                await limits.close()
+                throw ValidationError("ask failed: \(error)")
+            }
+            await limits.close()
+        }
+    }
+
+    struct Known: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print which of these handles are known to the child.")
+        @OptionGroup var app: AppOptions
+        @Argument(help: "Handles: kind:value or a username.") var handles: [String]
+
+        func run() async throws {
+            let parsed = Set(try handles.map(App.parseHandle))
+            let limits = try app.limits()
+            let known = await limits.knownHandles(in: parsed)
+            await limits.close()
+            for handle in parsed.sorted(by: { $0.value < $1.value }) {
+                print("\(handle.value): \(known.contains(handle) ? "known" : "not known")")
+            }
+        }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print this app's responses as they arrive (waiting ones first).")
+        @OptionGroup var app: AppOptions
+        @Option(help: "Stop after this many responses.") var count: Int?
+        @Option(help: "Stop after this many seconds.") var seconds: Double?
+
+        func run() async throws {
+            let limits = try app.limits()
+            let deadline = seconds.map { Date().addingTimeInterval($0) }
+            let stopper = Task {
+                if let deadline { try? await Task.sleep(for: .seconds(deadline.timeIntervalSinceNow)) ; await limits.close() }
+            }
+            var seen = 0
+            for await response in limits.updates {
+                let handles = response.question.topic.personInformation.map(\.handle.value).joined(separator: ", ")
+                print("response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)")
+                seen += 1
+                if let count, seen >= count { break }
+            }
+            stopper.cancel()
+            await limits.close()
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+
+struct Parent: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Act as a parent on a parent-device: list questions, approve or decline one.",
+        subcommands: [List.self, Approve.self, Decline.self])
+
+    struct SocketOption: ParsableArguments {
+        @Option(help: "parent-device's control socket.")
+        var socket = LocalEndpoints.parentDeviceSocket
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the questions waiting for an answer.")
+        @OptionGroup var options: SocketOption
+
+        func run() async throws {
+            let client = try await DaemonSocket.connect(daemon: "parent-device", path: options.socket)
+            defer { Task { await client.close() } }
+            let pending = try await Parent.pending(client)
+            if pending.isEmpty {
+                print("No questions are waiting.")
+                return
+            }
+            for asked in pending { print(Parent.describe(asked)) }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Approve a question (id or unique prefix).")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The question's id, or a unique prefix of it.") var question: String
+        @Option(help: "The choice id (default: the question's first approving choice).") var choice: String?
+
+        func run() async throws {
+            try await Parent.answer(question, choice: choice, answer: .approval, socket: options.socket)
+        }
+    }
+
+    struct Decline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Decline a question (id or unique prefix).")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The question's id, or a unique prefix of it.") var question: String
+        @Option(help: "The choice id (default: the question's first declining choice).") var choice: String?
+
+        func run() async throws {
+            try await Parent.answer(question, choice: choice, answer: .denial, socket: options.socket)
+        }
+    }
+
+    static func pending(_ client: LocalClient) async throws -> [AskedQuestion] {
+        do {
+            guard case .pendingList(let list) = try await client.request(.listPending) else { return [] }
+            return list
+        } catch {
+            throw DaemonSocket.explain(error, daemon: "parent-device")
+        }
+    }
+
+    static func answer(_ idOrPrefix: String, choice: String?, answer: PermissionChoice.Answer, socket: String) async throws {
+        let client = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
+        defer { Task { await client.close() } }
+        let pending = try await pending(client)
+        let matches = pending.filter { $0.question.id.uuidString.lowercased().hasPrefix(idOrPrefix.lowercased()) }
+        let questionID: UUID
+        var choiceID = choice
+        if matches.count == 1 {
+            questionID = matches[0].question.id
+            if choiceID == nil { choiceID = matches[0].question.choices.first { $0.answer == answer }?.id }
+        } else if let id = UUID(uuidString: idOrPrefix) {
+            questionID = id  // not pending here: the broker says why (answered elsewhere, unknown, expired)
+        } else {
+            throw ValidationError(matches.isEmpty
+                ? "no waiting question starts with '\(idOrPrefix)'; see `hearthctl parent list`"
+                : "'\(idOrPrefix)' matches \(matches.count) questions; give more of the id")
+        }
+        let chosen = choiceID ?? (answer == .approval ? PermissionChoice.approve.id : PermissionChoice.decline.id)
+        do {
+            guard case .answerAccepted(let resolution) = try await client.request(.answer(questionID: questionID, choiceID: chosen)) else {
+                throw ValidationError("parent-device sent an unexpected reply")
+            }
+            print("\(resolution.choice.title): question \(questionID) answered by \(resolution.answeredBy ?? "-").")
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw DaemonSocket.explain(error, daemon: "parent-device")
+        }
+    }
+
+    static func describe(_ asked: AskedQuestion) -> String {
+        var lines = ["\(asked.question.id)  from \(asked.childMemberID) in \(asked.appBundleID), asked \(asked.askedAt)"]
+        switch asked.question.topic {
+        case .communication(let topic):
+            let actions = topic.actions.map { "\($0)" }.sorted().joined(separator: ", ")
+            lines.append("  wants to \(actions.isEmpty ? "communicate" : actions) with:")
+            for person in topic.personInformation {
+                let name = person.nameComponents.map { n in [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ").isEmpty ? (n.nickname ?? "") : [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ") } ?? ""
+                lines.append("    \(person.handle.value) (\(person.handle.kind))\(name.isEmpty ? "" : " — \(name)")")
+            }
+        case .significantAppUpdate(let description):
+            lines.append("  significant app update: \(description)")
+        }
+        if let expiration = asked.question.expirationDate { lines.append("  expires \(expiration)") }
+        lines.append("  choices: " + asked.question.choices.map { "\($0.id) (\($0.title))" }.joined(separator: ", "))
+        return lines.joined(separator: "\n")
+    }
+}
