@@ -114,11 +114,15 @@ public final class Fleet: Sendable {
 
     // MARK: lifecycle and faults
 
-    /// Starts (or restarts) the broker and waits for its ready file.
+    /// Starts the broker and waits for its ready file; remembers the ports it picked, for restarts.
     public func startBroker(timeout: Duration = .seconds(30)) async throws {
         try? FileManager.default.removeItem(atPath: readyFile)
         try broker.start()
         try await eventually("family-broker is ready", timeout: timeout) { FileManager.default.fileExists(atPath: self.readyFile) }
+        guard let data = FileManager.default.contents(atPath: readyFile),
+              let ready = try? JSONDecoder().decode(BrokerReady.self, from: data)
+        else { throw FleetError("the broker's ready file is unreadable", logs: logs()) }
+        brokerState.withLock { $0.endpoints = (ready.ingress, ready.egress) }
     }
 
     /// Stops a daemon with SIGTERM (SIGKILL after a grace period) and starts it again; waits until it is back.
@@ -131,38 +135,44 @@ public final class Fleet: Sendable {
 
     /// Kills the broker with SIGKILL and starts it again on the same ports and state.
     public func crashAndRestartBroker() async throws {
-        await broker.crash()
-        try await restartBrokerKeepingEndpoints()
+        await currentBroker.crash()
+        try await startBrokerAgain()
     }
 
     /// Stops the broker gracefully and starts it again on the same ports.
     public func restartBroker() async throws {
-        await broker.stop()
-        try await restartBrokerKeepingEndpoints()
+        await currentBroker.stop()
+        try await startBrokerAgain()
     }
 
-    private func restartBrokerKeepingEndpoints() async throws {
-        // The devices keep reconnecting to the endpoints they know, so the broker comes back on the same ports.
-        guard let data = FileManager.default.contents(atPath: readyFile),
-              let ready = try? JSONDecoder().decode(BrokerReady.self, from: data)
-        else { throw FleetError("the broker's ready file is missing", logs: logs()) }
+    /// Starts a stopped or crashed broker again on the ports it had, so devices reconnect to it by themselves.
+    public func startBrokerAgain() async throws {
+        guard let (ingress, egress) = brokerState.withLock({ $0.endpoints }) else {
+            throw FleetError("the broker was never started", logs: logs())
+        }
         var arguments = broker.arguments
-        for (flag, value) in [("--ingress", ready.ingress), ("--egress", ready.egress)] {
+        for (flag, value) in [("--ingress", ingress), ("--egress", egress)] {
             if let index = arguments.firstIndex(of: flag) { arguments[index + 1] = value }
         }
-        let replacement = DaemonProcess(name: broker.name, executable: broker.executable, arguments: arguments, environment: broker.environment, logFile: broker.logFile)
-        try FileManager.default.removeItem(atPath: readyFile)
+        let replacement = DaemonProcess(
+            name: broker.name, executable: broker.executable, arguments: arguments, environment: broker.environment, logFile: broker.logFile)
+        try? FileManager.default.removeItem(atPath: readyFile)
         try replacement.start()
-        brokerOverride.withLock { $0 = replacement }
+        brokerState.withLock { $0.current = replacement }
         try await eventually("family-broker is ready again", timeout: .seconds(30)) {
             FileManager.default.fileExists(atPath: self.readyFile)
         }
     }
 
-    private let brokerOverride = Mutex<DaemonProcess?>(nil)
+    private struct BrokerState: ~Copyable {
+        var endpoints: (String, String)?
+        var current: DaemonProcess?
+    }
+
+    private let brokerState = Mutex(BrokerState())
 
     /// The broker process now running (a restart on fixed ports replaces it).
-    public var currentBroker: DaemonProcess { brokerOverride.withLock { $0 } ?? broker }
+    public var currentBroker: DaemonProcess { brokerState.withLock { $0.current } ?? broker }
 
     /// Waits until a device's daemon answers on its socket and is linked to the broker.
     public func waitUntilLinked(_ device: DeviceID, timeout: Duration = .seconds(30)) async throws {

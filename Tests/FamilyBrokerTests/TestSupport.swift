@@ -1,0 +1,265 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+import Logging
+import Synchronization
+import Testing
+import ZeroMQ
+
+@testable import FamilyBroker
+
+/// A clock the test moves by hand. Starts on a whole millisecond so dates survive the wire's millisecond encoding.
+final class TestClock: Sendable {
+    private let value: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) {
+        value = Mutex(start)
+    }
+
+    var now: Date { value.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) { value.withLock { $0 += seconds } }
+}
+
+/// The family every engine test uses.
+///
+/// f1: alice (organizer, a1), bob (guardian, b1), carol (adult, c1), emma (child, e1), tim (child, limits off, t1).
+/// f2: zed (organizer, z1), yuri (child, y1). Unaffiliated: nora (child, n1).
+enum TestFamily {
+    static let members: [MemberID] = ["alice", "bob", "carol", "emma", "tim", "zed", "yuri", "nora"]
+    static let deviceOf: [MemberID: DeviceID] = [
+        "alice": "a1", "bob": "b1", "carol": "c1", "emma": "e1", "tim": "t1", "zed": "z1", "yuri": "y1", "nora": "n1",
+    ]
+
+    static func key() throws -> String { try CurveKeyPair.generate().publicKey }
+
+    static func file() throws -> FamilyFile {
+        func member(_ id: MemberID, _ role: String, limits: Bool? = nil, birthDate: String? = nil) throws -> FamilyFile.Member {
+            FamilyFile.Member(
+                id: id, name: id.capitalized, role: role, birthDate: birthDate, region: "US", communicationLimits: limits,
+                devices: [FamilyFile.Device(id: deviceOf[id]!, publicKey: try key())])
+        }
+        return FamilyFile(
+            families: [
+                FamilyFile.Family(id: "f1", name: "One", members: [
+                    try member("alice", "organizer"),
+                    try member("bob", "guardian"),
+                    try member("carol", "adult"),
+                    try member("emma", "child", birthDate: "2014-05-06"),
+                    try member("tim", "child", limits: false),
+                ]),
+                FamilyFile.Family(id: "f2", name: "Two", members: [
+                    try member("zed", "organizer"),
+                    try member("yuri", "child"),
+                ]),
+            ],
+            unaffiliated: [try member("nora", "child")])
+    }
+
+    static func directory() throws -> Directory {
+        try Directory(file: file(), keysDirectory: "/nonexistent", source: "test-family.yaml")
+    }
+}
+
+/// A fresh temporary directory, removed by `remove()`.
+struct TempDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("FamilyBrokerTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    var databasePath: String { url.appendingPathComponent("broker.sqlite").path }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// What one processed command produced: its decoded reply and the events committed with it.
+struct Outcome {
+    var reply: Message
+    var requestID: UInt64
+    var events: [Event]
+}
+
+/// A broker engine over a real SQLite file in a temporary directory, with a hand-moved clock.
+final class BrokerHarness: Sendable {
+    let temp: TempDirectory
+    let store: BrokerStore
+    let directory: Directory
+    let sequences: SequenceBook
+    let engine: BrokerEngine
+    let clock: TestClock
+    private let nextRequest = Atomic<UInt64>(100)
+
+    init(temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil, clock: TestClock = TestClock()) throws {
+        let temp = try temp ?? TempDirectory()
+        self.temp = temp
+        store = try BrokerStore(path: temp.databasePath)
+        self.directory = try directory ?? TestFamily.directory()
+        self.sequences = try sequences ?? SequenceBook(try store.heads())
+        self.clock = clock
+        var logger = Logger(label: "FamilyBrokerTests")
+        logger.logLevel = .critical
+        engine = BrokerEngine(
+            store: store, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: logger,
+            clock: { clock.now })
+    }
+
+    /// Runs `body` with a fresh harness and removes its files afterwards.
+    static func with<T>(_ body: (BrokerHarness) async throws -> T) async throws -> T {
+        let harness = try BrokerHarness()
+        defer { harness.temp.remove() }
+        return try await body(harness)
+    }
+
+    func requestID() -> UInt64 { nextRequest.add(1, ordering: .relaxed).newValue }
+
+    /// Sends `message` from `member`'s device (or from `device` when given) as a batch of one.
+    func send(_ message: Message, from member: MemberID, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        try await sendFrame(
+            MessageCodec.encode(message, requestID: requestID()), device: TestFamily.deviceOf[member], sourceLocation: sourceLocation)
+    }
+
+    /// Sends a raw frame from a device id as a batch of one.
+    func sendFrame(_ frame: [UInt8], device: DeviceID?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        let output = await engine.process([BrokerEngine.Command(routingID: Array("r".utf8), deviceID: device, frame: frame)])
+        try #require(output.replies.count == 1, sourceLocation: sourceLocation)
+        let envelope = try MessageCodec.decode(output.replies[0].frame)
+        #expect(output.replies[0].routingID == Array("r".utf8), sourceLocation: sourceLocation)
+        #expect(envelope.requestID == MessageCodec.peekRequestID(frame), "a reply echoes the request id", sourceLocation: sourceLocation)
+        return Outcome(reply: envelope.message, requestID: envelope.requestID, events: output.events)
+    }
+
+    /// Sends several frames in one batch (one transaction); returns the decoded replies in order, and the events.
+    func batch(_ commands: [(device: DeviceID?, frame: [UInt8])]) async throws -> (replies: [Message], events: [Event]) {
+        let output = await engine.process(commands.enumerated().map { index, command in
+            BrokerEngine.Command(routingID: [UInt8(index)], deviceID: command.device, frame: command.frame)
+        })
+        #expect(output.replies.map(\.routingID) == commands.indices.map { [UInt8($0)] }, "one reply per command, in order")
+        return (try output.replies.map { try MessageCodec.decode($0.frame).message }, output.events)
+    }
+
+    func ask(_ question: Question, from member: MemberID = "emma", app: BundleID = "com.example.chat") async throws -> Outcome {
+        try await send(.ask(appBundleID: app, question: question), from: member)
+    }
+
+    func answer(_ questionID: UUID, _ choiceID: String, from member: MemberID) async throws -> Outcome {
+        try await send(.answer(questionID: questionID, choiceID: choiceID), from: member)
+    }
+
+    /// Every member's log read through `sync`, with the head each reply carried.
+    func logs() async throws -> [MemberID: (head: UInt64, events: [Event])] {
+        var logs: [MemberID: (head: UInt64, events: [Event])] = [:]
+        for member in TestFamily.members {
+            let outcome = try await send(.sync(after: 0, limit: Wire.maxEventsPerSync), from: member)
+            #expect(outcome.events.isEmpty, "sync publishes nothing")
+            let reply = try #require(outcome.reply.eventsReply, "sync by \(member) → \(outcome.reply)")
+            logs[member] = reply
+        }
+        return logs
+    }
+
+    /// A comparable fingerprint of everything stored: heads, every log, the question and known-handle tables.
+    func fingerprint() async throws -> StoreFingerprint {
+        let logs = try await logs()
+        let tables = try await store.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT hex(id) || ':' || status || ':' || ifnull(hex(resolution), '-') FROM question ORDER BY id"),
+                try String.fetchAll(db, sql: "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+            )
+        }
+        return StoreFingerprint(
+            heads: try store.heads(), book: sequences.snapshot(), logs: logs.mapValues { $0.events }, questions: tables.0, knownHandles: tables.1)
+    }
+
+    func questionCount() async throws -> Int {
+        try await store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question") ?? 0 }
+    }
+
+    func storedQuestion(_ id: UUID) async throws -> (asked: AskedQuestion, resolution: Resolution?)? {
+        try await store.read { db in
+            try BrokerStore.question(id, in: db).map { ($0.asked, $0.resolution) }
+        }
+    }
+}
+
+struct StoreFingerprint: Equatable {
+    var heads: [MemberID: UInt64]
+    var book: [MemberID: UInt64]
+    var logs: [MemberID: [Event]]
+    var questions: [String]
+    var knownHandles: [String]
+}
+
+// MARK: - building questions
+
+func handle(_ value: String, _ kind: CommunicationHandle.Kind = .custom) -> CommunicationHandle {
+    CommunicationHandle(value: value, kind: kind)
+}
+
+/// A communication question about `handles` (custom handles), with Apple's default choices unless told.
+func question(
+    _ handles: [String], id: UUID = UUID(), choices: [PermissionChoice] = [.approve, .decline],
+    defaultChoiceID: String = PermissionChoice.decline.id, expirationDate: Date? = nil
+) -> Question {
+    Question(
+        id: id,
+        topic: .communication(CommunicationTopic(
+            personInformation: handles.map { PersonInformation(handle: handle($0)) }, actions: [.message])),
+        choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expirationDate)
+}
+
+// MARK: - reading replies and events
+
+extension Message {
+    var errorReply: ErrorReply? {
+        if case .error(let reply) = self { return reply }
+        return nil
+    }
+
+    var errorCode: ErrorCode? { errorReply?.code }
+
+    var accepted: (asked: AskedQuestion, resolution: Resolution?)? {
+        if case .askAccepted(let asked, let resolution) = self { return (asked, resolution) }
+        return nil
+    }
+
+    var answerResolution: Resolution? {
+        if case .answerAccepted(let resolution) = self { return resolution }
+        return nil
+    }
+
+    var eventsReply: (head: UInt64, events: [Event])? {
+        if case .events(let head, let events) = self { return (head, events) }
+        return nil
+    }
+
+    var knownHandles: [CommunicationHandle]? {
+        if case .knownHandlesResult(let handles) = self { return handles }
+        return nil
+    }
+}
+
+extension Event.Body {
+    var pendingQuestion: AskedQuestion? {
+        if case .questionPending(let asked) = self { return asked }
+        return nil
+    }
+
+    var resolved: (asked: AskedQuestion, resolution: Resolution)? {
+        if case .questionResolved(let asked, let resolution) = self { return (asked, resolution) }
+        return nil
+    }
+
+    var handlesChange: (added: [CommunicationHandle], removed: [CommunicationHandle])? {
+        if case .handlesChanged(let added, let removed) = self { return (added, removed) }
+        return nil
+    }
+}
+
+extension [Event] {
+    func of(_ member: MemberID) -> [Event] { filter { $0.memberID == member } }
+    var recipients: Set<MemberID> { Set(map(\.memberID)) }
+}

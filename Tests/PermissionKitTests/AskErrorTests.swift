@@ -1,0 +1,57 @@
+import Foundation
+import HearthProtocol
+import HearthTransport
+@testable import PermissionKit
+import Testing
+
+@Suite struct AskErrorTests {
+    @Test(arguments: ErrorCode.allCases)
+    func everyErrorCodeMapsToACaseCarryingTheMessage(code: ErrorCode) {
+        let error = AskError(ErrorReply(code, "detail-\(code.rawValue)"))
+        let expected: AskError = switch code {
+        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered: .invalidQuestion(reason: "detail-\(code.rawValue)")
+        case .notAvailable: .notAvailable(reason: .notAChild(message: "detail-10"))
+        case .notAuthorized: .notAvailable(reason: .notAuthorized(message: "detail-4"))
+        case .helloRequired: .notAvailable(reason: .helloRefused(message: "detail-13"))
+        case .brokerUnavailable: .notAvailable(reason: .brokerUnavailable(message: "detail-14"))
+        case .rateLimited: .notAvailable(reason: .rateLimited(message: "detail-9"))
+        case .unsupportedVersion, .unknownMessageType: .notAvailable(reason: .incompatibleDaemon(message: "detail-\(code.rawValue)"))
+        case .malformedMessage, .notFound, .internalError, .unknown: .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
+        }
+        #expect(error == expected)
+        #expect(error.description.contains("detail-\(code.rawValue)"))
+    }
+
+    @Test func transportErrorsNameTheSocket() throws {
+        let missing = "/tmp/pk-none-\(UUID().uuidString.prefix(8))/child-device.sock"
+        let timeout = AskError(TransportError.timeout(peer: "child-device", seconds: 0.5), socketPath: missing)
+        #expect(timeout == .notAvailable(reason: .daemonNotRunning(socketPath: missing)))
+        #expect(timeout.description.contains(missing))
+        #expect(timeout.localizedDescription.contains(missing))
+
+        // A file exists, so a daemon may be there but hung: a timeout, with the deadline.
+        let present = NSTemporaryDirectory() + "pk-present-\(UUID().uuidString.prefix(8))"
+        #expect(FileManager.default.createFile(atPath: present, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: present) }
+        let hung = AskError(TransportError.timeout(peer: "child-device", seconds: 0.5), socketPath: present)
+        #expect(hung == .notAvailable(reason: .timedOut(socketPath: present, seconds: 0.5)))
+        #expect(hung.description.contains(present) && hung.description.contains("0.5"))
+
+        #expect(AskError(TransportError.closed(peer: "x"), socketPath: present) == .notAvailable(reason: .connectionClosed(socketPath: present)))
+        guard case .unknown(let reason) = AskError(TransportError.unexpectedReply(peer: "x", type: 0xA3), socketPath: present) else {
+            Issue.record("unexpected reply should be unknown")
+            return
+        }
+        #expect(reason.contains("0xa3"))
+        let passthrough = AskError.invalidQuestion(reason: "r")
+        #expect(AskError(passthrough, socketPath: present) == passthrough)
+    }
+
+    @Test func applesCasesStillMatchWithoutBindings() {
+        let error: any Error = AskError.notAvailable(reason: .notAChild(message: "adult"))
+        switch error {
+        case AskError.notAvailable: break
+        default: Issue.record("a bare `AskError.notAvailable` pattern must match")
+        }
+    }
+}
