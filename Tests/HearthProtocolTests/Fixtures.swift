@@ -1,0 +1,157 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+
+/// Sample values covering every message, with every optional field both set and unset.
+enum Fixtures {
+    static let id1 = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!
+    static let id2 = UUID(uuidString: "6A1E5A00-0000-4000-8000-000000000002")!
+    /// Whole milliseconds, the wire's resolution, so dates survive the round trip exactly.
+    static let t0 = Date(timeIntervalSince1970: 1_750_000_000.123)
+    static let t1 = Date(timeIntervalSince1970: 1_750_000_100)
+    static let beforeEpoch = Date(timeIntervalSince1970: -86_400.5)
+
+    static let dragon = CommunicationHandle(value: "dragonslayer42", kind: .custom)
+    static let phone = CommunicationHandle(value: "+44 20 7946 0958", kind: .phoneNumber)
+    static let email = CommunicationHandle(value: "zoë@exämple.org", kind: .emailAddress)
+    static let emojiHandle = CommunicationHandle(value: "🐉🔥_李小龙", kind: .custom)
+
+    static var fullName: PersonNameComponents {
+        var name = PersonNameComponents()
+        name.givenName = "Zoë"
+        name.middleName = "Ангелина"
+        name.familyName = "李"
+        name.nickname = "🐉 Dragon"
+        return name
+    }
+
+    static var partialName: PersonNameComponents {
+        var name = PersonNameComponents()
+        name.givenName = "Amélie"
+        return name
+    }
+
+    /// Every optional field set: names, avatar, actions, custom choices, a non-default default, an expiration.
+    static let fullQuestion = Question(
+        id: id1,
+        topic: .communication(CommunicationTopic(
+            personInformation: [
+                PersonInformation(handle: dragon, nameComponents: fullName, avatarImage: Array(0..<64)),
+                PersonInformation(handle: email, nameComponents: partialName, avatarImage: []),
+                PersonInformation(handle: phone),
+            ],
+            actions: Set(CommunicationTopic.Action.allCases)
+        )),
+        choices: [
+            .approve, .decline,
+            PermissionChoice(id: "once", title: "Einmal erlauben ✅", answer: .approval),
+        ],
+        defaultChoiceID: "once",
+        expirationDate: t1
+    )
+
+    /// Every optional field unset.
+    static let minimalQuestion = Question(
+        id: id2, topic: .communication(CommunicationTopic(personInformation: [PersonInformation(handle: emojiHandle)]))
+    )
+
+    static let updateQuestion = Question(
+        id: id2, topic: .significantAppUpdate(description: "Adds voice chat — 音声チャット"), expirationDate: beforeEpoch
+    )
+
+    static let askedFull = AskedQuestion(
+        question: fullQuestion, childMemberID: "kid-1", appBundleID: "com.example.chat", askingDeviceID: "kid-1.tablet",
+        askedAt: t0
+    )
+    static let askedMinimal = AskedQuestion(
+        question: minimalQuestion, childMemberID: "kid_2", appBundleID: "x", askingDeviceID: "D", askedAt: beforeEpoch
+    )
+    static let askedUpdate = AskedQuestion(
+        question: updateQuestion, childMemberID: "kid-1", appBundleID: "com.example.game", askingDeviceID: "phone-9",
+        askedAt: t1
+    )
+
+    static let answered = Resolution(questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1)
+    static let defaulted = Resolution(questionID: id2, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: t0)
+
+    static let events: [Event] = [
+        Event(memberID: "kid-1", sequence: 1, createdAt: t0, body: .questionPending(askedFull)),
+        Event(memberID: "kid-1", sequence: 2, createdAt: t1, body: .questionResolved(askedFull, answered)),
+        Event(memberID: "kid-1", sequence: 3, createdAt: t1, body: .handlesChanged(added: [dragon, emojiHandle], removed: [phone])),
+        Event(memberID: "mum", sequence: .max, createdAt: beforeEpoch, body: .handlesChanged(added: [], removed: [])),
+        Event(memberID: "kid_2", sequence: 0, createdAt: t0, body: .questionResolved(askedMinimal, defaulted)),
+    ]
+
+    /// At least one message of every case, most with several variants.
+    static let messages: [Message] = {
+        var all: [Message] = [
+            .hello(minVersion: 1, maxVersion: 1),
+            .hello(minVersion: 0, maxVersion: 255),
+            .sync(after: 0, limit: 1000),
+            .sync(after: .max, limit: .max),
+            .ask(appBundleID: "com.example.chat", question: fullQuestion),
+            .ask(appBundleID: "", question: minimalQuestion),
+            .ask(appBundleID: "com.example.game", question: updateQuestion),
+            .answer(questionID: id1, choiceID: "approve"),
+            .answer(questionID: id2, choiceID: ""),
+            .knownHandles([]),
+            .knownHandles([dragon, phone, email, emojiHandle]),
+            .ping,
+            .welcome(version: 1, familyID: nil, memberID: "kid-1", deviceID: "kid-1.tablet", role: .child, head: 0),
+            .welcome(version: 1, familyID: "the-smiths", memberID: "mum", deviceID: "mum.phone", role: .organizer, head: .max),
+            .events(head: 0, events: []),
+            .events(head: 42, events: events),
+            .askAccepted(askedFull, nil),
+            .askAccepted(askedMinimal, defaulted),
+            .answerAccepted(answered),
+            .answerAccepted(defaulted),
+            .knownHandlesResult([]),
+            .knownHandlesResult([email]),
+            .pong(head: 7),
+            .error(ErrorReply(.invalidQuestion, "default choice \"maybe\" is not among the choices")),
+            .error(ErrorReply(.unknown, "")),
+            .error(ErrorReply(.brokerUnavailable, "Brücke nicht verfügbar — 🔌")),
+            .heartbeat(head: 12_345),
+            .appHello(bundleID: "com.example.chat"),
+            .appWelcome(memberID: nil, brokerConnected: false),
+            .appWelcome(memberID: "kid-1", brokerConnected: true),
+            .appResponse(inboxID: 9, askedFull, answered),
+            .appResponse(inboxID: .max, askedUpdate, defaulted),
+            .appAck(inboxID: 9),
+            .ok,
+            .listPending,
+            .pendingList([]),
+            .pendingList([askedFull, askedMinimal, askedUpdate]),
+        ]
+        for role in MemberRole.allCases {
+            all.append(.welcome(version: 1, familyID: "f", memberID: "m", deviceID: "d", role: role, head: 1))
+        }
+        for event in events { all.append(.event(event)) }
+        for code in ErrorCode.allCases { all.append(.error(ErrorReply(code, "code \(code)"))) }
+        for reason in Resolution.Reason.allCases {
+            all.append(.answerAccepted(Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
+        }
+        return all
+    }()
+
+    /// Every type code protocol v1 defines.
+    static let typeCodes: Set<UInt8> = [
+        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
+        0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0,
+    ]
+
+    /// A frame with a valid header for `type` and a body written by `body`.
+    static func frame(type: UInt8, requestID: UInt64 = 1, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
+        var w = WireWriter()
+        w.u8(version)
+        w.u8(type)
+        w.u64(requestID)
+        body(&w)
+        return w.bytes
+    }
+
+    /// Raw string bytes with a length prefix, for strings `WireWriter.string` would not write (invalid UTF-8).
+    static func rawString(_ w: inout WireWriter, _ bytes: [UInt8]) {
+        w.blob(bytes)
+    }
+}
