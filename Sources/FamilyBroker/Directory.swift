@@ -36,11 +36,10 @@ public struct Directory: Sendable {
         for (f, family) in file.families.enumerated() {
             guard Identifier.isValid(family.id) else { throw fail("families[\(f)].id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
             for (m, member) in family.members.enumerated() { entries.append((family.id, "families[\(f)].members[\(m)]", member)) }
-            let organizers = family.members.filter { MemberRole(name: $0.role) == .organizer }.count
-            guard organizers == 1 else { throw fail("families[\(f)].members", "a family has exactly one organizer, found \(organizers)") }
         }
         for (m, member) in (file.unaffiliated ?? []).enumerated() { entries.append((nil, "unaffiliated[\(m)]", member)) }
 
+        var organizerCount: [FamilyID: Int] = [:]
         for (familyID, path, entry) in entries {
             guard Identifier.isValid(entry.id) else { throw fail("\(path).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
             guard members[entry.id] == nil else { throw fail("\(path).id", "member id '\(entry.id)' is used twice") }
@@ -57,6 +56,7 @@ public struct Directory: Sendable {
                 id: entry.id, familyID: familyID, name: entry.name ?? entry.id, role: role, birthDate: entry.birthDate,
                 region: entry.region, limitsEnabled: entry.communicationLimits ?? true)
             if let familyID, role.isParent { parentsByFamily[familyID, default: []].append(entry.id) }
+            if let familyID, role == .organizer { organizerCount[familyID, default: 0] += 1 }
 
             for (d, device) in (entry.devices ?? []).enumerated() {
                 let dpath = "\(path).devices[\(d)]"
@@ -79,6 +79,9 @@ public struct Directory: Sendable {
                 devices[device.id] = Device(id: device.id, memberID: entry.id, publicKey: key)
                 deviceByKey[key] = device.id
             }
+        }
+        for (f, family) in file.families.enumerated() where organizerCount[family.id, default: 0] != 1 {
+            throw fail("families[\(f)].members", "a family has exactly one organizer, found \(organizerCount[family.id, default: 0])")
         }
     }
 
