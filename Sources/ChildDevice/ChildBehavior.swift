@@ -133,9 +133,14 @@ public final class ChildBehavior: DeviceBehavior {
                 // No reply in time: it stays in the outbox and is retried; the app's answer arrives in `updates`.
             }
         }
+        // Ids from the last welcome (kept across restarts); "unlinked" before this device was ever welcomed.
+        var member = runtime.identity?.memberID
+        if member == nil { member = (try? await runtime.store.value("member_id")) ?? nil }
+        var device = runtime.identity?.deviceID
+        if device == nil { device = (try? await runtime.store.value("device_id")) ?? nil }
         let queued = AskedQuestion(
-            question: question, childMemberID: runtime.identity?.memberID ?? "", appBundleID: app,
-            askingDeviceID: runtime.identity?.deviceID ?? "", askedAt: Date())
+            question: question, childMemberID: member ?? "unlinked", appBundleID: app,
+            askingDeviceID: device ?? "unlinked", askedAt: Date())
         return .askAccepted(queued, nil)
     }
 

@@ -43,7 +43,7 @@ public final class DeviceRuntime: Service, Sendable {
         let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        keys = try KeyFiles.loadOrGenerate(at: String(options.secretKeyFile.dropLast(options.secretKeyFile.hasSuffix(".key") ? 4 : 0)))
+        keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         store = try DeviceStore(path: options.databasePath, behavior: behavior)
         tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
         let keys = self.keys
@@ -193,6 +193,7 @@ public final class DeviceRuntime: Service, Sendable {
                 let identity = DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)
                 state.withLock { $0.identity = identity }
                 try? await store.setValue(member, for: "member_id")
+                try? await store.setValue(device, for: "device_id")
                 try await syncToHead()
                 state.withLock { $0.linked = true }
                 logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])

@@ -155,15 +155,14 @@ struct Transaction {
             throw ErrorReply(.notAvailable, "only a child asks; \(child.id) is \(child.role.name)")
         }
         guard Identifier.isValidBundleID(app) else { throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id") }
-        try validate(question)
-
         if let existing = try BrokerStore.question(question.id, in: db) {
-            // A retry of the same ask (after a crash or a lost reply) has one effect: the first.
+            // A retry of the same ask (after a crash or a lost reply) has one effect: the first, even once expired.
             guard existing.asked.childMemberID == child.id else {
                 throw ErrorReply(.invalidQuestion, "question id \(question.id) is already used")
             }
             return .askAccepted(existing.asked, existing.resolution)
         }
+        try validate(question)
         let asked = AskedQuestion(question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
 
         if let reason = defaultReason(for: child) {
@@ -175,8 +174,8 @@ struct Transaction {
             return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown, in: db)
         }
         if !handles.isEmpty,
-           let pending = try BrokerStore.pendingQuestion(child: child.id, handlesKey: BrokerStore.handlesKey(handles), in: db) {
-            // Parents are not asked twice about the same people.
+           let pending = try BrokerStore.pendingQuestion(child: child.id, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db) {
+            // Parents are not asked twice about the same people by the same app: the app gets the pending question.
             return .askAccepted(pending.asked, nil)
         }
         try BrokerStore.insert(asked, resolution: nil, in: db)

@@ -91,12 +91,15 @@ extension BrokerStore {
         return try decodeQuestion(row)
     }
 
-    static func pendingQuestion(child: MemberID, handlesKey: String, in db: Database) throws -> StoredQuestion? {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT asked, resolution FROM question WHERE child_id = ? AND handles_key = ? AND status = 0",
-            arguments: [child, handlesKey])
-        else { return nil }
-        return try decodeQuestion(row)
+    /// The child's pending, unexpired question from `app` about exactly these handles.
+    static func pendingQuestion(child: MemberID, app: BundleID, handlesKey: String, now: Date, in db: Database) throws -> StoredQuestion? {
+        let rows = try Row.fetchAll(
+            db, sql: """
+                SELECT asked, resolution FROM question
+                WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
+                """,
+            arguments: [child, handlesKey, Int64(now.timeIntervalSince1970 * 1000)])
+        return try rows.lazy.map(decodeQuestion).first { $0.asked.appBundleID == app }
     }
 
     static func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {

@@ -31,7 +31,7 @@ public final class FamilyBrokerService: Service {
         let options = self.options
         try FileManager.default.createDirectory(atPath: options.stateDirectory, withIntermediateDirectories: true)
         let directory = DirectoryBox(try Self.loadDirectory(options))
-        let keys = try KeyFiles.loadOrGenerate(at: String(options.secretKeyFile.dropLast(options.secretKeyFile.hasSuffix(".key") ? 4 : 0)))
+        let keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         let store = try BrokerStore(path: options.databasePath)
         let sequences = SequenceBook(try store.heads())
         let subscribed = SubscribedMembers()

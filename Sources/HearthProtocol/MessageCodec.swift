@@ -45,7 +45,10 @@ public enum MessageCodec {
             w.u64(head)
         case .error(let reply):
             w.u16(reply.code.rawValue)
-            w.string(String(reply.message.utf8.prefix(Wire.maxStringBytes)) ?? "")
+            // Cut on a character boundary: a cut inside a multi-byte character must not empty the message.
+            var message = reply.message
+            while message.utf8.count > Wire.maxStringBytes { message.removeLast() }
+            w.string(message)
         case .event(let event):
             w.event(event)
         case .appHello(let bundleID):

@@ -16,6 +16,9 @@ public enum Wire {
     public static let maxArrayCount = 10_000
     /// Most events one sync reply carries.
     public static let maxEventsPerSync: UInt32 = 1000
+    /// Largest date magnitude, in milliseconds from 1970 (about the year 318,857): beyond it a date is refused.
+    public static let maxDateMilliseconds: Int64 = 10_000_000_000_000_000 / 1000
+
     /// Header size: version, type, request id.
     public static let headerSize = 10
 

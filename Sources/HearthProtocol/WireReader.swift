@@ -84,7 +84,11 @@ public struct WireReader {
     }
 
     public mutating func date(_ field: String) throws(WireError) -> Date {
-        Date(timeIntervalSince1970: Double(try i64(field)) / 1000)
+        let ms = try i64(field)
+        guard ms.magnitude <= UInt64(Wire.maxDateMilliseconds) else {
+            throw .invalidValue(field: field, reason: "date out of range (at most ±\(Wire.maxDateMilliseconds) ms from 1970)")
+        }
+        return Date(timeIntervalSince1970: Double(ms) / 1000)
     }
 
     public mutating func optional<T>(_ field: String, _ read: (inout WireReader) throws(WireError) -> T) throws(WireError) -> T? {

@@ -18,17 +18,21 @@ public enum KeyFiles {
         guard !FileManager.default.fileExists(atPath: secretPath) else {
             throw Failure(path: secretPath, reason: "exists already; remove it first to make a new key")
         }
-        try FileManager.default.createDirectory(
-            atPath: (base as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        // Created 0600 from the start: the secret is never readable by others, not even for a moment.
-        let fd = open(secretPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw Failure(path: secretPath, reason: String(cString: strerror(errno))) }
-        let text = Array((keys.secretKey + "\n").utf8)
-        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == text.count else { throw Failure(path: secretPath, reason: "short write") }
+        try writeSecret(keys.secretKey, to: secretPath)
         try (keys.publicKey + "\n").write(toFile: base + ".pub", atomically: true, encoding: .utf8)
         return keys
+    }
+
+    private static func writeSecret(_ secret: String, to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        // Created 0600 from the start: the secret is never readable by others, not even for a moment.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        let text = Array((secret + "\n").utf8)
+        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == text.count else { throw Failure(path: path, reason: "short write") }
     }
 
     /// Loads the pair whose secret key is at `secretPath`, deriving the public key.
@@ -48,9 +52,15 @@ public enum KeyFiles {
         return key
     }
 
-    /// Loads `base.key` if it exists, else generates the pair.
-    public static func loadOrGenerate(at base: String) throws -> CurveKeyPair {
-        FileManager.default.fileExists(atPath: base + ".key") ? try loadPair(secretPath: base + ".key") : try generate(at: base)
+    /// Loads the secret key at `secretPath` if it exists, else generates the pair there. The public key goes beside
+    /// it: `x.key` gets `x.pub`; any other name gets `.pub` appended.
+    public static func loadOrGenerate(secretPath: String) throws -> CurveKeyPair {
+        if FileManager.default.fileExists(atPath: secretPath) { return try loadPair(secretPath: secretPath) }
+        let keys = try CurveKeyPair.generate()
+        try writeSecret(keys.secretKey, to: secretPath)
+        let publicPath = secretPath.hasSuffix(".key") ? String(secretPath.dropLast(4)) + ".pub" : secretPath + ".pub"
+        try (keys.publicKey + "\n").write(toFile: publicPath, atomically: true, encoding: .utf8)
+        return keys
     }
 
     private static func readKey(_ path: String) throws -> String {

@@ -37,6 +37,7 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         /// The daemon speaks a protocol version or message set this library does not.
         case incompatibleDaemon(message: String)
 
+        /// A sentence saying what is unavailable and, where it helps, what to do.
         public var description: String {
             switch self {
             case .notAChild(let message):
@@ -56,6 +57,7 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         }
     }
 
+    /// A sentence naming the broken rule or the unreachable daemon.
     public var description: String {
         switch self {
         case .communicationLimitsNotEnabled: "Communication Limits are not enabled"

@@ -6,15 +6,16 @@ import HearthTransport
 /// An app's link to the child-device daemon: opened on first use, introduced with `appHello`, re-opened (and
 /// re-introduced) after a transport failure, and kept alive while someone iterates responses.
 actor ChildDeviceConnection {
-    /// How often a live iteration re-introduces the app. A daemon that restarted sees the same socket reconnect
-    /// without knowing the app; a fresh hello tells it, and makes it push whatever waits in the app's inbox.
-    static let keepAliveInterval: Duration = .seconds(10)
+    /// How often a live iteration re-introduces the app by default. A daemon that restarted sees the same socket
+    /// reconnect without knowing the app; a fresh hello tells it, and makes it push whatever waits in the app's inbox.
+    static let defaultKeepAliveInterval: Duration = .seconds(10)
     static let minimumBackoff: Duration = .milliseconds(100)
     static let maximumBackoff: Duration = .seconds(5)
 
     let socketPath: String
     let bundleID: BundleID
     let timeout: Duration
+    let keepAliveInterval: Duration
     /// Names the daemon in transport errors.
     let peerName: String
     private let hub: ResponseHub
@@ -33,10 +34,11 @@ actor ChildDeviceConnection {
     /// Whether the daemon was linked to its broker at its last welcome.
     private(set) var brokerConnected = false
 
-    init(socketPath: String, bundleID: BundleID, timeout: Duration, hub: ResponseHub) {
+    init(socketPath: String, bundleID: BundleID, timeout: Duration, keepAliveInterval: Duration, hub: ResponseHub) {
         self.socketPath = socketPath
         self.bundleID = bundleID
         self.timeout = timeout
+        self.keepAliveInterval = keepAliveInterval
         self.peerName = "child-device at \(socketPath)"
         self.hub = hub
     }
@@ -177,9 +179,7 @@ actor ChildDeviceConnection {
         while !Task.isCancelled, hub.hasSubscribers {
             do {
                 if let client {
-                    if let lastHello, lastHello.duration(to: .now) < Self.keepAliveInterval {
-                        // Fresh enough.
-                    } else {
+                    if isKeepAliveDue {
                         do {
                             try await hello(on: client)
                         } catch {
@@ -201,9 +201,14 @@ actor ChildDeviceConnection {
         if maintenanceToken == token { maintenance = nil }
     }
 
+    private var isKeepAliveDue: Bool {
+        guard let lastHello else { return true }
+        return lastHello.duration(to: .now) >= keepAliveInterval
+    }
+
     /// Sleeps in short slices, so a dropped connection or the last iteration ending is noticed quickly.
     private func idleUntilKeepAliveDue() async throws {
-        while let lastHello, client != nil, hub.hasSubscribers, lastHello.duration(to: .now) < Self.keepAliveInterval {
+        while client != nil, hub.hasSubscribers, !isKeepAliveDue {
             try await Task.sleep(for: .milliseconds(250))
         }
     }

@@ -23,12 +23,21 @@ public final class CommunicationLimits: Sendable {
     let hub: ResponseHub
 
     /// An instance talking to the daemon at `socketPath` as the app `bundleID`. Nothing connects until first use.
-    public init(socketPath: String, bundleID: String, timeout: Duration = .seconds(5)) {
+    public convenience init(socketPath: String, bundleID: String, timeout: Duration = .seconds(5)) {
+        self.init(
+            socketPath: socketPath, bundleID: bundleID, timeout: timeout,
+            keepAliveInterval: ChildDeviceConnection.defaultKeepAliveInterval
+        )
+    }
+
+    init(socketPath: String, bundleID: String, timeout: Duration, keepAliveInterval: Duration) {
         self.socketPath = socketPath
         self.bundleID = bundleID
         self.timeout = timeout
         let hub = ResponseHub()
-        let connection = ChildDeviceConnection(socketPath: socketPath, bundleID: bundleID, timeout: timeout, hub: hub)
+        let connection = ChildDeviceConnection(
+            socketPath: socketPath, bundleID: bundleID, timeout: timeout, keepAliveInterval: keepAliveInterval, hub: hub
+        )
         hub.setAcknowledger { [weak connection] inboxID in
             guard let connection else { return }
             Task { await connection.acknowledge(inboxID) }

@@ -21,7 +21,8 @@ struct BrokerEngineAnswerTests {
                 questionID: q.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice", resolvedAt: broker.clock.now))
 
             let events = outcome.events
-            #expect(events.recipients == ["emma", "alice", "bob"])
+            // Child first (resolution, then handles), then the parents in family-file order.
+            #expect(events.map(\.memberID) == ["emma", "emma", "alice", "bob"])
             for member in ["emma", "alice", "bob"] {
                 let resolved = events.of(member).filter { $0.body.resolved != nil }
                 #expect(resolved.count == 1, "\(member)")
@@ -38,6 +39,9 @@ struct BrokerEngineAnswerTests {
 
             let known = try await broker.send(.knownHandles([handle("knight7"), handle("stranger"), handle("dragonslayer42")]), from: "emma")
             #expect(known.reply == .knownHandlesResult([handle("knight7"), handle("dragonslayer42")]))
+            // In request order, duplicates kept.
+            #expect(try await broker.send(.knownHandles([handle("knight7"), handle("x"), handle("knight7")]), from: "emma").reply
+                == .knownHandlesResult([handle("knight7"), handle("knight7")]))
             // Known to emma, not to another child, and a handle of another kind with the same value is another handle.
             #expect(try await broker.send(.knownHandles(q.handles), from: "yuri").reply == .knownHandlesResult([]))
             #expect(try await broker.send(.knownHandles([handle("knight7", .emailAddress)]), from: "emma").reply == .knownHandlesResult([]))

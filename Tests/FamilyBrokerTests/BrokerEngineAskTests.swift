@@ -17,8 +17,8 @@ struct BrokerEngineAskTests {
             #expect(accepted.asked == AskedQuestion(
                 question: q, childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1", askedAt: broker.clock.now))
 
-            #expect(outcome.events.count == 3)
-            #expect(outcome.events.recipients == ["emma", "alice", "bob"])
+            // Child first, then the parents in family-file order.
+            #expect(outcome.events.map(\.memberID) == ["emma", "alice", "bob"])
             for event in outcome.events {
                 #expect(event.sequence == 1)
                 #expect(event.createdAt == broker.clock.now)
@@ -126,20 +126,25 @@ struct BrokerEngineAskTests {
             let before = try await broker.fingerprint()
 
             broker.clock.advance(by: 5)
-            // A new question id, the same people in another order: parents are not asked twice.
+            // A new question id from the same app, the same people in another order: parents are not asked twice.
             let again = question(["h2", "h1"])
-            let outcome = try await broker.ask(again, app: "com.example.other")
+            let outcome = try await broker.ask(again)
             #expect(outcome.reply == .askAccepted(first.asked, nil))
             #expect(outcome.events.isEmpty)
             #expect(try await broker.fingerprint() == before)
             #expect(try await broker.storedQuestion(again.id) == nil)
 
-            // Another child asking about the same people is a question of its own.
+            // Another app asking about the same people is a question of its own.
+            let otherApp = try await broker.ask(question(["h1", "h2"]), app: "com.example.other")
+            #expect(otherApp.reply.accepted?.asked.appBundleID == "com.example.other")
+            #expect(otherApp.events.count == 3)
+
+            // So is another child asking about the same people.
             let other = try await broker.ask(question(["h1", "h2"]), from: "yuri")
             #expect(other.reply.accepted?.asked.childMemberID == "yuri")
             #expect(other.events.recipients == ["yuri", "zed"])
 
-            // A subset of the people is a different question.
+            // And a subset of the people.
             let subset = try await broker.ask(question(["h1"]))
             #expect(subset.reply.accepted?.resolution == nil)
             #expect(subset.events.count == 3)
@@ -151,6 +156,18 @@ struct BrokerEngineAskTests {
             #expect(third.reply.accepted?.asked.question.id == afterDecline.id)
             #expect(third.reply.accepted?.resolution == nil)
             #expect(third.events.count == 3)
+        }
+    }
+
+    @Test func anExpiredPendingQuestionIsNotReturnedForANewAsk() async throws {
+        try await BrokerHarness.with { broker in
+            let q = question(["h1"], expirationDate: broker.clock.now + 60)
+            _ = try await broker.ask(q)
+            broker.clock.advance(by: 60)
+            let fresh = question(["h1"])
+            let outcome = try await broker.ask(fresh)
+            #expect(outcome.reply.accepted?.asked.question.id == fresh.id, "\(outcome.reply)")
+            #expect(outcome.events.map(\.sequence) == [2, 2, 2])
         }
     }
 

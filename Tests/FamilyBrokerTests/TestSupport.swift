@@ -108,10 +108,10 @@ final class BrokerHarness: Sendable {
     }
 
     /// Runs `body` with a fresh harness and removes its files afterwards.
-    static func with<T>(_ body: (BrokerHarness) async throws -> T) async throws -> T {
+    static func with(_ body: (BrokerHarness) async throws -> Void) async throws {
         let harness = try BrokerHarness()
         defer { harness.temp.remove() }
-        return try await body(harness)
+        try await body(harness)
     }
 
     func requestID() -> UInt64 { nextRequest.add(1, ordering: .relaxed).newValue }
@@ -135,11 +135,13 @@ final class BrokerHarness: Sendable {
     /// Sends several frames in one batch (one transaction); returns the decoded replies in order, and the events.
     func batch(_ commands: [(device: DeviceID?, frame: [UInt8])]) async throws -> (replies: [Message], events: [Event]) {
         let output = await engine.process(commands.enumerated().map { index, command in
-            BrokerEngine.Command(routingID: [UInt8(index)], deviceID: command.device, frame: command.frame)
+            BrokerEngine.Command(routingID: Self.routingID(index), deviceID: command.device, frame: command.frame)
         })
-        #expect(output.replies.map(\.routingID) == commands.indices.map { [UInt8($0)] }, "one reply per command, in order")
+        #expect(output.replies.map(\.routingID) == commands.indices.map(Self.routingID), "one reply per command, in order")
         return (try output.replies.map { try MessageCodec.decode($0.frame).message }, output.events)
     }
+
+    static func routingID(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }
 
     func ask(_ question: Question, from member: MemberID = "emma", app: BundleID = "com.example.chat") async throws -> Outcome {
         try await send(.ask(appBundleID: app, question: question), from: member)

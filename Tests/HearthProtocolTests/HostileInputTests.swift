@@ -175,10 +175,6 @@ import Testing
             w.u32(.max)
         }
         #expect(failure(events) == .tooLong(field: "events.events", length: Int(UInt32.max), max: Int(Wire.maxEventsPerSync)))
-        let avatar = Fixtures.frame(type: 0x05 + 0x80) { w in
-            w.u32(0)
-        }
-        #expect((try? MessageCodec.decode(avatar)) != nil)
         let bigAvatar = Fixtures.frame(type: 0x03) { w in
             w.string("app")
             w.uuid(Fixtures.id1)

@@ -13,11 +13,14 @@ import Testing
     /// Runs `body` with a started fake daemon and a client of it, and always tears both down.
     func withDaemon(
         timeout: Duration = .seconds(2),
+        keepAliveInterval: Duration = .seconds(10),
         _ body: (FakeChildDevice, CommunicationLimits) async throws -> Void
     ) async throws {
         let daemon = try FakeChildDevice()
         try await daemon.start()
-        let limits = CommunicationLimits(socketPath: daemon.path, bundleID: "com.example.chat", timeout: timeout)
+        let limits = CommunicationLimits(
+            socketPath: daemon.path, bundleID: "com.example.chat", timeout: timeout, keepAliveInterval: keepAliveInterval
+        )
         do {
             try await body(daemon, limits)
         } catch {
@@ -124,6 +127,14 @@ import Testing
             task.cancel()
             #expect(await task.value == nil)
             #expect(await eventually { !limits.hub.hasSubscribers })
+
+            // An iterator dropped without ever being awaited unsubscribes too.
+            func makeAndDrop() {
+                let iterator = limits.updates.makeAsyncIterator()
+                withExtendedLifetime(iterator) { #expect(limits.hub.hasSubscribers) }
+            }
+            makeAndDrop()
+            #expect(!limits.hub.hasSubscribers)
         }
     }
 
@@ -179,6 +190,37 @@ import Testing
             #expect(await limits.knownHandles(in: [Self.alice]) == [Self.alice])
             #expect(daemon.hellos.count == 2)
         }
+    }
+
+    @Test func aLiveIterationReintroducesTheAppToARestartedDaemon() async throws {
+        try await withDaemon(keepAliveInterval: .milliseconds(300)) { daemon, limits in
+            let updates = Collector(limits.updates)
+            #expect(await eventually { daemon.connectedApps == 1 })
+            // The daemon restarts: it no longer knows the app, so a new answer only lands in its inbox.
+            daemon.forgetApps()
+            let (asked, resolution) = answered(uuid(6), handle: "bob")
+            daemon.push(inboxID: 41, .init(asked: asked, resolution: resolution))
+            #expect(updates.values.isEmpty)
+            // The next keep-alive hello makes the daemon push its inbox.
+            #expect(await eventually { updates.values.map(\.question.id) == [uuid(6)] })
+            #expect(await eventually { daemon.acks == [41] })
+            #expect(daemon.hellos.count >= 2)
+            updates.cancel()
+        }
+    }
+
+    @Test func iteratingWaitsForALateDaemon() async throws {
+        let daemon = try FakeChildDevice()
+        let limits = CommunicationLimits(socketPath: daemon.path, bundleID: "com.example.chat", timeout: .seconds(1))
+        let updates = Collector(limits.updates)
+        try await Task.sleep(for: .milliseconds(300))
+        try await daemon.start()
+        let (asked, resolution) = answered(uuid(7), handle: "bob")
+        daemon.push(inboxID: 51, .init(asked: asked, resolution: resolution))
+        #expect(await eventually(timeout: .seconds(8)) { updates.values.map(\.question.id) == [uuid(7)] })
+        #expect(await eventually { daemon.acks == [51] })
+        await limits.close()
+        await daemon.stop()
     }
 
     @Test func closeThenUseAgainReconnectsWithHello() async throws {
