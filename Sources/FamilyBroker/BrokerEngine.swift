@@ -169,7 +169,7 @@ struct Transaction {
             return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: reason, in: db)
         }
         let handles = question.handles
-        if !handles.isEmpty, try BrokerStore.knownHandles(of: child.id, among: handles, in: db).count == Set(handles).count {
+        if !handles.isEmpty, Set(try BrokerStore.knownHandles(of: child.id, among: handles, in: db)) == Set(handles) {
             let approval = question.choices.first { $0.answer == .approval }!
             return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown, in: db)
         }

@@ -94,7 +94,12 @@ public struct FamilyFile: Codable, Sendable, Equatable {
         case .keyNotFound(let key, let c): DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
         @unknown default: nil
         }
-        return context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") ?? ""
+        // Written as families[0].members[1].role, the way Directory's errors and the docs name keys.
+        var path = ""
+        for key in context?.codingPath ?? [] {
+            if let index = key.intValue { path += "[\(index)]" } else { path += path.isEmpty ? key.stringValue : "." + key.stringValue }
+        }
+        return path
     }
 
     private static func reason(of error: DecodingError) -> String {

@@ -245,9 +245,7 @@ struct BrokerEngineAskTests {
             let q = question(["friend", "friend", "stranger"])
             let outcome = try await broker.ask(q)
             let accepted = try #require(outcome.reply.accepted, "\(outcome.reply)")
-            withKnownIssue("BrokerEngine: known-handle count uses the question's handles with repeats against a Set of them, so [friend, friend, stranger] counts as all known") {
-                #expect(accepted.resolution == nil, "a stranger was approved without asking: \(String(describing: accepted.resolution))")
-            }
+            #expect(accepted.resolution == nil, "a stranger was approved without asking: \(String(describing: accepted.resolution))")
         }
     }
 }

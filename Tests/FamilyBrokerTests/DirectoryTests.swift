@@ -203,9 +203,7 @@ struct DirectoryTests {
         #expect(error.key.replacingOccurrences(of: ".[", with: "[") == "families[0].members[1].role", "\(error)")
         #expect(error.description.contains(error.key))
         // It should read like Directory's errors (families[0].members[1].role), so one file's errors look alike.
-        withKnownIssue("FamilyFile.path(of:) joins index components with '.', giving families.[0].members.[1].role") {
-            #expect(error.key == "families[0].members[1].role")
-        }
+        #expect(error.key == "families[0].members[1].role")
     }
 
     @Test func parseNamesAMissingTopLevelKey() throws {
