@@ -176,7 +176,11 @@ public final class DeviceRuntime: Service, Sendable {
         do {
             let (applied, gap) = try await store.apply(events, behavior: behavior)
             if !applied.isEmpty { await behavior.applied(applied, runtime: self) }
-            if gap { startSync() }
+            if let gap {
+                // Pub/sub lost something (high-water mark, reconnect, not yet subscribed): the log has it.
+                logger.info("gap in events, syncing", metadata: ["expected": "\(gap.expected)", "got": "\(gap.got)"])
+                startSync()
+            }
         } catch {
             logger.error("applying events failed", metadata: ["error": "\(error)"])
         }

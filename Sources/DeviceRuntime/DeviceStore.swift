@@ -30,15 +30,15 @@ public final class DeviceStore: Sendable {
 
     /// Applies the events that continue the log, in order, in one transaction with the new last-applied number.
     /// Returns the events applied and whether a gap was seen (an event beyond the next expected one).
-    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> (applied: [Event], gap: Bool) {
+    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> (applied: [Event], gap: (expected: UInt64, got: UInt64)?) {
         try await pool.write { db in
             var last = try Self.lastApplied(db)
             var applied: [Event] = []
-            var gap = false
+            var gap: (expected: UInt64, got: UInt64)?
             for event in events.sorted(by: { $0.sequence < $1.sequence }) {
                 if event.sequence <= last { continue }  // seen already: discard
                 if event.sequence > last + 1 {
-                    gap = true
+                    gap = (last + 1, event.sequence)
                     break
                 }
                 try behavior.apply(event, in: db)

@@ -146,15 +146,21 @@ extension BrokerStore {
             arguments: [event.memberID, Int64(event.sequence), Data(w.bytes)])
     }
 
+    /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
     static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
-        let rows = try Row.fetchAll(
+        let rows = try Row.fetchCursor(
             db, sql: "SELECT body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?",
             arguments: [member, Int64(clamping: after), limit])
-        return try rows.map { row in
+        var events: [Event] = []
+        var bytes = 0
+        while let row = try rows.next() {
             let data: Data = row[0]
+            bytes += data.count
+            if bytes > Wire.maxReplyBodyBytes, !events.isEmpty { break }
             var r = WireReader(Array(data))
-            return try r.event()
+            events.append(try r.event())
         }
+        return events
     }
 
     private static func decodeQuestion(_ row: Row) throws -> StoredQuestion {

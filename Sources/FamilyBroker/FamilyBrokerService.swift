@@ -47,8 +47,8 @@ public final class FamilyBrokerService: Service {
             }),
             .init(.router, configure: { socket in
                 try Self.secure(socket, keys: keys, options: options)
-                try socket.setSendHighWaterMark(options.subscriberHighWaterMark)
-                try socket.setReceiveHighWaterMark(options.subscriberHighWaterMark)
+                try socket.setSendHighWaterMark(10_000)
+                try socket.setReceiveHighWaterMark(10_000)
                 try socket.bind(options.ingress)
             }),
             .init(.xpub, configure: { socket in
@@ -74,8 +74,15 @@ public final class FamilyBrokerService: Service {
 
         let engine = BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, clock: clock)
         let heartbeat = Task {
+            var reportedDrops: UInt64 = 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: options.heartbeatInterval)
+                let drops = loop.droppedCount
+                if drops > reportedDrops {
+                    // Slow subscribers past their high-water mark: they recover by syncing, nothing is lost.
+                    logger.notice("dropped messages to slow peers", metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
+                    reportedDrops = drops
+                }
                 for member in subscribed.all {
                     loop.send([Wire.topic(for: member), MessageCodec.encode(.heartbeat(head: sequences.head(of: member)))], on: Slot.egress)
                 }

@@ -20,7 +20,8 @@ public final class Fleet: Sendable {
     private let shutDown = Mutex(false)
 
     /// Launches the broker and one daemon per device, and waits until every device is linked.
-    public static func launch(_ spec: FleetSpec, timeout: Duration = .seconds(30)) async throws -> Fleet {
+    /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`.
+    public static func launch(_ spec: FleetSpec, brokerArguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> Fleet {
         let bin = try BinaryLocator.directory()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
         let fm = FileManager.default
@@ -53,7 +54,7 @@ public final class Fleet: Sendable {
             arguments: [
                 "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", "tcp://127.0.0.1:0",
                 "--egress", "tcp://127.0.0.1:0", "--heartbeat", "0.5", "--log-level", "debug",
-            ],
+            ] + brokerArguments,
             environment: [:], logFile: root + "/logs/family-broker.log")
         var devices: [DeviceID: DaemonProcess] = [:]
         var sockets: [DeviceID: String] = [:]

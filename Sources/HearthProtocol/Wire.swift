@@ -14,6 +14,8 @@ public enum Wire {
     public static let maxAvatarBytes = 256 * 1024
     /// Most items in any array field.
     public static let maxArrayCount = 10_000
+    /// Budget for the records of one list reply (sync events, pending questions), leaving room for the rest of the frame.
+    public static let maxReplyBodyBytes = maxFrameSize - 64 * 1024
     /// Most events one sync reply carries.
     public static let maxEventsPerSync: UInt32 = 1000
     /// Largest date magnitude, in milliseconds from 1970 (about the year 318,857): beyond it a date is refused.

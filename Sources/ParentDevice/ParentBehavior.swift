@@ -69,10 +69,17 @@ public final class ParentBehavior: DeviceBehavior {
         case .listPending:
             do {
                 let list = try await runtime.store.pool.read { db in
-                    try Data.fetchAll(db, sql: "SELECT asked FROM pending ORDER BY asked_at").map { data in
+                    // Oldest first, as many as fit in one frame: a person answers and lists again.
+                    var list: [AskedQuestion] = []
+                    var bytes = 0
+                    let rows = try Data.fetchCursor(db, sql: "SELECT asked FROM pending ORDER BY asked_at")
+                    while let data = try rows.next() {
+                        bytes += data.count
+                        if bytes > Wire.maxReplyBodyBytes { break }
                         var r = WireReader(Array(data))
-                        return try r.askedQuestion()
+                        list.append(try r.askedQuestion())
                     }
+                    return list
                 }
                 return .pendingList(list)
             } catch {

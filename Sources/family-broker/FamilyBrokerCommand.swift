@@ -31,6 +31,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between heartbeats to each subscribed member.")
     var heartbeat: Double = 2
 
+    @Option(help: "Events queued per subscriber before the broker drops them for it (it then catches up by syncing).")
+    var subscriberHWM: Int32 = 10_000
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -44,7 +47,8 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
         let logger = Logger(label: "family-broker")
         let options = BrokerOptions(
             ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
-            secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)))
+            secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)),
+            subscriberHighWaterMark: subscriberHWM)
         let service = FamilyBrokerService(options: options, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
