@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "child-device", targets: ["child-device"]),
         .executable(name: "parent-device", targets: ["parent-device"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
+        .executable(name: "hearth-loadtest", targets: ["hearth-loadtest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -76,6 +77,13 @@ let package = Package(
             name: "hearthctl",
             dependencies: [
                 "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "hearth-loadtest",
+            dependencies: [
+                "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
