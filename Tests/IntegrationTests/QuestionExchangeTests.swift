@@ -137,6 +137,21 @@ struct QuestionExchangeTests {
             let console = try await fleet.parent(on: "alice-phone")
             _ = try await console.waitForQuestion(second.id)
 
+            // Bob's phone is off while Alice answers: when it is back it learns the question is settled.
+            let bobsPhone = try fleet.daemon("bob-phone")
+            let fourth = Self.question("pal4")
+            try await app.ask(fourth)
+            let bob = try await fleet.parent(on: "bob-phone")
+            _ = try await bob.waitForQuestion(fourth.id)
+            await bobsPhone.stop()
+            try await console.approve(fourth.id)
+            try bobsPhone.start()
+            try await fleet.waitUntilLinked("bob-phone")
+            try await fleet.eventually("bob's phone learns it was answered while it was off") {
+                try await bob.pending().allSatisfy { $0.question.id != fourth.id }
+            }
+            await bob.close()
+
             // Asked while the broker is down: the outbox sends it once the broker is back.
             await fleet.currentBroker.stop()
             let third = Self.question("pal3")
