@@ -21,6 +21,7 @@ public final class CommunicationLimits: Sendable {
 
     let connection: ChildDeviceConnection
     let hub: ResponseHub
+    let acknowledgements = AcknowledgementTracker()
 
     /// An instance talking to the daemon at `socketPath` as the app `bundleID`. Nothing connects until first use.
     public convenience init(socketPath: String, bundleID: String, timeout: Duration = .seconds(5)) {
@@ -38,9 +39,10 @@ public final class CommunicationLimits: Sendable {
         let connection = ChildDeviceConnection(
             socketPath: socketPath, bundleID: bundleID, timeout: timeout, keepAliveInterval: keepAliveInterval, hub: hub
         )
+        let acknowledgements = self.acknowledgements
         hub.setAcknowledger { [weak connection] inboxID in
             guard let connection else { return }
-            Task { await connection.acknowledge(inboxID) }
+            acknowledgements.start(inboxID) { await connection.acknowledge(inboxID) }
         }
         self.hub = hub
         self.connection = connection
@@ -124,6 +126,7 @@ public final class CommunicationLimits: Sendable {
 
     /// Releases the connection and ends live iterations of `updates`; a later call connects again.
     public func close() async {
+        await acknowledgements.drain()
         await connection.close()
         hub.finishAll()
     }
