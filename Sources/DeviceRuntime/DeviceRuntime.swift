@@ -172,7 +172,8 @@ public final class DeviceRuntime: Service, Sendable {
         if let head = behindHead, head > (try? await store.lastApplied()) ?? 0 { startSync() }
     }
 
-    private func apply(_ events: [Event]) async {
+    @discardableResult
+    private func apply(_ events: [Event]) async -> Int {
         do {
             let (applied, gap) = try await store.apply(events, behavior: behavior)
             if !applied.isEmpty { await behavior.applied(applied, runtime: self) }
@@ -181,8 +182,10 @@ public final class DeviceRuntime: Service, Sendable {
                 logger.info("gap in events, syncing", metadata: ["expected": "\(gap.expected)", "got": "\(gap.got)"])
                 startSync()
             }
+            return applied.count
         } catch {
             logger.error("applying events failed", metadata: ["error": "\(error)"])
+            return 0
         }
     }
 
@@ -254,7 +257,11 @@ public final class DeviceRuntime: Service, Sendable {
         while true {
             let after = try await store.lastApplied()
             guard case .events(let head, let events) = try await request(.sync(after: after, limit: Wire.maxEventsPerSync)) else { return }
-            if !events.isEmpty { await apply(events) }
+            if !events.isEmpty {
+                let applied = await apply(events)
+                // Events pub/sub did not bring (not yet subscribed, dropped at the high-water mark, a reconnect).
+                if applied > 0 { logger.info("caught up by sync", metadata: ["events": "\(applied)", "head": "\(head)"]) }
+            }
             let now = try await store.lastApplied()
             if now >= head || events.isEmpty { return }
         }
