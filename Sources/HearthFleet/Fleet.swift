@@ -83,6 +83,22 @@ public final class Fleet: Sendable {
         return fleet
     }
 
+    /// Launches a fleet, runs `body` with it, and shuts it down whether `body` returns or throws: no process or file
+    /// is left behind by a failing test.
+    public static func with<T>(
+        _ spec: FleetSpec, brokerArguments: [String] = [], timeout: Duration = .seconds(30), _ body: (Fleet) async throws -> T
+    ) async throws -> T {
+        let fleet = try await launch(spec, brokerArguments: brokerArguments, timeout: timeout)
+        do {
+            let result = try await body(fleet)
+            await fleet.shutdown()
+            return result
+        } catch {
+            await fleet.shutdown()
+            throw error
+        }
+    }
+
     private init(directory: String, broker: DaemonProcess, devices: [DeviceID: DaemonProcess], owners: [DeviceID: MemberID], sockets: [DeviceID: String]) {
         self.directory = directory
         self.broker = broker

@@ -41,9 +41,9 @@ struct DeliveryUnderFaultsTests {
     }
 
     @Test func everyQuestionAnsweredOnceThroughSigkills() async throws {
-        let fleet = try await Fleet.launch(Self.family)
-        let approver = Self.autoApprove(fleet)
-        do {
+        try await Fleet.with(Self.family) { fleet in
+            let approver = Self.autoApprove(fleet)
+            defer { approver.cancel() }
             let app = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
             let responses = ResponseCollector(app)
             var asked: [UUID] = []
@@ -93,19 +93,13 @@ struct DeliveryUnderFaultsTests {
             phoneResponses.cancel()
             await app.close()
             await phone.close()
-        } catch {
-            approver.cancel()
-            await fleet.shutdown()
-            throw error
         }
-        approver.cancel()
-        await fleet.shutdown()
     }
 
     @Test func aDeviceOfflineForLongCatchesUp() async throws {
-        let fleet = try await Fleet.launch(Self.family)
-        let approver = Self.autoApprove(fleet)
-        do {
+        try await Fleet.with(Self.family) { fleet in
+            let approver = Self.autoApprove(fleet)
+            defer { approver.cancel() }
             // The phone is off while many events happen: they are published before it subscribes again.
             try await fleet.daemon("emma-phone").stop()
             let tablet = fleet.app("com.example.chat", on: "emma-tablet")
@@ -136,13 +130,7 @@ struct DeliveryUnderFaultsTests {
             phoneResponses.cancel()
             await tablet.close()
             await phone.close()
-        } catch {
-            approver.cancel()
-            await fleet.shutdown()
-            throw error
         }
-        approver.cancel()
-        await fleet.shutdown()
     }
 }
 
@@ -150,9 +138,9 @@ struct DeliveryUnderFaultsTests {
 @Suite("Slow subscriber", .serialized)
 struct SlowSubscriberTests {
     @Test func aPausedDevicePastItsHighWaterMarkRecoversEverything() async throws {
-        let fleet = try await Fleet.launch(DeliveryUnderFaultsTests.family, brokerArguments: ["--subscriber-hwm", "4"])
-        let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
-        do {
+        try await Fleet.with(DeliveryUnderFaultsTests.family, brokerArguments: ["--subscriber-hwm", "4"]) { fleet in
+            let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
+            defer { approver.cancel() }
             let phone = try fleet.daemon("emma-phone")
             phone.signal(SIGSTOP)
             // Big events (a 200 KB avatar each) so the socket buffers fill and the broker's queue for the phone overflows.
@@ -186,12 +174,6 @@ struct SlowSubscriberTests {
             await console.close()
             await phoneApp.close()
             await tablet.close()
-        } catch {
-            approver.cancel()
-            await fleet.shutdown()
-            throw error
         }
-        approver.cancel()
-        await fleet.shutdown()
     }
 }

@@ -22,8 +22,7 @@ struct DeviceIsolationTests {
     ])
 
     @Test func unknownKeyNeitherConnectsNorReceives() async throws {
-        let fleet = try await Fleet.launch(Self.families)
-        do {
+        try await Fleet.with(Self.families) { fleet in
             let broker = try RawPeer.readyFile(fleet.readyFile)
             let stranger = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: try CurveKeyPair.generate())
             let zedKeys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/zed-phone.key")
@@ -64,16 +63,11 @@ struct DeviceIsolationTests {
             for peer in [stranger, zed, yuri] { await peer.close() }
             await alice.close()
             await app.close()
-        } catch {
-            await fleet.shutdown()
-            throw error
         }
-        await fleet.shutdown()
     }
 
     @Test func childDeviceWithUnenrolledKeyNeverLinks() async throws {
-        let fleet = try await Fleet.launch(Self.families)
-        do {
+        try await Fleet.with(Self.families) { fleet in
             // A real child-device daemon with a key the broker does not know.
             let bin = try BinaryLocator.directory()
             let socket = fleet.directory + "/run/intruder.sock"
@@ -104,10 +98,6 @@ struct DeviceIsolationTests {
             #expect(try await alice.pending().isEmpty)
             await alice.close()
             await app.close()
-        } catch {
-            await fleet.shutdown()
-            throw error
         }
-        await fleet.shutdown()
     }
 }

@@ -23,8 +23,7 @@ struct QuestionExchangeTests {
     }
 
     @Test func askApproveDeclineReachEveryDevice() async throws {
-        let fleet = try await Fleet.launch(Self.family)
-        do {
+        try await Fleet.with(Self.family) { fleet in
             let tablet = fleet.app("com.example.chat", on: "emma-tablet")
             let phone = fleet.app("com.example.chat", on: "emma-phone")
             let otherApp = fleet.app("com.example.other", on: "emma-tablet")
@@ -93,16 +92,11 @@ struct QuestionExchangeTests {
             for app in [tablet, phone, otherApp] { await app.close() }
             await alice.close()
             await bob.close()
-        } catch {
-            await fleet.shutdown()
-            throw error
         }
-        await fleet.shutdown()
     }
 
     @Test func everythingSurvivesRestartingEachDaemon() async throws {
-        let fleet = try await Fleet.launch(Self.family)
-        do {
+        try await Fleet.with(Self.family) { fleet in
             let friend = CommunicationHandle(value: "pal1", kind: .custom)
             let first = Self.question(friend.value)
             do {
@@ -132,7 +126,7 @@ struct QuestionExchangeTests {
             try await fleet.daemon("alice-phone").stop()
             let second = Self.question("pal2")
             try await app.ask(second)
-            try await fleet.daemon("alice-phone").start()
+            try fleet.daemon("alice-phone").start()
             try await fleet.waitUntilLinked("alice-phone")
             let console = try await fleet.parent(on: "alice-phone")
             _ = try await console.waitForQuestion(second.id)
@@ -167,10 +161,6 @@ struct QuestionExchangeTests {
             responses.cancel()
             await app.close()
             await console.close()
-        } catch {
-            await fleet.shutdown()
-            throw error
         }
-        await fleet.shutdown()
     }
 }
