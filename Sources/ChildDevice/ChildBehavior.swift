@@ -33,16 +33,16 @@ public final class ChildBehavior: DeviceBehavior {
     public func apply(_ event: Event, in db: Database) throws {
         switch event.body {
         case .questionPending(let asked):
-            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [Self.blob(asked.question.id)])
+            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
         case .questionResolved(let asked, let resolution):
-            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [Self.blob(asked.question.id)])
+            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
             var a = WireWriter()
             a.askedQuestion(asked)
             var r = WireWriter()
             r.resolution(resolution)
             try db.execute(
                 sql: "INSERT OR IGNORE INTO inbox (app, question_id, asked, resolution) VALUES (?, ?, ?, ?)",
-                arguments: [asked.appBundleID, Self.blob(asked.question.id), Data(a.bytes), Data(r.bytes)])
+                arguments: [asked.appBundleID, asked.question.id.wireBytes, Data(a.bytes), Data(r.bytes)])
         case .handlesChanged(let added, let removed):
             for handle in added {
                 try db.execute(sql: "INSERT OR IGNORE INTO known_handle (kind, value) VALUES (?, ?)", arguments: [handle.kind.rawValue, handle.value])
@@ -115,7 +115,7 @@ public final class ChildBehavior: DeviceBehavior {
             try await runtime.store.pool.write { db in
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO outbox (question_id, app, question, created_at) VALUES (?, ?, ?, ?)",
-                    arguments: [Self.blob(question.id), app, bytes, Date().timeIntervalSince1970])
+                    arguments: [question.id.wireBytes, app, bytes, Date().timeIntervalSince1970])
             }
         } catch {
             return .error(ErrorReply(.internalError, "child-device could not store the question"))
@@ -146,7 +146,7 @@ public final class ChildBehavior: DeviceBehavior {
 
     private func removeFromOutbox(_ id: UUID, runtime: DeviceRuntime) async throws {
         try await runtime.store.pool.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [Self.blob(id)])
+            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [id.wireBytes])
         }
     }
 
@@ -195,5 +195,4 @@ public final class ChildBehavior: DeviceBehavior {
         }
     }
 
-    static func blob(_ id: UUID) -> Data { withUnsafeBytes(of: id.uuid) { Data($0) } }
 }

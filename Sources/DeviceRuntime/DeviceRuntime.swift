@@ -92,7 +92,7 @@ public final class DeviceRuntime: Service, Sendable {
             "broker": "\(options.brokerIngress)", "socket": "\(options.localSocket)", "publicKey": "\(keys.publicKey)",
         ])
         let link = Task { await maintainLink() }
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             for await batch in loop.inbound {
                 await handle(batch)
             }

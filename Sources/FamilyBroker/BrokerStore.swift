@@ -85,7 +85,7 @@ extension BrokerStore {
     }
 
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT asked, resolution FROM question WHERE id = ?", arguments: [uuidBlob(id)]) else {
+        guard let row = try Row.fetchOne(db, sql: "SELECT asked, resolution FROM question WHERE id = ?", arguments: [id.wireBytes]) else {
             return nil
         }
         return try decodeQuestion(row)
@@ -108,7 +108,7 @@ extension BrokerStore {
         try db.execute(
             sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution) VALUES (?, ?, ?, ?, ?, ?, ?)",
             arguments: [
-                uuidBlob(asked.question.id), asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
+                asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
                 asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
                 resolution == nil ? 0 : 1, resolution.map(encodeResolution),
             ])
@@ -117,7 +117,7 @@ extension BrokerStore {
     static func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
         try db.execute(
             sql: "UPDATE question SET status = 1, resolution = ? WHERE id = ?",
-            arguments: [encodeResolution(resolution), uuidBlob(id)])
+            arguments: [encodeResolution(resolution), id.wireBytes])
     }
 
     static func knownHandles(of child: MemberID, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle] {
@@ -132,7 +132,7 @@ extension BrokerStore {
         for handle in handles {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)",
-                arguments: [child, handle.kind.rawValue, handle.value, question.map(uuidBlob)])
+                arguments: [child, handle.kind.rawValue, handle.value, question.map(\.wireBytes)])
             if db.changesCount > 0 { added.append(handle) }
         }
         return added
@@ -179,9 +179,5 @@ extension BrokerStore {
         var w = WireWriter()
         w.resolution(resolution)
         return Data(w.bytes)
-    }
-
-    static func uuidBlob(_ id: UUID) -> Data {
-        withUnsafeBytes(of: id.uuid) { Data($0) }
     }
 }

@@ -88,7 +88,7 @@ public final class FamilyBrokerService: Service {
                 }
             }
         }
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             for await batch in loop.inbound {
                 await Self.process(batch, engine: engine, loop: loop)
             }
@@ -140,14 +140,14 @@ public final class FamilyBrokerService: Service {
     static func authenticate(_ message: ZMQMessage, socket: ZMQSocket, directory: DirectoryBox, logger: Logger) {
         guard let request = try? ZAPRequest(frames: message.frames) else {
             // libzmq always sends well-formed requests; a REP socket must still answer to stay usable.
-            try? socket.send([Array("1.0".utf8), [], Array("400".utf8), Array("malformed".utf8), [], []])
+            _ = try? socket.send([Array("1.0".utf8), [], Array("400".utf8), Array("malformed".utf8), [], []])
             return
         }
         let device = request.mechanism == "CURVE" ? request.curvePublicKeyZ85.flatMap { directory.current.deviceByKey[$0] } : nil
         if device == nil {
             logger.notice("refused an unknown key", metadata: ["address": "\(request.address)", "mechanism": "\(request.mechanism)"])
         }
-        try? socket.send(request.reply(allowed: device != nil, userId: device ?? "", statusText: device == nil ? "key not enrolled" : "OK"))
+        _ = try? socket.send(request.reply(allowed: device != nil, userId: device ?? "", statusText: device == nil ? "key not enrolled" : "OK"))
     }
 
     /// XPUB_MANUAL: whatever a device asks to subscribe to, its pipe gets exactly its own member's topic.

@@ -35,7 +35,7 @@ public final class DaemonProcess: Sendable {
     /// Starts the process (again, after a stop or a kill).
     public func start() throws {
         guard !isRunning else { return }
-        if !FileManager.default.fileExists(atPath: logFile) { FileManager.default.createFile(atPath: logFile, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logFile) { _ = FileManager.default.createFile(atPath: logFile, contents: nil) }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         log.seekToEndOfFile()
         log.write("---- start \(name) \(Date())\n".data(using: .utf8)!)

@@ -25,7 +25,7 @@ public final class ParentBehavior: DeviceBehavior {
         case .questionPending(let asked):
             var w = WireWriter()
             w.askedQuestion(asked)
-            let id = Self.blob(asked.question.id)
+            let id = asked.question.id.wireBytes
             guard try !(Bool.fetchOne(db, sql: "SELECT 1 FROM resolved WHERE question_id = ?", arguments: [id]) ?? false) else { return }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO pending (question_id, asked, asked_at) VALUES (?, ?, ?)",
@@ -35,7 +35,7 @@ public final class ParentBehavior: DeviceBehavior {
             a.askedQuestion(asked)
             var r = WireWriter()
             r.resolution(resolution)
-            let id = Self.blob(asked.question.id)
+            let id = asked.question.id.wireBytes
             try db.execute(sql: "DELETE FROM pending WHERE question_id = ?", arguments: [id])
             try db.execute(
                 sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
@@ -101,5 +101,4 @@ public final class ParentBehavior: DeviceBehavior {
         }
     }
 
-    static func blob(_ id: UUID) -> Data { withUnsafeBytes(of: id.uuid) { Data($0) } }
 }
