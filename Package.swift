@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -80,10 +81,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "HearthLoad",
+            dependencies: [
+                "CZeroMQ", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthFleet",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
         .executableTarget(
             name: "hearth-loadtest",
             dependencies: [
-                "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport",
+                "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport", "HearthLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,7 +103,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "ZeroMQ",
-                "family-broker", "child-device", "parent-device", "hearthctl",
+                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
             ]
         ),
     ],

@@ -19,7 +19,8 @@ public final class DaemonProcess: Sendable {
 
     private let state = Mutex(State())
 
-    init(name: String, executable: String, arguments: [String], environment: [String: String], logFile: String) {
+    /// A process to run as `executable arguments`, with `environment` added to this process's, logging to `logFile`.
+    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], logFile: String) {
         self.name = name
         self.executable = executable
         self.arguments = arguments

@@ -22,31 +22,30 @@ public final class Fleet: Sendable {
     /// Launches the broker and one daemon per device, and waits until every device is linked.
     /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`.
     public static func launch(_ spec: FleetSpec, brokerArguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> Fleet {
+        let fleet = try prepare(spec, brokerArguments: brokerArguments)
+        try await fleet.start(timeout: timeout)
+        return fleet
+    }
+
+    /// Writes the keys (`keys/<device>.key`), the family file and the daemons' command lines, and starts nothing:
+    /// a caller can fill the broker's state (`broker/`) before `start`. With `deviceDaemons` false only the broker is
+    /// run, for programs that speak the protocol to it themselves (load generators) with the devices' key files.
+    public static func prepare(_ spec: FleetSpec, brokerArguments: [String] = [], deviceDaemons: Bool = true) throws -> Fleet {
         let bin = try BinaryLocator.directory()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
         let fm = FileManager.default
         for sub in ["keys", "logs", "run", "broker"] {
             try fm.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        var file = FamilyFile(families: [], unaffiliated: [])
+        let file = try spec.familyFile(keysDirectory: root + "/keys")
         var owners: [DeviceID: MemberID] = [:]
         var roles: [DeviceID: MemberRole] = [:]
-        func entry(_ member: FleetSpec.Member) throws -> FamilyFile.Member {
-            var devices: [FamilyFile.Device] = []
+        for (_, member) in spec.allMembers {
             for device in member.devices {
-                let keys = try KeyFiles.generate(at: root + "/keys/" + device)
-                devices.append(.init(id: device, publicKey: keys.publicKey))
                 owners[device] = member.id
                 roles[device] = member.role
             }
-            return FamilyFile.Member(
-                id: member.id, name: member.id, role: member.role.name, birthDate: member.birthDate, region: member.region,
-                communicationLimits: member.communicationLimits, devices: devices)
         }
-        for family in spec.families {
-            file.families.append(.init(id: family.id, name: family.id, members: try family.members.map(entry)))
-        }
-        file.unaffiliated = try spec.unaffiliated.map(entry)
         try file.yaml().write(toFile: root + "/families.yaml", atomically: true, encoding: .utf8)
 
         let broker = DaemonProcess(
@@ -58,7 +57,7 @@ public final class Fleet: Sendable {
             environment: [:], logFile: root + "/logs/family-broker.log")
         var devices: [DeviceID: DaemonProcess] = [:]
         var sockets: [DeviceID: String] = [:]
-        for (device, role) in roles {
+        for (device, role) in roles where deviceDaemons {
             let kind = role == .child ? "child-device" : "parent-device"
             let socket = root + "/run/\(device).sock"
             sockets[device] = socket
@@ -70,17 +69,21 @@ public final class Fleet: Sendable {
                 ],
                 environment: [:], logFile: root + "/logs/\(device).log")
         }
-        let fleet = Fleet(directory: root, broker: broker, devices: devices, owners: owners, sockets: sockets)
+        return Fleet(directory: root, broker: broker, devices: devices, owners: owners, sockets: sockets)
+    }
+
+    /// Starts a prepared fleet: the broker, then every device daemon, and waits until each is linked. On failure the
+    /// fleet is shut down and the error carries the daemons' logs.
+    public func start(timeout: Duration = .seconds(30)) async throws {
         do {
-            try await fleet.startBroker(timeout: timeout)
+            try await startBroker(timeout: timeout)
             for device in devices.values { try device.start() }
-            for device in devices.keys.sorted() { try await fleet.waitUntilLinked(device, timeout: timeout) }
+            for device in devices.keys.sorted() { try await waitUntilLinked(device, timeout: timeout) }
         } catch {
-            let logs = fleet.logs()
-            await fleet.shutdown()
+            let logs = logs()
+            await shutdown()
             throw FleetError("fleet did not start: \(error)", logs: logs)
         }
-        return fleet
     }
 
     /// Launches a fleet, runs `body` with it, and shuts it down whether `body` returns or throws: no process or file

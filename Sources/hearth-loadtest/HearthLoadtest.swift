@@ -4,6 +4,6 @@ import ArgumentParser
 struct HearthLoadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-loadtest",
-        abstract: "Measure Hearth: the wire codec, and broker start-up over a large stored history.",
-        subcommands: [CodecBenchmark.self, StartupBenchmark.self])
+        abstract: "Load-test and measure Hearth: broker cycles, the raw libzmq baseline, the binding, the codec, start-up.",
+        subcommands: [CycleCommand.self, PubSubCommand.self, CodecBenchmark.self, StartupBenchmark.self, RelayCommand.self])
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Histogram
+
+/// The figures of one cycle run against one target, as written to the JSON report.
+public struct CycleReport: Codable, Sendable {
+    public struct Latency: Codable, Sendable {
+        /// Microseconds.
+        public var p50: UInt64, p90: UInt64, p99: UInt64, p999: UInt64, max: UInt64
+        public var mean: Double
+        public var count: UInt64
+
+        init(_ h: Histogram<UInt64>) {
+            p50 = h.valueAtPercentile(50)
+            p90 = h.valueAtPercentile(90)
+            p99 = h.valueAtPercentile(99)
+            p999 = h.valueAtPercentile(99.9)
+            max = h.totalCount == 0 ? 0 : h.max
+            mean = h.totalCount == 0 ? 0 : h.mean
+            count = h.totalCount
+        }
+    }
+
+    public struct ProcessFigures: Codable, Sendable {
+        public var pid: Int32
+        /// Percent of one core over the measured window.
+        public var cpuPercent: Double?
+        public var residentMiB: Double?
+        public var peakResidentMiB: Double?
+    }
+
+    /// `broker` or `relay`.
+    public var target: String
+    /// `open` or `closed`.
+    public var mode: String
+    public var targetRate: Double?
+    public var inFlight: Int?
+    public var families: Int
+    public var childrenPerFamily: Int
+    public var parentsPerFamily: Int
+    public var devices: Int
+    public var shards: Int
+    public var warmupSeconds: Double
+    public var durationSeconds: Double
+    public var thinkTimeMilliseconds: Double
+    /// Cycles completed inside the measured window.
+    public var cycles: Int
+    /// Asks intended inside the window.
+    public var sent: Int
+    /// `cycles` / `durationSeconds`.
+    public var cyclesPerSecond: Double
+    /// Whole-cycle latency (ask sent → response at the child), from the intended send time, think time excluded.
+    public var latencyMicroseconds: Latency
+    public var errors: Int
+    public var lost: Int
+    public var duplicated: Int
+    public var redelivered: Int
+    public var gapsSynced: Int
+    public var server: ProcessFigures
+    /// The load generator's own CPU over the window (all its threads), percent of one core.
+    public var generatorCPUPercent: Double?
+    public var errorSamples: [String]
+
+    /// One human-readable block.
+    public var text: String {
+        let l = latencyMicroseconds
+        func ms(_ us: UInt64) -> String { String(format: "%.2f ms", Double(us) / 1000) }
+        let offered = mode == "open" ? String(format: "open loop at %.0f cycles/s", targetRate ?? 0) : "closed loop, \(inFlight ?? 0) in flight"
+        var lines = [
+            "\(target): \(offered); \(families) families × (\(childrenPerFamily) child, \(parentsPerFamily) parent) = \(devices) devices, \(shards) shard(s)",
+            String(format: "  throughput  %.0f cycles/s  (%d cycles in %.0f s; %d asked)", cyclesPerSecond, cycles, durationSeconds, sent),
+            "  latency     p50 \(ms(l.p50))  p90 \(ms(l.p90))  p99 \(ms(l.p99))  p99.9 \(ms(l.p999))  max \(ms(l.max))  (\(l.count) cycles, think time excluded)",
+            "  checks      errors \(errors)  lost \(lost)  duplicated \(duplicated)  (redelivered \(redelivered), gaps synced \(gapsSynced))",
+            "  \(target) process  CPU \(server.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?")  RSS \(server.residentMiB.map { String(format: "%.0f MiB", $0) } ?? "?") (peak \(server.peakResidentMiB.map { String(format: "%.0f MiB", $0) } ?? "?"));  generator CPU \(generatorCPUPercent.map { String(format: "%.0f%%", $0) } ?? "?")",
+        ]
+        if !errorSamples.isEmpty { lines.append("  first errors: " + errorSamples.joined(separator: " | ")) }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Histogram
+
+/// Runs simulated families against one target: connects every device, offers the load, prints a progress line
+/// every second, and returns the report.
+public struct CycleRun: Sendable {
+    public var shape: LoadShape
+    public var plan: LoadPlan
+    public var shards: Int
+    public var target: LoadTarget
+    public var families: [SimulatedFamily]
+    /// Where progress lines go; nil for none.
+    public var progress: (@Sendable (String) -> Void)?
+
+    public init(shape: LoadShape, plan: LoadPlan, shards: Int, target: LoadTarget, families: [SimulatedFamily], progress: (@Sendable (String) -> Void)?) {
+        self.shape = shape
+        self.plan = plan
+        self.shards = shards
+        self.target = target
+        self.families = families
+        self.progress = progress
+    }
+
+    public func run() async throws -> CycleReport {
+        let shardCount = max(1, min(shards, families.count))
+        let control = RunControl(shards: shardCount)
+        let runTag = UInt32.random(in: 1...UInt32.max)
+        var first = 0
+        for s in 0..<shardCount {
+            let count = families.count / shardCount + (s < families.count % shardCount ? 1 : 0)
+            let fraction = Double(count) / Double(families.count)
+            let share: Double = switch plan.mode {
+            case .open(let rate): rate * fraction
+            case .closed(let inFlight): Double(inFlight / shardCount + (s < inFlight % shardCount ? 1 : 0))
+            case .connectOnly: 0
+            }
+            LoadShard(index: s, target: target, families: Array(families[first..<(first + count)]), plan: plan, control: control, runTag: runTag, share: share).start()
+            first += count
+        }
+
+        // Connecting: every device welcomed and subscribed.
+        let connectStart = ContinuousClock.now
+        while control.ready.load(ordering: .relaxed) < shardCount {
+            if let failure = control.failure.withLock({ $0 }) {
+                await waitFinished(control)
+                throw LoadError("devices could not connect: \(failure)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        progress?("connected \(families.count * shape.devicesPerFamily) devices (\(shardCount) shards) in \(ContinuousClock.now - connectStart)")
+
+        let start = monotonicNanoseconds() + 20_000_000
+        control.startNanoseconds.store(start, ordering: .relaxed)
+        let begin = ContinuousClock.now + .milliseconds(20)
+        let windowStart = begin + plan.warmup
+        let windowEnd = windowStart + plan.duration
+        let pid = target.pid
+        // CPU over exactly the measured window, sampled apart from the progress lines.
+        let sampler = Task { () -> (server: (ProcessSample?, ProcessSample?), generator: (ProcessSample?, ProcessSample?)) in
+            try? await Task.sleep(until: windowStart, clock: .continuous)
+            let server0 = ProcessSample.read(pid), self0 = ProcessSample.read(getpid())
+            try? await Task.sleep(until: windowEnd, clock: .continuous)
+            return ((server0, ProcessSample.read(pid)), (self0, ProcessSample.read(getpid())))
+        }
+        var lastCompleted = 0
+        var tick = begin
+        while control.finished.load(ordering: .relaxed) < shardCount {
+            tick = tick + .seconds(1)
+            while ContinuousClock.now < tick, control.finished.load(ordering: .relaxed) < shardCount {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            let now = ContinuousClock.now
+            let completed = control.completed.load(ordering: .relaxed)
+            let interval = control.interval.withLock { h in
+                defer { h.reset() }
+                return h
+            }
+            let phase = now < windowStart ? "warm-up" : now < windowEnd ? "measure" : "drain"
+            let elapsed = now - begin
+            progress?(String(
+                format: "%5.1fs \(phase)  sent %d  done %d  %.0f cycles/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms  errors %d",
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                control.sent.load(ordering: .relaxed), completed, Double(completed - lastCompleted),
+                Double(interval.valueAtPercentile(50)) / 1000, Double(interval.valueAtPercentile(99)) / 1000,
+                Double(interval.totalCount == 0 ? 0 : interval.max) / 1000, control.errors.load(ordering: .relaxed)))
+            lastCompleted = completed
+            if now > windowEnd + plan.drainTimeout + .seconds(30) {
+                control.fail("shards did not finish 30 s after the drain timeout")
+            }
+        }
+        if ContinuousClock.now < windowEnd { sampler.cancel() }
+        let samples = await sampler.value
+        let (serverStart, serverEnd) = samples.server
+        let (selfStart, selfEnd) = samples.generator
+        if let failure = control.failure.withLock({ $0 }) { throw LoadError(failure) }
+        let total = ShardResult.merged(control.results.withLock { $0 })
+        let seconds = Double(plan.duration.components.seconds) + Double(plan.duration.components.attoseconds) / 1e18
+        let end = ProcessSample.read(target.pid) ?? serverEnd
+        let (mode, rate, inFlight): (String, Double?, Int?) = switch plan.mode {
+        case .open(let rate): ("open", rate, nil)
+        case .closed(let n): ("closed", nil, n)
+        case .connectOnly: ("connect", nil, nil)
+        }
+        return CycleReport(
+            target: target.kind.rawValue, mode: mode, targetRate: rate, inFlight: inFlight, families: families.count,
+            childrenPerFamily: shape.children, parentsPerFamily: shape.parents, devices: total.devices, shards: shardCount,
+            warmupSeconds: Double(plan.warmup.components.seconds), durationSeconds: seconds,
+            thinkTimeMilliseconds: Double(plan.thinkTime.nanoseconds) / 1e6, cycles: total.completedInWindow, sent: total.sentInWindow,
+            cyclesPerSecond: Double(total.completedInWindow) / seconds, latencyMicroseconds: .init(total.latency),
+            errors: total.errors, lost: total.lost, duplicated: total.duplicated, redelivered: total.redelivered,
+            gapsSynced: total.gapsSynced,
+            server: .init(
+                pid: target.pid, cpuPercent: ProcessSample.cpuPercent(from: serverStart, to: serverEnd),
+                residentMiB: end.map { Double($0.residentKiB) / 1024 }, peakResidentMiB: end.map { Double($0.peakResidentKiB) / 1024 }),
+            generatorCPUPercent: ProcessSample.cpuPercent(from: selfStart, to: selfEnd), errorSamples: total.errorSamples)
+    }
+
+    private func waitFinished(_ control: RunControl) async {
+        control.stop.store(true, ordering: .relaxed)
+        while control.finished.load(ordering: .relaxed) < control.shards {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import HearthLoad
+import HearthTransport
+
+/// ask → approve → response cycles against a broker, and optionally against the raw relay in the same run.
+struct CycleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cycle",
+        abstract: "Simulated families against a broker: whole-cycle latency (HdrHistogram), throughput, lost/duplicated checks.",
+        discussion: """
+            Each device is a CURVE DEALER + SUB with its own key. A child asks, the parent receives the question, \
+            approves after the think time, and the cycle ends when the child receives the response. Open loop \
+            (--rate) measures latency from each ask's intended send time; closed loop (--closed --in-flight N) finds \
+            the most the broker sustains.
+            """)
+
+    @Option(help: "Families to simulate.") var families = 100
+    @Option(help: "Children per family (one device each).") var children = 1
+    @Option(help: "Parents per family (one device each); one of them answers each question.") var parents = 1
+    @Option(help: "Open loop: cycles per second offered.") var rate: Double = 1000
+    @Flag(help: "Closed loop: keep --in-flight cycles outstanding instead of a fixed rate.") var closed = false
+    @Option(help: "Closed loop: cycles outstanding at once.") var inFlight = 64
+    @Option(help: "Seconds measured.") var duration: Double = 10
+    @Option(help: "Seconds of load before measuring.") var warmup: Double = 2
+    @Option(help: "Milliseconds a parent waits before approving (excluded from the latency).") var thinkTime: Double = 0
+    @Option(help: "Generator threads (each with its own libzmq context).") var shards = 2
+    @Option(help: "`launch` to start a broker with durable settings, or the path of a running broker's ready file.")
+    var broker = "launch"
+    @Option(help: "With a running broker: the directory holding each device's <device>.key (see `families`).") var keys: String?
+    @Option(name: .customLong("broker-arg"), help: "An extra family-broker argument when launching (repeat for more).")
+    var brokerArguments: [String] = []
+    @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.") var baseline = false
+    @Flag(inversion: .prefixedNo, help: "CURVE on the relay's sockets, as on the broker's.") var baselineCurve = true
+    @Option(help: "Write the JSON report here.") var json: String?
+    @Flag(help: "No progress lines.") var quiet = false
+
+    func run() async throws {
+        FileLimits.raise()
+        let shape = LoadShape(families: families, children: children, parents: parents)
+        let mode: LoadPlan.Mode = closed ? .closed(inFlight: inFlight) : .open(cyclesPerSecond: rate)
+        let plan = LoadPlan(
+            mode: mode, warmup: .milliseconds(Int(warmup * 1000)), duration: .milliseconds(Int(duration * 1000)),
+            thinkTime: .microseconds(Int(thinkTime * 1000)))
+        let progress: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable (line: String) in print(line) }
+
+        let server: LaunchedServer?
+        let target: LoadTarget
+        let simulated: [SimulatedFamily]
+        if broker == "launch" {
+            progress?("launching family-broker for \(families) families")
+            let launched = try await LaunchedServer.broker(shape, arguments: brokerArguments)
+            server = launched
+            target = launched.target
+            simulated = try launched.families(shape)
+        } else {
+            guard let keys else { throw ValidationError("--keys DIR is needed with a running broker") }
+            server = nil
+            target = try LoadTarget.fromReadyFile(broker, kind: .broker)
+            simulated = try SimulatedFamily.make(shape, families: 0..<families) { device in
+                try KeyFiles.loadPair(secretPath: keys + "/" + device + ".key")
+            }
+        }
+        var report = CycleReports()
+        do {
+            report.broker = try await CycleRun(shape: shape, plan: plan, shards: shards, target: target, families: simulated, progress: progress).run()
+            print(report.broker!.text)
+        } catch {
+            await server?.stop()
+            throw error
+        }
+        await server?.stop()
+
+        if baseline {
+            progress?("launching the raw libzmq relay (CURVE \(baselineCurve ? "on" : "off"))")
+            let keysDirectory = server?.keysDirectory ?? keys ?? ""
+            let relay = try await LaunchedServer.relay(executable: try Self.executable(), curve: baselineCurve, keysDirectory: keysDirectory)
+            do {
+                report.baseline = try await CycleRun(shape: shape, plan: plan, shards: shards, target: relay.target, families: simulated, progress: progress).run()
+            } catch {
+                await relay.stop()
+                throw error
+            }
+            await relay.stop()
+            print(report.baseline!.text)
+            if let ratio = report.brokerToBaseline {
+                print(String(format: "broker / raw relay throughput: %.3f", ratio))
+            }
+        }
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        }
+        if let broker = report.broker, broker.lost > 0 || broker.duplicated > 0 {
+            throw ExitCode(2)
+        }
+    }
+
+    /// This very executable, to run the relay as a process of its own.
+    static func executable() throws -> String {
+        guard let path = Bundle.main.executableURL?.resolvingSymlinksInPath().path else {
+            throw ValidationError("cannot find the hearth-loadtest executable")
+        }
+        return path
+    }
+}
+
+/// The JSON report: the broker's figures, the relay's in the same run, and their throughput ratio.
+struct CycleReports: Codable {
+    var broker: CycleReport?
+    var baseline: CycleReport?
+    var brokerToBaseline: Double? {
+        guard let broker, let baseline, baseline.cyclesPerSecond > 0 else { return nil }
+        return broker.cyclesPerSecond / baseline.cyclesPerSecond
+    }
+
+    enum CodingKeys: String, CodingKey { case broker, baseline, brokerToBaseline }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        broker = try c.decodeIfPresent(CycleReport.self, forKey: .broker)
+        baseline = try c.decodeIfPresent(CycleReport.self, forKey: .baseline)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(broker, forKey: .broker)
+        try c.encodeIfPresent(baseline, forKey: .baseline)
+        try c.encodeIfPresent(brokerToBaseline, forKey: .brokerToBaseline)
+    }
+}
