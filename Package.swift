@@ -81,10 +81,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "CEpoll"),
         .target(
             name: "HearthLoad",
             dependencies: [
-                "CZeroMQ", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthFleet",
+                "CEpoll", "CZeroMQ", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthFleet",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),

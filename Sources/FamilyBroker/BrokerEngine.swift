@@ -55,26 +55,26 @@ public final class BrokerEngine: Sendable {
                 var output = Output()
                 for command in commands {
                     let requestID = MessageCodec.peekRequestID(command.frame)
-                    let saved = tx
+                    let saved = tx.mark()
                     var reply: Message
                     do {
-                        try db.execute(sql: "SAVEPOINT command")
+                        try db.cachedStatement(sql: "SAVEPOINT command").execute()
                         do {
                             reply = try tx.handle(command, in: db)
-                            try db.execute(sql: "RELEASE SAVEPOINT command")
+                            try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
                         } catch {
-                            try db.execute(sql: "ROLLBACK TO SAVEPOINT command")
-                            try db.execute(sql: "RELEASE SAVEPOINT command")
+                            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
+                            try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
                             throw error
                         }
                     } catch let error as ErrorReply {
-                        tx = saved
+                        tx.rollback(to: saved)
                         reply = .error(error)
                     } catch let error as WireError {
-                        tx = saved
+                        tx.rollback(to: saved)
                         reply = .error(ErrorReply(error.code, error.description))
                     } catch {
-                        tx = saved
+                        tx.rollback(to: saved)
                         logger.error("command failed", metadata: ["device": "\(command.deviceID ?? "-")", "error": "\(error)"])
                         reply = .error(ErrorReply(.internalError, "the broker could not store this command; nothing was changed"))
                     }
@@ -99,19 +99,45 @@ public final class BrokerEngine: Sendable {
 }
 
 /// The state of one batch's transaction: staged heads and events, restored when a command's savepoint rolls back.
+///
+/// The committed heads are only read; staged heads live in `changedHeads`, and a rollback undoes a command's
+/// changes from a log, so neither a command nor a rollback copies state that grows with the batch or the directory.
 struct Transaction {
     let directory: Directory
-    var heads: [MemberID: UInt64]
+    /// Heads as committed before this batch.
+    let committedHeads: [MemberID: UInt64]
     var changedHeads: [MemberID: UInt64] = [:]
     var events: [Event] = []
     let now: Date
     let logger: Logger
+    /// Each staged head change with the value it replaced, for `rollback(to:)`.
+    private var undo: [(member: MemberID, previous: UInt64?)] = []
 
     init(directory: Directory, heads: [MemberID: UInt64], now: Date, logger: Logger) {
         self.directory = directory
-        self.heads = heads
+        self.committedHeads = heads
         self.now = now
         self.logger = logger
+    }
+
+    /// A member's head including what this batch has staged.
+    func head(of member: MemberID) -> UInt64 { changedHeads[member] ?? committedHeads[member] ?? 0 }
+
+    /// Where a command starts: what `rollback(to:)` returns to if it fails.
+    struct Mark {
+        let events: Int
+        let undo: Int
+    }
+
+    func mark() -> Mark { Mark(events: events.count, undo: undo.count) }
+
+    /// Forgets the events and head changes staged since `mark`.
+    mutating func rollback(to mark: Mark) {
+        events.removeSubrange(mark.events...)
+        while undo.count > mark.undo {
+            let (member, previous) = undo.removeLast()
+            changedHeads[member] = previous
+        }
     }
 
     mutating func handle(_ command: BrokerEngine.Command, in db: Database) throws -> Message {
@@ -128,12 +154,12 @@ struct Transaction {
             }
             return .welcome(
                 version: Wire.version, familyID: member.familyID, memberID: member.id, deviceID: deviceID, role: member.role,
-                head: heads[member.id] ?? 0)
+                head: head(of: member.id))
         case .ping:
-            return .pong(head: heads[member.id] ?? 0)
+            return .pong(head: head(of: member.id))
         case .sync(let after, let limit):
             let count = Int(min(max(limit, 1), Wire.maxEventsPerSync))
-            return .events(head: heads[member.id] ?? 0, events: try BrokerStore.events(of: member.id, after: after, limit: count, in: db))
+            return .events(head: head(of: member.id), events: try BrokerStore.events(of: member.id, after: after, limit: count, in: db))
         case .knownHandles(let handles):
             guard member.role == .child else {
                 throw ErrorReply(.notAvailable, "known handles are kept for children; \(member.id) is \(member.role.name)")
@@ -262,10 +288,10 @@ struct Transaction {
     // MARK: events
 
     private mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
-        let sequence = (heads[member] ?? 0) + 1
+        let sequence = head(of: member) + 1
         let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
         try BrokerStore.appendEvent(event, in: db)
-        heads[member] = sequence
+        undo.append((member, changedHeads[member]))
         changedHeads[member] = sequence
         events.append(event)
     }

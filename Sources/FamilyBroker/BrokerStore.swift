@@ -85,7 +85,7 @@ extension BrokerStore {
     }
 
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT asked, resolution FROM question WHERE id = ?", arguments: [id.wireBytes]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT asked, resolution FROM question WHERE id = ?"), arguments: [id.wireBytes]) else {
             return nil
         }
         return try decodeQuestion(row)
@@ -94,10 +94,10 @@ extension BrokerStore {
     /// The child's pending, unexpired question from `app` about exactly these handles.
     static func pendingQuestion(child: MemberID, app: BundleID, handlesKey: String, now: Date, in db: Database) throws -> StoredQuestion? {
         let rows = try Row.fetchAll(
-            db, sql: """
+            db.cachedStatement(sql: """
                 SELECT asked, resolution FROM question
                 WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
-                """,
+                """),
             arguments: [child, handlesKey, Int64(now.timeIntervalSince1970 * 1000)])
         return try rows.lazy.map(decodeQuestion).first { $0.asked.appBundleID == app }
     }
@@ -105,9 +105,9 @@ extension BrokerStore {
     static func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {
         var w = WireWriter()
         w.askedQuestion(asked)
-        try db.execute(
-            sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            arguments: [
+        try db.cachedStatement(
+            sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: [
                 asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
                 asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
                 resolution == nil ? 0 : 1, resolution.map(encodeResolution),
@@ -115,9 +115,9 @@ extension BrokerStore {
     }
 
     static func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
-        try db.execute(
-            sql: "UPDATE question SET status = 1, resolution = ? WHERE id = ?",
-            arguments: [encodeResolution(resolution), id.wireBytes])
+        try db.cachedStatement(
+            sql: "UPDATE question SET status = 1, resolution = ? WHERE id = ?"
+        ).execute(arguments: [encodeResolution(resolution), id.wireBytes])
     }
 
     static func knownHandles(of child: MemberID, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle] {
@@ -130,9 +130,9 @@ extension BrokerStore {
     static func addKnownHandles(_ handles: [CommunicationHandle], child: MemberID, question: UUID?, in db: Database) throws -> [CommunicationHandle] {
         var added: [CommunicationHandle] = []
         for handle in handles {
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)",
-                arguments: [child, handle.kind.rawValue, handle.value, question.map(\.wireBytes)])
+            try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [child, handle.kind.rawValue, handle.value, question.map(\.wireBytes)])
             if db.changesCount > 0 { added.append(handle) }
         }
         return added
@@ -141,15 +141,15 @@ extension BrokerStore {
     static func appendEvent(_ event: Event, in db: Database) throws {
         var w = WireWriter()
         w.event(event)
-        try db.execute(
-            sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)",
-            arguments: [event.memberID, Int64(event.sequence), Data(w.bytes)])
+        try db.cachedStatement(
+            sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)"
+        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(w.bytes)])
     }
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
     static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            db.cachedStatement(sql: "SELECT body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
             arguments: [member, Int64(clamping: after), limit])
         var events: [Event] = []
         var bytes = 0

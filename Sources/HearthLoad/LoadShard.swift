@@ -1,3 +1,4 @@
+import CEpoll
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -73,7 +74,11 @@ private final class ShardRunner {
     var devices: [Device] = []
     var children: [Int] = []
     var familyParents: [[Int]] = []
-    var poller = ZMQPoller()
+    /// epoll over every socket's `ZMQ_FD`: a pass costs what is active, not what is connected (as `zmq_poll` would).
+    var epoll: Int32 = -1
+    /// Sockets (2 × device + 0 for the DEALER, 1 for the SUB) to look at before sleeping again.
+    var pending: [Int] = []
+    var isPending: [Bool] = []
 
     /// Intended send time of every ask by counter, or `completed`/`failed`.
     var intended: [UInt64] = []
@@ -106,6 +111,8 @@ private final class ShardRunner {
     }
 
     private func setUp() throws {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw LoadError("epoll_create1: \(String(cString: strerror(errno)))") }
         try context.setMaxSockets(Int32(shard.families.count * 2 * (shard.families.first.map { $0.children.count + $0.parents.count } ?? 1) + 16))
         for (f, family) in shard.families.enumerated() {
             var parents: [Int] = []
@@ -126,19 +133,27 @@ private final class ShardRunner {
                 try sub.connect(shard.target.egress)
                 dealers.append(dealer)
                 subs.append(sub)
-                poller.add(dealer)
-                poller.add(sub)
+                for (kind, socket) in [dealer, sub].enumerated() {
+                    var event = epoll_event()
+                    event.events = EPOLLIN.rawValue
+                    event.data.u64 = UInt64(2 * index + kind)
+                    guard epoll_ctl(epoll, EPOLL_CTL_ADD, try socket.fileDescriptor, &event) == 0 else {
+                        throw LoadError("epoll_ctl: \(String(cString: strerror(errno)))")
+                    }
+                }
                 devices.append(Device(member: device.member, topic: topic, isChild: device.isChild, family: f))
                 if device.isChild { children.append(index) } else { parents.append(index) }
             }
             familyParents.append(parents)
         }
         result.devices = devices.count
+        isPending = [Bool](repeating: false, count: 2 * devices.count)
         for index in devices.indices { greet(index) }
     }
 
     /// Broker: `hello`. Relay: a probe echoed on the DEALER and published on the device's own topic.
     private func greet(_ index: Int) {
+        markPending(2 * index)
         if relay {
             _ = try? dealers[index].send([devices[index].topic, MessageCodec.encode(.ping, requestID: Self.controlKind)], dontWait: true)
         } else {
@@ -213,18 +228,44 @@ private final class ShardRunner {
                 if now >= windowEnd, outstanding == 0 || now >= windowEnd + shard.plan.drainTimeout.nanoseconds { break }
             }
             let wait = deadline > now ? deadline - now : 0
-            var timeout = 0
-            if wait >= 1_000_000 {
-                timeout = Int(wait / 1_000_000)
+            var timeout: Int32 = 0
+            if !pending.isEmpty {
+                timeout = 0
+            } else if wait >= 1_000_000 {
+                timeout = Int32(min(wait / 1_000_000, 1000))
             } else if wait > 0 {
-                // zmq_poll counts in milliseconds: sleep out a shorter wait, then look without blocking.
+                // epoll counts in milliseconds: sleep out a shorter wait, then look without blocking.
                 var ts = timespec(tv_sec: 0, tv_nsec: Int(wait))
                 nanosleep(&ts, nil)
             }
-            guard try poller.poll(timeoutMilliseconds: timeout) > 0 else { continue }
-            for index in devices.indices {
-                if poller.isReadable(2 * index) { drainDealer(index) }
-                if poller.isReadable(2 * index + 1) { drainSub(index) }
+            var events = [epoll_event](repeating: epoll_event(), count: 256)
+            let n = epoll_wait(epoll, &events, 256, timeout)
+            for i in 0..<max(0, Int(n)) { markPending(Int(events[i].data.u64)) }
+            processPending()
+        }
+    }
+
+    private func markPending(_ socket: Int) {
+        guard !isPending[socket] else { return }
+        isPending[socket] = true
+        pending.append(socket)
+    }
+
+    /// Reads every socket that may have input; a socket is looked at again as long as it still has some.
+    private func processPending() {
+        var rounds = 0
+        while !pending.isEmpty, rounds < 64 {
+            rounds += 1
+            let sockets = pending
+            pending.removeAll(keepingCapacity: true)
+            for socket in sockets {
+                isPending[socket] = false
+                let index = socket / 2
+                let zmq = socket % 2 == 0 ? dealers[index] : subs[index]
+                // ZMQ_EVENTS also processes libzmq's pending commands, which re-arms the descriptor.
+                guard (try? zmq.hasPendingInput) == true else { continue }
+                if socket % 2 == 0 { drainDealer(index) } else { drainSub(index) }
+                markPending(socket)
             }
         }
     }
@@ -248,6 +289,7 @@ private final class ShardRunner {
         if time >= windowStart, time < windowEnd { result.sentInWindow += 1 }
         control.sent.add(1, ordering: .relaxed)
         outstanding += 1
+        markPending(2 * child)
         guard (try? dealers[child].send(frames, dontWait: true)) == true else {
             fail(counter, "ask not sent: the DEALER is at its high-water mark", replacing: false)
             return
@@ -259,6 +301,7 @@ private final class ShardRunner {
         let id = QuestionTag.uuid(run: shard.runTag, shard: UInt16(shard.index), counter: counter)
         let frame = MessageCodec.encode(.answer(questionID: id, choiceID: PermissionChoice.approve.id), requestID: Self.answerKind | counter)
         let frames = relay ? [devices[Int(askedBy[Int(counter)])].topic, frame] : [frame]
+        markPending(2 * parent)
         if (try? dealers[parent].send(frames, dontWait: true)) != true {
             fail(counter, "answer not sent: the DEALER is at its high-water mark")
         }
@@ -268,6 +311,7 @@ private final class ShardRunner {
         devices[index].syncing = true
         result.gapsSynced += 1
         let frame = MessageCodec.encode(.sync(after: devices[index].lastSeq, limit: Wire.maxEventsPerSync), requestID: Self.controlKind)
+        markPending(2 * index)
         _ = try? dealers[index].send([frame], dontWait: true)
     }
 
@@ -444,7 +488,7 @@ private final class ShardRunner {
         for socket in dealers + subs { socket.close() }
         dealers = []
         subs = []
-        poller = ZMQPoller()
+        if epoll >= 0 { close(epoll) }
         context.terminate()
         let result = self.result
         control.results.withLock { $0.append(result) }

@@ -18,8 +18,11 @@ public struct LoadTarget: Sendable {
     public var serverKey: String
     /// The server's process, for CPU and memory figures.
     public var pid: Int32
+    /// The ready file this target was read from, if any.
+    public var readyFile: String?
 
-    public init(kind: Kind, ingress: String, egress: String, serverKey: String, pid: Int32) {
+    public init(kind: Kind, ingress: String, egress: String, serverKey: String, pid: Int32, readyFile: String? = nil) {
+        self.readyFile = readyFile
         self.kind = kind
         self.ingress = ingress
         self.egress = egress
@@ -36,7 +39,7 @@ public struct LoadTarget: Sendable {
             var pid: Int32
         }
         let ready = try JSONDecoder().decode(Ready.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        return LoadTarget(kind: kind, ingress: ready.ingress, egress: ready.egress, serverKey: ready.publicKey, pid: ready.pid)
+        return LoadTarget(kind: kind, ingress: ready.ingress, egress: ready.egress, serverKey: ready.publicKey, pid: ready.pid, readyFile: path)
     }
 }
 

@@ -5,5 +5,8 @@ struct HearthLoadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-loadtest",
         abstract: "Load-test and measure Hearth: broker cycles, the raw libzmq baseline, the binding, the codec, start-up.",
-        subcommands: [CycleCommand.self, PubSubCommand.self, CodecBenchmark.self, StartupBenchmark.self, RelayCommand.self])
+        subcommands: [
+            CycleCommand.self, ConnectCommand.self, PubSubCommand.self, CodecBenchmark.self, StartupBenchmark.self,
+            RelayCommand.self, ConnectWorkerCommand.self,
+        ])
 }
