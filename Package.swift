@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
@@ -98,6 +99,18 @@ let package = Package(
                 "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport", "HearthLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // Microbenchmarks: `swift package benchmark`. The plugin runs executable targets whose folder is in a folder
+        // named Benchmarks, hence the path under Sources.
+        .executableTarget(
+            name: "HearthBenchmarks",
+            dependencies: [
+                "FamilyBroker", "HearthProtocol", "HearthCore", "ZeroMQ",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Benchmarks/HearthBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),

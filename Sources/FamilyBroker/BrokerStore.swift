@@ -15,6 +15,9 @@ public final class BrokerStore: Sendable {
         config.prepareDatabase { db in
             // FULL: a commit survives power loss once the broker has acknowledged it.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // 16 MiB of page cache instead of SQLite's 2 MiB: under load the writer otherwise re-reads index pages
+            // (pread was 8% of the broker's CPU at 2,000 cycles/s).
+            try db.execute(sql: "PRAGMA cache_size = -16384")
         }
         pool = try DatabasePool(path: path, configuration: config)
         try Self.migrator.migrate(pool)

@@ -25,8 +25,10 @@ public final class LaunchedServer: Sendable {
     public static func broker(
         _ shape: LoadShape, arguments: [String] = [], prepare: (@Sendable (_ stateDirectory: String) async throws -> Void)? = nil
     ) async throws -> LaunchedServer {
-        // Last value wins for repeated options: quiet logs and the default heartbeat, unless the caller says otherwise.
-        let fleet = try Fleet.prepare(shape.fleetSpec(), brokerArguments: ["--log-level", "warning", "--heartbeat", "2"] + arguments, deviceDaemons: false)
+        // Last value wins for repeated options: quiet logs, the default heartbeat, and no per-child ask limit or
+        // per-device command rate (a simulated device sends far more than a person's), unless the caller says otherwise.
+        let defaults = ["--log-level", "warning", "--heartbeat", "2", "--ask-limit", "1000000000/1", "--device-rate", "1000000000"]
+        let fleet = try Fleet.prepare(shape.fleetSpec(), brokerArguments: defaults + arguments, deviceDaemons: false)
         do {
             try await prepare?(fleet.directory + "/broker")
             try await fleet.start(timeout: .seconds(600))
