@@ -46,7 +46,12 @@ public final class Fleet: Sendable {
                 roles[device] = member.role
             }
         }
-        try file.yaml().write(toFile: root + "/families.yaml", atomically: true, encoding: .utf8)
+        // Yams' encoder slows down faster than linearly with the document (minutes at 100,000 families); a JSON
+        // document is YAML too (flow style), and the broker reads it the same way.
+        let json = JSONEncoder()
+        json.outputFormatting = .withoutEscapingSlashes
+        let text = spec.families.count > 1000 ? String(decoding: try json.encode(file), as: UTF8.self) : try file.yaml()
+        try text.write(toFile: root + "/families.yaml", atomically: true, encoding: .utf8)
 
         let broker = DaemonProcess(
             name: "family-broker", executable: bin + "/family-broker",

@@ -24,6 +24,7 @@ struct CycleCommand: AsyncParsableCommand {
     @Option(help: "Seconds measured.") var duration: Double = 10
     @Option(help: "Seconds of load before measuring.") var warmup: Double = 2
     @Option(help: "Milliseconds a parent waits before approving (excluded from the latency).") var thinkTime: Double = 0
+    @Option(help: "Seconds to wait after the window for cycles in flight before counting them lost.") var drain: Double = 10
     @Option(help: "Generator threads (each with its own libzmq context).") var shards = 2
     @Option(help: "`launch` to start a broker with durable settings, or the path of a running broker's ready file.")
     var broker = "launch"
@@ -41,7 +42,7 @@ struct CycleCommand: AsyncParsableCommand {
         let mode: LoadPlan.Mode = closed ? .closed(inFlight: inFlight) : .open(cyclesPerSecond: rate)
         let plan = LoadPlan(
             mode: mode, warmup: .milliseconds(Int(warmup * 1000)), duration: .milliseconds(Int(duration * 1000)),
-            thinkTime: .microseconds(Int(thinkTime * 1000)))
+            thinkTime: .microseconds(Int(thinkTime * 1000)), drainTimeout: .milliseconds(Int(drain * 1000)))
         let progress: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable (line: String) in print(line) }
 
         let server: LaunchedServer?
