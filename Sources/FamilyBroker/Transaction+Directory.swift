@@ -74,10 +74,16 @@ extension Transaction {
                 try resolveWithDefault(stored, reason: .childRemoved, parents: old.parents(of: family), in: db)
             }
         }
+        // Children grouped once: asking the directory per family scans every member each time, which made the first
+        // start with 100,000 families (every parent "added") quadratic.
+        var childrenByFamily: [FamilyID: [Directory.Member]] = [:]
+        for member in new.members.values where new.isChild(member, on: now) {
+            if let family = member.familyID { childrenByFamily[family, default: []].append(member) }
+        }
         for (family, parents) in new.parentsByFamily {
             let added = Set(parents).subtracting(old.parents(of: family))
             guard !added.isEmpty else { continue }
-            for child in new.children(of: family, on: now) {
+            for child in childrenByFamily[family] ?? [] {
                 for stored in try BrokerStore.pendingQuestions(child: child.id, in: db) {
                     for parent in added.sorted() { try publish(.questionPending(stored.asked), to: parent, in: db) }
                 }
