@@ -32,11 +32,16 @@ public final class BrokerEngine: Sendable {
     public let store: BrokerStore
     public let directory: DirectoryBox
     public let sequences: SequenceBook
+    public let ageRange: AgeRangePolicy
     private let clock: @Sendable () -> Date
     private let logger: Logger
 
-    public init(store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger, ageRange: AgeRangePolicy = AgeRangePolicy(),
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
+        self.ageRange = ageRange
         self.directory = directory
         self.sequences = sequences
         self.logger = logger
@@ -49,9 +54,12 @@ public final class BrokerEngine: Sendable {
         let heads = sequences.snapshot()
         let now = clock()
         let logger = self.logger
+        let ageRange = self.ageRange
         do {
             let (output, changed) = try await store.write { db in
                 var tx = Transaction(directory: directory, heads: heads, now: now, logger: logger)
+                tx.ageRange = ageRange
+                tx.maintainAgeRanges(in: db)
                 var output = Output()
                 for command in commands {
                     let requestID = MessageCodec.peekRequestID(command.frame)
@@ -106,6 +114,7 @@ struct Transaction {
     var events: [Event] = []
     let now: Date
     let logger: Logger
+    var ageRange = AgeRangePolicy()
 
     init(directory: Directory, heads: [MemberID: UInt64], now: Date, logger: Logger) {
         self.directory = directory
@@ -143,6 +152,8 @@ struct Transaction {
             return try ask(question, app: app, child: member, device: deviceID, in: db)
         case .answer(let questionID, let choiceID):
             return try answer(questionID, choiceID: choiceID, parent: member, in: db)
+        case .ageRange(let message):
+            return try handleAgeRange(message, member: member, in: db)
         default:
             throw ErrorReply(.unknownMessageType, "message type 0x\(String(envelope.message.typeCode, radix: 16)) is not a broker command")
         }
@@ -261,7 +272,7 @@ struct Transaction {
 
     // MARK: events
 
-    private mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
+    mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
         let sequence = (heads[member] ?? 0) + 1
         let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
         try BrokerStore.appendEvent(event, in: db)

@@ -49,6 +49,7 @@ public final class BrokerStore: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        registerAgeRangeMigrations(&migrator)
         return migrator
     }
 

@@ -72,7 +72,9 @@ public final class FamilyBrokerService: Service {
             "members": "\(directory.current.members.count)", "devices": "\(directory.current.devices.count)",
         ])
 
-        let engine = BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, clock: clock)
+        let engine = BrokerEngine(
+            store: store, directory: directory, sequences: sequences, logger: logger,
+            ageRange: AgeRangePolicy(promptTimeout: options.agePromptTimeout), clock: clock)
         let heartbeat = Task {
             var reportedDrops: UInt64 = 0
             while !Task.isCancelled {

@@ -62,6 +62,11 @@ public enum Message: Sendable, Hashable {
     /// 0xB0: the waiting questions, oldest first.
     case pendingList([AskedQuestion])
 
+    // MARK: Declared Age Range (0x40–0x4F, 0xC0–0xCF)
+
+    /// An age range request, setting, prompt or answer; see `AgeRangeMessage`.
+    case ageRange(AgeRangeMessage)
+
     /// The type code written in the header.
     public var typeCode: UInt8 {
         switch self {
@@ -87,6 +92,7 @@ public enum Message: Sendable, Hashable {
         case .ok: 0xA3
         case .listPending: 0x30
         case .pendingList: 0xB0
+        case .ageRange(let message): message.typeCode
         }
     }
 }

@@ -64,6 +64,8 @@ public enum MessageCodec {
             w.u64(inboxID)
         case .pendingList(let list):
             w.array(list) { $0.askedQuestion($1) }
+        case .ageRange(let message):
+            w.ageRangeMessage(message)
         }
         return w.bytes
     }
@@ -147,6 +149,8 @@ public enum MessageCodec {
         case 0x30: message = .listPending
         case 0xB0:
             message = .pendingList(try r.array("pendingList.questions") { (r: inout WireReader) throws(WireError) in try r.askedQuestion() })
+        case _ where AgeRangeMessage.owns(type):
+            message = .ageRange(try r.ageRangeMessage(type: type))
         default:
             throw .unknownMessageType(type)
         }

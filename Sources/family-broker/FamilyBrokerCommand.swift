@@ -34,6 +34,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: "Events queued per subscriber before the broker drops them for it (it then catches up by syncing).")
     var subscriberHWM: Int32 = 10_000
 
+    @Option(help: "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined.")
+    var agePromptTimeout: Double = 60
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -45,10 +48,14 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "family-broker")
-        let options = BrokerOptions(
+        var options = BrokerOptions(
             ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
             secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)),
             subscriberHighWaterMark: subscriberHWM)
+        guard agePromptTimeout > 0, agePromptTimeout <= 86_400 else {
+            throw ValidationError("--age-prompt-timeout must be more than 0 and at most 86400 seconds")
+        }
+        options.agePromptTimeout = .milliseconds(Int(agePromptTimeout * 1000))
         let service = FamilyBrokerService(options: options, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
