@@ -134,6 +134,9 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
     /// Sends a command to the broker within the deadline; an unreachable broker is named as such.
     private func forward(_ message: AgeRangeMessage, runtime: DeviceRuntime) async -> Message {
         guard runtime.isLinked else {
+            if runtime.isRefusedByBroker {
+                return .error(ErrorReply(.deviceNotEnrolled, "the family broker refused this device's key \(runtime.publicKey): it is not enrolled"))
+            }
             return .error(ErrorReply(.brokerUnavailable, "\(name) is not connected to its family broker"))
         }
         do {

@@ -157,6 +157,32 @@ struct AgeRangeAcrossDaemonsTests {
             }
             await noa.close()
 
+            // A device whose key is not enrolled: the broker's ZAP handler refuses it, and the daemon says so.
+            let socket = fleet.directory + "/run/intruder.sock"
+            let intruder = Process()
+            intruder.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/child-device")
+            intruder.arguments = [
+                "--key-file", fleet.directory + "/keys/intruder.key", "--state", fleet.directory + "/devices/intruder",
+                "--socket", socket, "--broker-ready", fleet.readyFile,
+            ]
+            intruder.standardError = FileHandle.nullDevice
+            try intruder.run()
+            defer {
+                intruder.terminate()
+                intruder.waitUntilExit()
+            }
+            try await fleet.eventually("the intruder's daemon is up") { FileManager.default.fileExists(atPath: socket) }
+            let stranger = AgeRangeService(socketPath: socket, bundleID: Self.app, timeout: .seconds(2))
+            try await fleet.eventually("the intruder learns its key is refused") {
+                do {
+                    _ = try await stranger.requestAgeRange(ageGates: 13)
+                    return false
+                } catch AgeRangeService.Error.notAvailable(reason: .deviceNotEnrolled(let message)) {
+                    return message.contains("not enrolled")
+                }
+            }
+            await stranger.close()
+
             // The broker gone: the daemon answers by its deadline that it is unreachable.
             let tablet = fleet.ageRange(Self.app, on: "emma-tablet")
             await fleet.currentBroker.stop()
