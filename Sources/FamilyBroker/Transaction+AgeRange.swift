@@ -28,7 +28,7 @@ extension Transaction {
         } catch {
             throw ErrorReply(.invalidAgeRequest, error.description)
         }
-        let subject = AgeRangeSubject(member)
+        let subject = try ageRangeSubject(member, in: db)
         guard subject.birthDate != nil else {
             throw ErrorReply(.ageNotDeclared, "\(member.id) has no birth date on record, so there is no age range to share")
         }
@@ -40,7 +40,7 @@ extension Transaction {
         let firstDay = cached?.firstDay ?? today
         // New information appears only on an anniversary of the first declaration: the range is the one of that day.
         let period = AgeRangeRules.lastAnniversary(of: firstDay, onOrBefore: today)
-        let range = subject.range(on: period, gates: gates, regions: ageRange.regions)!
+        let range = subject.range(on: period, gates: gates)!
 
         if let cached {
             switch cached.answer {
@@ -91,7 +91,7 @@ extension Transaction {
         }
         let prompt = AgePrompt(
             id: UUID(), memberID: member, app: app, gates: gates, range: range, createdAt: now,
-            expiresAt: now.addingTimeInterval(ageRange.promptTimeoutSeconds))
+            expiresAt: now.addingTimeInterval(policy.agePromptTimeoutSeconds))
         try BrokerStore.insertAgePrompt(prompt, in: db)
         try publish(.ageRange(.promptOpened(prompt)), to: member, in: db)
         return prompt
@@ -112,10 +112,10 @@ extension Transaction {
             throw ErrorReply(.expired, "age range prompt \(id) expired at \(prompt.expiresAt)")
         }
         guard prompt.expiresAt > now else {
-            try expire(prompt, in: db)
+            // The sweep closes it and tells the devices; this reply changes nothing.
             throw ErrorReply(.expired, "age range prompt \(id) expired at \(prompt.expiresAt)")
         }
-        let subject = AgeRangeSubject(member)
+        let subject = try ageRangeSubject(member, in: db)
         let today = subject.day(of: now)
         let firstDay = try BrokerStore.ageCache(member.id, app: prompt.app, in: db)?.firstDay ?? today
         let period = AgeRangeRules.lastAnniversary(of: firstDay, onOrBefore: today)
@@ -135,7 +135,7 @@ extension Transaction {
 
     private mutating func setAgeSharing(_ setting: AgeSharing, of target: MemberID, by caller: Directory.Member, in db: Database) throws -> AgeRangeMessage {
         guard let member = directory.members[target] else { throw ErrorReply(.notFound, "no member \(target)") }
-        let subject = AgeRangeSubject(member)
+        let subject = try ageRangeSubject(member, in: db)
         if subject.isChild {
             guard caller.role.isParent, caller.familyID != nil, caller.familyID == member.familyID else {
                 throw ErrorReply(.notAuthorized, "only an organizer or guardian of \(target)'s family sets a child's age range sharing")
@@ -152,24 +152,16 @@ extension Transaction {
     // MARK: maintenance
 
     /// Closes expired prompts and reveals anniversaries' new information under Always Share, so watchers learn of
-    /// it without asking. Runs at the start of every batch, in its own savepoint: a failure here never costs a command.
-    mutating func maintainAgeRanges(in db: Database) {
-        let saved = self
-        do {
-            try db.execute(sql: "SAVEPOINT age_maintenance")
-            do {
-                for prompt in try BrokerStore.expiredAgePrompts(at: now, in: db) { try expire(prompt, in: db) }
-                for entry in try BrokerStore.ageCacheDue(at: now, in: db) { try review(entry, in: db) }
-                try db.execute(sql: "RELEASE SAVEPOINT age_maintenance")
-            } catch {
-                try db.execute(sql: "ROLLBACK TO SAVEPOINT age_maintenance")
-                try db.execute(sql: "RELEASE SAVEPOINT age_maintenance")
-                throw error
-            }
-        } catch {
-            self = saved
-            logger.error("age range maintenance failed", metadata: ["error": "\(error)"])
-        }
+    /// it without asking. Run by the broker's sweeper, in a transaction of its own.
+    mutating func maintainAgeRanges(in db: Database) throws {
+        for prompt in try BrokerStore.expiredAgePrompts(at: now, in: db) { try expire(prompt, in: db) }
+        for entry in try BrokerStore.ageCacheDue(at: now, in: db) { try review(entry, in: db) }
+    }
+
+    /// The member as Declared Age Range sees them today.
+    private func ageRangeSubject(_ member: Directory.Member, in db: Database) throws -> AgeRangeSubject {
+        let limits = directory.isChild(member, on: now) && member.familyID != nil ? try settings(of: member, in: db).enabled : false
+        return AgeRangeSubject(member, directory: directory, on: now, limitsEnabled: limits)
     }
 
     /// An anniversary came for (member, app).
@@ -178,11 +170,11 @@ extension Transaction {
             _ = try BrokerStore.clearAgeCache(entry.memberID, app: entry.app, in: db)
             return
         }
-        let subject = AgeRangeSubject(member)
+        let subject = try ageRangeSubject(member, in: db)
         let period = AgeRangeRules.lastAnniversary(of: entry.firstDay, onOrBefore: subject.day(of: now))
         let setting = try BrokerStore.ageSharing(of: member.id, in: db) ?? .default
         if setting == .always, case .sharing(let shared) = entry.answer,
-           let range = subject.range(on: period, gates: entry.gates, regions: ageRange.regions), range != shared {
+           let range = subject.range(on: period, gates: entry.gates), range != shared {
             try reveal(.sharing(range), app: entry.app, gates: entry.gates, firstDay: entry.firstDay, period: period, subject: subject, in: db)
         } else {
             // Nothing to reveal unasked (Ask First prompts on the next request): only the next review moves.

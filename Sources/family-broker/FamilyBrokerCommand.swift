@@ -34,6 +34,20 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: "Events queued per subscriber before the broker drops them for it (it then catches up by syncing).")
     var subscriberHWM: Int32 = 10_000
 
+    @Option(help: "Age of majority per region (YAML, like config/regions.yaml); default: the compiled-in table.")
+    var regions: String?
+
+    @Option(help: "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml); default: compiled in.")
+    var childDefaults: String?
+
+    @Option(help: "Most members per family.")
+    var maxFamilyMembers = 6
+
+    @Option(help: "Questions one child may ask per period, as COUNT/SECONDS (overrides the child defaults' askLimit), e.g. 30/3600.")
+    var askLimit: String?
+
+    @Option(help: "Commands per second each device may send, sustained (bursts of 5x are allowed).")
+    var deviceRate: Double = 200
     @Option(help: "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined.")
     var agePromptTimeout: Double = 60
 
@@ -52,6 +66,19 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
             ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
             secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)),
             subscriberHighWaterMark: subscriberHWM)
+        options.regionsFile = regions
+        options.childDefaultsFile = childDefaults
+        options.maxFamilyMembers = maxFamilyMembers
+        options.deviceCommandRate = deviceRate
+        options.deviceCommandBurst = deviceRate * 5
+        if let askLimit {
+            let parts = askLimit.split(separator: "/")
+            guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0, seconds > 0 else {
+                logger.critical("invalid configuration: --ask-limit: '\(askLimit)' is not COUNT/SECONDS with both positive")
+                throw ExitCode(78)
+            }
+            options.askLimit = ChildDefaults.AskLimit(count: count, perSeconds: seconds)
+        }
         guard agePromptTimeout > 0, agePromptTimeout <= 86_400 else {
             throw ValidationError("--age-prompt-timeout must be more than 0 and at most 86400 seconds")
         }
