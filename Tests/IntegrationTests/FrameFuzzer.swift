@@ -85,7 +85,8 @@ struct FrameFuzzer {
             for i in at..<min(at + 4, frame.count) { frame[i] = 0xFF }
             return "huge length"
         case 6:
-            for (i, byte) in pick([[0xC3, 0x28], [0xFF, 0xFE], [0xED, 0xA0, 0x80], [0xC0, 0x80]]).enumerated() where at + i < frame.count {
+            let bad: [[UInt8]] = [[0xC3, 0x28], [0xFF, 0xFE], [0xED, 0xA0, 0x80], [0xC0, 0x80]]
+            for (i, byte) in pick(bad).enumerated() where at + i < frame.count {
                 frame[at + i] = byte
             }
             return "invalid UTF-8"
