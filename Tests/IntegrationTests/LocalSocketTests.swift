@@ -4,7 +4,6 @@ import HearthFleet
 import HearthProtocol
 import HearthTransport
 import PermissionKit
-import Synchronization
 import Testing
 
 /// The daemons' local sockets are the owning user's only, and on child-device one app never gets another app's responses.
@@ -108,9 +107,9 @@ struct LocalSocketTests {
                 return
             }
             #expect(member == "emma")
-            let pushed = Mutex<[Envelope]>([])
+            let pushed = Recorder<Envelope>()
             let pushes = appB.pushes
-            let reader = Task { for await push in pushes { pushed.withLock { $0.append(push) } } }
+            let reader = Task { for await push in pushes { pushed.append(push) } }
 
             let alice = try await fleet.parent(on: "alice-phone")
             _ = try await alice.waitForQuestion(question.id)
@@ -127,7 +126,7 @@ struct LocalSocketTests {
             let responses = ResponseCollector(appAAgain)
             try await fleet.eventually("app A receives its response") { !responses.responses(for: question.id).isEmpty }
             try await Task.sleep(for: .milliseconds(500))
-            #expect(pushed.withLock { $0 }.isEmpty, "app B was pushed \(pushed.withLock { $0 })")
+            #expect(pushed.all.isEmpty, "app B was pushed \(pushed.all)")
             responses.cancel()
             reader.cancel()
             await appB.close()
