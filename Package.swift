@@ -19,7 +19,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        // 6.x: swift-configuration's YAML trait needs Yams 5.4 or newer, and this machine's mirror has 5.0.1 or 6.2.2.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         .systemLibrary(
@@ -32,11 +37,25 @@ let package = Package(
         .target(name: "HearthProtocol", dependencies: ["HearthCore"]),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
         .target(
+            name: "HearthService",
+            dependencies: [
+                "HearthCore",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
             name: "FamilyBroker",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -44,9 +63,10 @@ let package = Package(
         .target(
             name: "DeviceRuntime",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -63,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "family-broker",
-            dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["FamilyBroker", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "child-device",
@@ -76,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,10 +111,11 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
+        .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "ZeroMQ",
+                "HearthFleet", "PermissionKit", "ZeroMQ", "HearthService", "DeviceRuntime",
                 "family-broker", "child-device", "parent-device", "hearthctl",
             ]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 import HearthTransport
 import Logging
 import ServiceLifecycle
@@ -34,6 +35,7 @@ public final class DeviceRuntime: Service, Sendable {
     private let loop: SocketLoop
     private let tracker: RequestTracker
     private let state = Mutex(State())
+    private let metrics = DeviceMetrics()
 
     public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
         self.options = options
@@ -86,6 +88,12 @@ public final class DeviceRuntime: Service, Sendable {
     /// Whether the link to the broker is up (welcome received and pings answered).
     public var isLinked: Bool { state.withLock { $0.linked } }
 
+    /// Ready while linked to the broker (the `/readyz` probe).
+    public var readiness: HealthStatus {
+        guard isLinked, let identity else { return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)") }
+        return HealthStatus(ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)")
+    }
+
     public func run() async throws {
         try await loop.start()
         logger.info("\(behavior.name) started", metadata: [
@@ -114,7 +122,10 @@ public final class DeviceRuntime: Service, Sendable {
         let reply = try await tracker.request(timeout: timeout) { id in
             loop.send([MessageCodec.encode(message, requestID: id)], on: Slot.broker)
         }
-        if case .error(let error) = reply.message { throw error }
+        if case .error(let error) = reply.message {
+            metrics.brokerError(error.code)
+            throw error
+        }
         return reply.message
     }
 
@@ -152,6 +163,7 @@ public final class DeviceRuntime: Service, Sendable {
                 let routingID = frames[0]
                 do {
                     let envelope = try MessageCodec.decode(frames[1])
+                    metrics.localRequest(envelope.message)
                     if case .ping = envelope.message {
                         // A status probe for tools and tests: who this device is and whether it is linked.
                         sendLocal(.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked), to: routingID, requestID: envelope.requestID)
@@ -176,8 +188,13 @@ public final class DeviceRuntime: Service, Sendable {
     private func apply(_ events: [Event]) async -> Int {
         do {
             let (applied, gap) = try await store.apply(events, behavior: behavior)
-            if !applied.isEmpty { await behavior.applied(applied, runtime: self) }
+            metrics.eventsApplied(applied.count)
+            if !applied.isEmpty {
+                logApplied(applied)
+                await behavior.applied(applied, runtime: self)
+            }
             if let gap {
+                metrics.gap()
                 // Pub/sub lost something (high-water mark, reconnect, not yet subscribed): the log has it.
                 logger.info("gap in events, syncing", metadata: ["expected": "\(gap.expected)", "got": "\(gap.got)"])
                 startSync()
@@ -203,6 +220,7 @@ public final class DeviceRuntime: Service, Sendable {
                 try? await store.setValue(device, for: "device_id")
                 try await syncToHead()
                 state.withLock { $0.linked = true }
+                metrics.setLinked(true)
                 logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
                 await behavior.linked(runtime: self)
                 while !Task.isCancelled {
@@ -222,6 +240,7 @@ public final class DeviceRuntime: Service, Sendable {
                 state.withLock { $0.linked = false }
             }
             state.withLock { $0.linked = false }
+            metrics.setLinked(false)
         }
     }
 
@@ -256,6 +275,7 @@ public final class DeviceRuntime: Service, Sendable {
     private func syncToHead() async throws {
         while true {
             let after = try await store.lastApplied()
+            metrics.synced()
             guard case .events(let head, let events) = try await request(.sync(after: after, limit: Wire.maxEventsPerSync)) else { return }
             if !events.isEmpty {
                 let applied = await apply(events)

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 import HearthTransport
 import Logging
 import ServiceLifecycle
@@ -20,12 +21,20 @@ public final class FamilyBrokerService: Service {
     public let options: BrokerOptions
     private let logger: Logger
     private let clock: @Sendable () -> Date
+    private let health: BrokerHealth
 
     public init(options: BrokerOptions, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
         self.options = options
         self.logger = logger
         self.clock = clock
+        self.health = BrokerHealth(heartbeatInterval: options.heartbeatInterval)
     }
+
+    /// Ready once both sockets are bound and the database is open (the `/readyz` probe).
+    public var readiness: HealthStatus { health.readiness }
+
+    /// Alive while its heartbeat task runs (the `/healthz` probe).
+    public var liveness: HealthStatus { health.liveness }
 
     public func run() async throws {
         let options = self.options
@@ -36,6 +45,8 @@ public final class FamilyBrokerService: Service {
         let sequences = SequenceBook(try store.heads())
         let subscribed = SubscribedMembers()
         let logger = self.logger
+        let metrics = BrokerMetrics()
+        let health = self.health
 
         let loop = try SocketLoop(name: "broker-io", sockets: [
             .init(.rep, configure: { socket in
@@ -71,6 +82,7 @@ public final class FamilyBrokerService: Service {
             "ingress": "\(ingress)", "egress": "\(egress)", "publicKey": "\(keys.publicKey)",
             "members": "\(directory.current.members.count)", "devices": "\(directory.current.devices.count)",
         ])
+        health.markReady(ingress: ingress, egress: egress)
 
         let engine = BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, clock: clock)
         let heartbeat = Task {
@@ -81,8 +93,10 @@ public final class FamilyBrokerService: Service {
                 if drops > reportedDrops {
                     // Slow subscribers past their high-water mark: they recover by syncing, nothing is lost.
                     logger.notice("dropped messages to slow peers", metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
-                    reportedDrops = drops
                 }
+                metrics.refresh(subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops))
+                reportedDrops = max(drops, reportedDrops)
+                health.beat()
                 for member in subscribed.all {
                     loop.send([Wire.topic(for: member), MessageCodec.encode(.heartbeat(head: sequences.head(of: member)))], on: Slot.egress)
                 }
@@ -90,19 +104,20 @@ public final class FamilyBrokerService: Service {
         }
         await withGracefulShutdownHandler {
             for await batch in loop.inbound {
-                await Self.process(batch, engine: engine, loop: loop)
+                await Self.process(batch, engine: engine, loop: loop, metrics: metrics, logger: logger)
             }
         } onGracefulShutdown: {
             // Commands already read still get their commit and reply; nothing more is read.
             loop.inbound.finish()
         }
         heartbeat.cancel()
+        health.markStopped()
         await loop.stop()
         try? FileManager.default.removeItem(atPath: options.readyFile)
         logger.info("family-broker stopped")
     }
 
-    static func process(_ batch: [SocketLoop.Inbound], engine: BrokerEngine, loop: SocketLoop) async {
+    static func process(_ batch: [SocketLoop.Inbound], engine: BrokerEngine, loop: SocketLoop, metrics: BrokerMetrics, logger: Logger) async {
         var commands: [BrokerEngine.Command] = []
         commands.reserveCapacity(batch.count)
         for item in batch where item.socket == Slot.ingress {
@@ -118,7 +133,10 @@ public final class FamilyBrokerService: Service {
             commands.append(.init(routingID: frames[0], deviceID: item.message.userId, frame: frames[1]))
         }
         guard !commands.isEmpty else { return }
+        let started = ContinuousClock.now
         let output = await engine.process(commands)
+        metrics.record(commands, output, duration: ContinuousClock.now - started)
+        logResolutions(output.events, logger: logger)
         for reply in output.replies {
             loop.send([reply.routingID, reply.frame], on: Slot.ingress)
         }
