@@ -16,6 +16,11 @@ public struct DaemonSettings: Sendable {
     public struct Value: Sendable, Equatable {
         public var text: String
         public var source: String
+
+        public init(text: String, source: String) {
+            self.text = text
+            self.source = source
+        }
     }
 
     /// The key naming the config file itself: only a flag or an environment variable can set it.
