@@ -43,8 +43,8 @@ final class BrokerMetrics: Sendable {
         self.errors = errors
     }
 
-    /// Counts a committed batch: its commands by type, its error replies by code, its resolutions, its latency.
-    func record(_ commands: [BrokerEngine.Command], _ output: BrokerEngine.Output, duration: Duration) {
+    /// Counts a batch of commands by type, its size and the time to run and commit it, and who was heard from.
+    func record(_ commands: [BrokerEngine.Command], duration: Duration) {
         commit.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         batchSize.record(commands.count)
         var asked = 0, answered = 0, synced = 0
@@ -59,6 +59,15 @@ final class BrokerMetrics: Sendable {
         if asked > 0 { asks.increment(by: asked) }
         if answered > 0 { answers.increment(by: answered) }
         if synced > 0 { syncs.increment(by: synced) }
+        let now = ContinuousClock.now
+        lastHeard.withLock { heard in
+            for command in commands { if let device = command.deviceID { heard[device] = now } }
+        }
+    }
+
+    /// Counts what a committed transaction sends (commands, expiry sweeps, admin changes alike): error replies by
+    /// code, events, and resolutions by reason.
+    func record(_ output: BrokerEngine.Output) {
         for reply in output.replies where reply.frame.count >= Wire.headerSize + 2 && reply.frame[1] == Self.errorType {
             let code = ErrorCode(rawValue: UInt16(reply.frame[Wire.headerSize]) << 8 | UInt16(reply.frame[Wire.headerSize + 1])) ?? .unknown
             errors[code]?.increment()
@@ -72,10 +81,6 @@ final class BrokerMetrics: Sendable {
             } else {
                 defaultResponses[resolution.reason]?.increment()
             }
-        }
-        let now = ContinuousClock.now
-        lastHeard.withLock { heard in
-            for command in commands { if let device = command.deviceID { heard[device] = now } }
         }
     }
 

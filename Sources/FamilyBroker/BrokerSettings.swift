@@ -16,12 +16,20 @@ public struct BrokerSettings: Sendable {
     public static let keyFile = SettingKey("keyFile", default: "<state>/broker.key", help: "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it.")
     public static let heartbeat = SettingKey("heartbeat", default: "2", help: "Seconds between heartbeats to each subscribed member (0.05 to 3600).")
     public static let subscriberHwm = SettingKey("subscriberHwm", default: "10000", help: "Events queued per subscriber before the broker drops them for it; it then catches up by syncing (1 to 10000000).")
+    public static let regions = SettingKey("regions", default: "the compiled-in table", help: "Age of majority per region (YAML, like config/regions.yaml).")
+    public static let childDefaults = SettingKey("childDefaults", default: "compiled in", help: "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml).")
+    public static let maxFamilyMembers = SettingKey("maxFamilyMembers", default: "6", help: "Most members per family (1 to 1000).")
+    public static let askLimit = SettingKey("askLimit", default: "the child defaults' askLimit", help: "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600.")
+    public static let deviceRate = SettingKey("deviceRate", default: "200", help: "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000).")
     public static let logLevel = SettingKey("logLevel", default: "info", help: "Log level: trace, debug, info, notice, warning, error, critical.")
     public static let metrics = SettingKey("metrics", default: "off", help: "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none.")
     public static let shutdownTimeout = SettingKey("shutdownTimeout", default: "5", help: "Seconds from SIGTERM by which the broker has exited, work read before it committed and answered (1 to 300).")
 
     /// Every key, in the order the documentation lists them.
-    public static let keys = [ingress, egress, state, families, keysDir, keyFile, heartbeat, subscriberHwm, logLevel, metrics, shutdownTimeout]
+    public static let keys = [
+        ingress, egress, state, families, keysDir, keyFile, heartbeat, subscriberHwm, regions, childDefaults, maxFamilyMembers,
+        askLimit, deviceRate, logLevel, metrics, shutdownTimeout,
+    ]
 
     public var options: BrokerOptions
     public var logLevel: Logger.Level
@@ -58,6 +66,13 @@ public struct BrokerSettings: Sendable {
                 throw try settings.problem(Self.keyFile, failure.description)
             }
         }
+        options.regionsFile = try Self.readableFile(Self.regions, settings)
+        options.childDefaultsFile = try Self.readableFile(Self.childDefaults, settings)
+        options.maxFamilyMembers = try settings.get(Self.maxFamilyMembers, default: Directory.defaultMaxFamilyMembers, SettingParsers.integer(in: 1...1000))
+        options.askLimit = try settings.optional(Self.askLimit, Self.parseAskLimit)
+        let rate = try settings.get(Self.deviceRate, default: 200, Self.parseRate)
+        options.deviceCommandRate = rate
+        options.deviceCommandBurst = rate * 5
         guard options.ingress != options.egress || options.ingress.hasSuffix(":0") else {
             throw try settings.problem(Self.egress, "is the same endpoint as ingress")
         }
@@ -69,6 +84,28 @@ public struct BrokerSettings: Sendable {
             if let value = try settings.value(key) { sources[key.name] = value.source }
         }
         self.sources = sources
+    }
+
+    private static func readableFile(_ key: SettingKey, _ settings: DaemonSettings) throws -> String? {
+        guard let path = try settings.optional(key, SettingParsers.path) else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw try settings.problem(key, "cannot read '\(path)'") }
+        return path
+    }
+
+    static func parseAskLimit(_ text: String) throws -> ChildDefaults.AskLimit {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0, seconds > 0 else {
+            throw SettingProblem("'\(text)' is not COUNT/SECONDS with both positive, e.g. 30/3600")
+        }
+        return ChildDefaults.AskLimit(count: count, perSeconds: seconds)
+    }
+
+    static func parseRate(_ text: String) throws -> Double {
+        guard let rate = Double(text.trimmingCharacters(in: .whitespaces)), rate.isFinite else {
+            throw SettingProblem("'\(text)' is not a number of commands per second")
+        }
+        guard (0.1...100_000).contains(rate) else { throw SettingProblem("\(text) is out of range: from 0.1 to 100000") }
+        return rate
     }
 
     /// Where the ops endpoint writes the address it listens on.

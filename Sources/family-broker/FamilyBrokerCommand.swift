@@ -28,6 +28,11 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(BrokerSettings.heartbeat.help, valueName: "seconds")) var heartbeat: String?
     @Option(name: .customLong("subscriber-hwm"), help: ArgumentHelp(BrokerSettings.subscriberHwm.help, valueName: "count"))
     var subscriberHwm: String?
+    @Option(help: ArgumentHelp(BrokerSettings.regions.help, valueName: "file")) var regions: String?
+    @Option(help: ArgumentHelp(BrokerSettings.childDefaults.help, valueName: "file")) var childDefaults: String?
+    @Option(help: ArgumentHelp(BrokerSettings.maxFamilyMembers.help, valueName: "count")) var maxFamilyMembers: String?
+    @Option(help: ArgumentHelp(BrokerSettings.askLimit.help, valueName: "count/seconds")) var askLimit: String?
+    @Option(help: ArgumentHelp(BrokerSettings.deviceRate.help, valueName: "per-second")) var deviceRate: String?
     @Option(help: ArgumentHelp(BrokerSettings.logLevel.help, valueName: "level")) var logLevel: String?
     @Option(help: ArgumentHelp(BrokerSettings.metrics.help, valueName: "host:port")) var metrics: String?
     @Option(help: ArgumentHelp(BrokerSettings.shutdownTimeout.help, valueName: "seconds")) var shutdownTimeout: String?
@@ -40,7 +45,8 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
                 flags: [
                     "config": config, "ingress": ingress, "egress": egress, "state": state, "families": families,
                     "keysDir": keysDir, "keyFile": keyFile, "heartbeat": heartbeat, "subscriberHwm": subscriberHwm,
-                    "logLevel": logLevel, "metrics": metrics, "shutdownTimeout": shutdownTimeout,
+                    "regions": regions, "childDefaults": childDefaults, "maxFamilyMembers": maxFamilyMembers, "askLimit": askLimit,
+                    "deviceRate": deviceRate, "logLevel": logLevel, "metrics": metrics, "shutdownTimeout": shutdownTimeout,
                 ]))
         } catch let error as ConfigurationError {
             // Logging is not set up yet (the level is a setting): say it plainly on standard error.
