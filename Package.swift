@@ -120,6 +120,8 @@ let package = Package(
             dependencies: [
                 "HearthFleet", "PermissionKit", "ZeroMQ", "HearthService", "DeviceRuntime",
                 "family-broker", "child-device", "parent-device", "hearthctl",
+                // Read-only look at the broker's database: hostile input must leave it unchanged.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],
