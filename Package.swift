@@ -20,7 +20,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        // 6.x: swift-configuration's YAML trait needs Yams 5.4 or newer, and this machine's mirror has 5.0.1 or 6.2.2.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
@@ -34,11 +39,25 @@ let package = Package(
         .target(name: "HearthProtocol", dependencies: ["HearthCore"]),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
         .target(
+            name: "HearthService",
+            dependencies: [
+                "HearthCore",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
             name: "FamilyBroker",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -48,9 +67,10 @@ let package = Package(
         .target(
             name: "DeviceRuntime",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -68,7 +88,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "family-broker",
-            dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["FamilyBroker", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "child-device",
@@ -81,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -97,10 +117,11 @@ let package = Package(
         .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
+        .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
                 "family-broker", "child-device", "parent-device", "hearthctl",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 import HearthTransport
 import Logging
 import ServiceLifecycle
@@ -37,6 +38,7 @@ public final class DeviceRuntime: Service, Sendable {
     private let loop: SocketLoop
     private let tracker: RequestTracker
     private let state = Mutex(State())
+    private let metrics = DeviceMetrics()
 
     public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
         self.options = options
@@ -99,6 +101,12 @@ public final class DeviceRuntime: Service, Sendable {
 
     static let monitorEndpoint = "inproc://broker-link-monitor"
 
+    /// Ready while linked to the broker (the `/readyz` probe).
+    public var readiness: HealthStatus {
+        guard isLinked, let identity else { return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)") }
+        return HealthStatus(ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)")
+    }
+
     public func run() async throws {
         try await loop.start()
         logger.info("\(behavior.name) started", metadata: [
@@ -127,7 +135,10 @@ public final class DeviceRuntime: Service, Sendable {
         let reply = try await tracker.request(timeout: timeout) { id in
             loop.send([MessageCodec.encode(message, requestID: id)], on: Slot.broker)
         }
-        if case .error(let error) = reply.message { throw error }
+        if case .error(let error) = reply.message {
+            metrics.brokerError(error.code)
+            throw error
+        }
         return reply.message
     }
 
@@ -177,6 +188,7 @@ public final class DeviceRuntime: Service, Sendable {
                 let routingID = frames[0]
                 do {
                     let envelope = try MessageCodec.decode(frames[1])
+                    metrics.localRequest(envelope.message)
                     if case .ping = envelope.message {
                         // A status probe for tools and tests: who this device is and whether it is linked.
                         sendLocal(.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked), to: routingID, requestID: envelope.requestID)
@@ -201,8 +213,13 @@ public final class DeviceRuntime: Service, Sendable {
     private func apply(_ events: [Event]) async -> Int {
         do {
             let (applied, gap) = try await store.apply(events, behavior: behavior)
-            if !applied.isEmpty { await behavior.applied(applied, runtime: self) }
+            metrics.eventsApplied(applied.count)
+            if !applied.isEmpty {
+                logApplied(applied)
+                await behavior.applied(applied, runtime: self)
+            }
             if let gap {
+                metrics.gap()
                 // Pub/sub lost something (high-water mark, reconnect, not yet subscribed): the log has it.
                 logger.info("gap in events, syncing", metadata: ["expected": "\(gap.expected)", "got": "\(gap.got)"])
                 startSync()
@@ -228,6 +245,7 @@ public final class DeviceRuntime: Service, Sendable {
                 try? await store.setValue(device, for: "device_id")
                 try await syncToHead()
                 state.withLock { $0.linked = true }
+                metrics.setLinked(true)
                 logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
                 await behavior.linked(runtime: self)
                 while !Task.isCancelled {
@@ -247,6 +265,7 @@ public final class DeviceRuntime: Service, Sendable {
                 state.withLock { $0.linked = false }
             }
             state.withLock { $0.linked = false }
+            metrics.setLinked(false)
         }
     }
 
@@ -281,6 +300,7 @@ public final class DeviceRuntime: Service, Sendable {
     private func syncToHead() async throws {
         while true {
             let after = try await store.lastApplied()
+            metrics.synced()
             guard case .events(let head, let events) = try await request(.sync(after: after, limit: Wire.maxEventsPerSync)) else { return }
             if !events.isEmpty {
                 let applied = await apply(events)
