@@ -102,6 +102,8 @@ let package = Package(
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ",
                 "family-broker", "child-device", "parent-device", "hearthctl",
+                // Read-only look at the broker's database: hostile input must leave it unchanged.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

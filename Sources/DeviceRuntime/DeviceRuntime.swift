@@ -44,8 +44,7 @@ public final class DeviceRuntime: Service, Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(atPath: options.stateDirectory, withIntermediateDirectories: true)
         let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(
-            atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try LocalEndpoints.prepareSocketDirectory(socketDirectory)
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         store = try DeviceStore(path: options.databasePath, behavior: behavior)
         tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
