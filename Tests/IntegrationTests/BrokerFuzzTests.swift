@@ -40,7 +40,7 @@ struct BrokerFuzzTests {
 
     static func expected(_ item: FrameFuzzer.Case) -> Expected {
         func refusal(_ error: WireError) -> Expected {
-            .exactly(.error(ErrorReply(error.code, error.description)), kind: String(describing: error).prefix { $0 != "(" }.description)
+            .exactly(.error(ErrorReply(error.code, error.description)), kind: Mirror(reflecting: error).children.first?.label ?? "\(error)")
         }
         guard item.frames.count == 1 else { return refusal(.wrongFrameCount(expected: 1, got: item.frames.count)) }
         do {
