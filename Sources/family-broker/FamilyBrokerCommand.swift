@@ -37,6 +37,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(help: .hidden)  // tests only: "now" is the real time plus the seconds in this file (OffsetClock)
+    var clockFile: String?
+
     func run() async throws {
         let level = logLevel
         LoggingSystem.bootstrap { label in
@@ -49,7 +52,7 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
             ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
             secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)),
             subscriberHighWaterMark: subscriberHWM)
-        let service = FamilyBrokerService(options: options, logger: logger)
+        let service = FamilyBrokerService(options: options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
