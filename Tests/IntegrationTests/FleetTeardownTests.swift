@@ -13,6 +13,7 @@ struct FleetTeardownTests {
 
     /// What a fleet held while it ran.
     struct Footprint: Sendable {
+        var processes: [DaemonProcess]
         var pids: [Int32]
         var ports: [Int]
         var directory: String
@@ -21,8 +22,8 @@ struct FleetTeardownTests {
     struct DeliberateFailure: Error {}
 
     static func footprint(of fleet: Fleet) -> Footprint {
-        let daemons = [fleet.currentBroker] + fleet.devices.values
-        return Footprint(pids: daemons.compactMap { ($0 as? DaemonProcess)?.pid }, ports: fleet.ports, directory: fleet.directory)
+        let processes = ([fleet.currentBroker] + fleet.devices.values).compactMap { $0 as? DaemonProcess }
+        return Footprint(processes: processes, pids: processes.compactMap(\.pid), ports: fleet.ports, directory: fleet.directory)
     }
 
     /// Whether a TCP listener can bind 127.0.0.1:port (with SO_REUSEADDR, as any server would).
@@ -42,10 +43,15 @@ struct FleetTeardownTests {
         return bound == 0 && listen(fd, 1) == 0
     }
 
-    static func expectNothingLeft(_ footprint: Footprint, processes: Bool) {
+    static func expectNothingLeft(_ footprint: Footprint, processes: Bool) async {
         if processes { #expect(footprint.pids.count == 3, "a broker and two device daemons ran") }
         for pid in footprint.pids {
             #expect(kill(pid, 0) == -1 && errno == ESRCH, "process \(pid) is gone")
+        }
+        for process in footprint.processes {
+            // Stopped with SIGTERM and given the time to finish, even from a cancelled task: not killed.
+            let status = await process.waitForExit(timeout: .zero)
+            #expect(status == 0, "\(process.name) exited gracefully (status \(String(describing: status)))")
         }
         #expect(footprint.ports.count == 6, "the broker's two ports and two relays per device")
         for port in footprint.ports {
@@ -67,13 +73,14 @@ struct FleetTeardownTests {
             }
         }
         let footprint = try #require(seen.withLock { $0 })
-        Self.expectNothingLeft(footprint, processes: mode == .processes)
+        await Self.expectNothingLeft(footprint, processes: mode == .processes)
     }
 
-    @Test func aCancelledTestLeavesNothingBehind() async throws {
+    @Test(arguments: [Fleet.Mode.processes, .inProcess])
+    func aCancelledTestLeavesNothingBehind(mode: Fleet.Mode) async throws {
         let seen = Mutex<Footprint?>(nil)
         let test = Task {
-            try await Fleet.with(Self.family) { fleet in
+            try await Fleet.with(Self.family, mode: mode) { fleet in
                 seen.withLock { $0 = Self.footprint(of: fleet) }
                 try await Task.sleep(for: .seconds(120))
             }
@@ -84,6 +91,6 @@ struct FleetTeardownTests {
         let outcome = await test.result
         #expect(throws: CancellationError.self) { try outcome.get() }
         let footprint = try #require(seen.withLock { $0 })
-        Self.expectNothingLeft(footprint, processes: true)
+        await Self.expectNothingLeft(footprint, processes: mode == .processes)
     }
 }
