@@ -43,8 +43,9 @@ struct FleetFaultTests {
         await app.close()
     }
 
-    @Test func advancingTheClockExpiresAQuestion() async throws {
-        try await Fleet.with(Self.family) { fleet in try await Self.expiry(in: fleet) }
+    @Test(arguments: [Fleet.Mode.processes, .inProcess])
+    func advancingTheClockExpiresAQuestion(mode: Fleet.Mode) async throws {
+        try await Fleet.with(Self.family, mode: mode) { fleet in try await Self.expiry(in: fleet) }
     }
 
     /// Alice's phone is cut off: Bob answers one question and Emma asks another meanwhile; once restored, Alice's
@@ -87,8 +88,32 @@ struct FleetFaultTests {
         await app.close()
     }
 
-    @Test func aCutParentCatchesUpWhenRestored() async throws {
-        try await Fleet.with(Self.family) { fleet in try await Self.cutAndRestore(in: fleet) }
+    @Test(arguments: [Fleet.Mode.processes, .inProcess])
+    func aCutParentCatchesUpWhenRestored(mode: Fleet.Mode) async throws {
+        try await Fleet.with(Self.family, mode: mode) { fleet in try await Self.cutAndRestore(in: fleet) }
+    }
+
+    @Test func inProcessRestartsAndRefusesWhatNeedsAProcess() async throws {
+        try await Fleet.with(Self.family, mode: .inProcess) { fleet in
+            #expect(fleet.mode == .inProcess)
+            let app = fleet.app("com.example.chat", on: "emma-tablet")
+            let responses = AppResponses(app)
+            let alice = try await fleet.parent(on: "alice-phone")
+            let question = Self.question("restarts")
+            try await app.ask(question)
+            _ = try await alice.waitForQuestion(question.id)
+            try await fleet.restart("emma-tablet")
+            try await fleet.crashAndRestartBroker()
+            try await fleet.waitUntilLinked("alice-phone")
+            try await alice.approve(question.id)
+            try await fleet.eventually("the approval reaches the app across restarts") { responses.responses(for: question.id).count == 1 }
+            let refused = #expect(throws: FleetError.self) { try fleet.daemon("alice-phone").pause() }
+            #expect(refused?.message.contains("not supported in-process") == true)
+            #expect(fleet.recentLog(of: "emma-tablet").contains("linked to the broker"), "in-process daemons log to their file")
+            responses.cancel()
+            await alice.close()
+            await app.close()
+        }
     }
 
     @Test func aCutChildAsksIntoItsOutbox() async throws {
