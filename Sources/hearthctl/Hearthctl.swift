@@ -4,6 +4,6 @@ import ArgumentParser
 struct Hearthctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearthctl",
-        abstract: "Hearth from the command line: device keys, a parent's questions, and a child's app.",
-        subcommands: [Keygen.self, Parent.self, App.self])
+        abstract: "Hearth from the command line: device keys, a parent's questions, a child's app, and fleets of devices.",
+        subcommands: [Keygen.self, Parent.self, App.self, FleetCommand.self])
 }
