@@ -61,6 +61,9 @@ public struct Scenario: Sendable, Decodable {
             self = try YAMLDecoder().decode(Scenario.self, from: yaml)
         } catch let error as ScenarioError {
             throw error
+        } catch let DecodingError.dataCorrupted(context) where context.underlyingError is ScenarioError {
+            // Yams wraps what a type's own init(from:) throws.
+            throw context.underlyingError!
         } catch let DecodingError.keyNotFound(key, context) {
             throw ScenarioError("\(Self.path(context.codingPath + [key])): missing")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let DecodingError.dataCorrupted(context) {
