@@ -78,10 +78,3 @@ extension Fleet {
         endpoint.split(separator: ":").last.flatMap { Int($0) }
     }
 }
-
-extension Fleet {
-    /// A device's daemon's last `lines` log lines.
-    public func recentLog(of device: DeviceID, lines: Int = 30) -> String {
-        devices[device]?.recentLog(lines: lines) ?? ""
-    }
-}

@@ -55,7 +55,7 @@ public final class Fleet: Sendable {
         do {
             try await fleet.startBroker(timeout: timeout)
             for device in fleet.devices.values { try device.start() }
-            for device in fleet.devices.keys.sorted() { try await fleet.waitUntilLinked(device, timeout: timeout) }
+            try await fleet.waitUntilAllLinked(timeout: timeout)
         } catch {
             let logs = fleet.logs()
             await fleet.shutdown()
@@ -272,6 +272,21 @@ public final class Fleet: Sendable {
         }
     }
 
+    /// Waits until every device is linked, checking several at a time (each check opens a local connection).
+    public func waitUntilAllLinked(timeout: Duration = .seconds(30)) async throws {
+        var waiting = devices.keys.sorted()[...]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                guard let device = waiting.popFirst() else { break }
+                group.addTask { try await self.waitUntilLinked(device, timeout: timeout) }
+            }
+            while try await group.next() != nil {
+                guard let device = waiting.popFirst() else { continue }
+                group.addTask { try await self.waitUntilLinked(device, timeout: timeout) }
+            }
+        }
+    }
+
     /// Whether a device's daemon is up and linked, from its local socket.
     public func status(of device: DeviceID) async throws -> (member: MemberID?, linked: Bool) {
         let path = socket(of: device)
@@ -293,6 +308,11 @@ public final class Fleet: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw FleetError("timed out after \(timeout): \(what)", logs: logs())
+    }
+
+    /// A device's daemon's last `lines` log lines.
+    public func recentLog(of device: DeviceID, lines: Int = 30) -> String {
+        devices[device]?.recentLog(lines: lines) ?? ""
     }
 
     /// Every daemon's recent log lines, headed by its name.
