@@ -4,10 +4,13 @@ import HearthCore
 import HearthProtocol
 import Logging
 
-/// Applies devices' commands: authorization, Family Sharing and Communication Limits policy, storage and events.
+/// Applies devices' commands, operators' admin commands and the passing of time: authorization, Family Sharing and
+/// Communication Limits policy, storage and events.
 ///
-/// A batch of commands runs in one SQLite transaction (group commit), each command in a savepoint so that one
-/// failure changes nothing and does not undo its neighbours. Replies and events leave only after the commit.
+/// Every change runs on GRDB's single writer queue: a batch of commands in one SQLite transaction (group commit), each
+/// command in a savepoint so that one failure changes nothing and does not undo its neighbours. Sequence numbers are
+/// taken and advanced on that queue, and `deliver` is called there right after the commit, so replies and events leave
+/// only once committed and in commit order, whichever task started the work.
 public final class BrokerEngine: Sendable {
     /// One command as read from the ingress socket.
     public struct Command: Sendable {
@@ -23,68 +26,47 @@ public final class BrokerEngine: Sendable {
         }
     }
 
-    /// What a batch produced, to send once it is committed.
+    /// What one committed transaction produced.
     public struct Output: Sendable {
         public var replies: [(routingID: [UInt8], frame: [UInt8])] = []
         public var events: [Event] = []
+        /// Devices revoked or removed by this transaction: their open connections must be closed.
+        public var disconnectedDevices: [DeviceID] = []
     }
 
     public let store: BrokerStore
     public let directory: DirectoryBox
     public let sequences: SequenceBook
+    public let policy: BrokerPolicy
     private let clock: @Sendable () -> Date
     private let logger: Logger
+    private let deliver: @Sendable (Output) -> Void
 
-    public init(store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger, policy: BrokerPolicy = BrokerPolicy(),
+        clock: @escaping @Sendable () -> Date = Date.init, deliver: @escaping @Sendable (Output) -> Void = { _ in }
+    ) {
         self.store = store
         self.directory = directory
         self.sequences = sequences
         self.logger = logger
+        self.policy = policy
         self.clock = clock
+        self.deliver = deliver
     }
 
-    /// Runs a batch and returns the replies and events to send; nothing is returned that was not committed.
+    /// Runs a batch of device commands; returns (and delivers) the replies and events, nothing that was not committed.
     public func process(_ commands: [Command]) async -> Output {
-        let directory = self.directory.current
-        let heads = sequences.snapshot()
-        let now = clock()
-        let logger = self.logger
+        let secrets = await PasscodeWork.prepare(commands, store: store, policy: policy)
         do {
-            let (output, changed) = try await store.write { db in
-                var tx = Transaction(directory: directory, heads: heads, now: now, logger: logger)
-                var output = Output()
+            return try await transact { tx, db in
+                tx.secrets = secrets
                 for command in commands {
                     let requestID = MessageCodec.peekRequestID(command.frame)
-                    let saved = tx
-                    var reply: Message
-                    do {
-                        try db.execute(sql: "SAVEPOINT command")
-                        do {
-                            reply = try tx.handle(command, in: db)
-                            try db.execute(sql: "RELEASE SAVEPOINT command")
-                        } catch {
-                            try db.execute(sql: "ROLLBACK TO SAVEPOINT command")
-                            try db.execute(sql: "RELEASE SAVEPOINT command")
-                            throw error
-                        }
-                    } catch let error as ErrorReply {
-                        tx = saved
-                        reply = .error(error)
-                    } catch let error as WireError {
-                        tx = saved
-                        reply = .error(ErrorReply(error.code, error.description))
-                    } catch {
-                        tx = saved
-                        logger.error("command failed", metadata: ["device": "\(command.deviceID ?? "-")", "error": "\(error)"])
-                        reply = .error(ErrorReply(.internalError, "the broker could not store this command; nothing was changed"))
-                    }
-                    output.replies.append((command.routingID, MessageCodec.encode(reply, requestID: requestID)))
+                    let reply = tx.inSavepoint(db, device: command.deviceID) { tx in try tx.handle(command, in: db) }
+                    tx.replies.append((command.routingID, MessageCodec.encode(reply, requestID: requestID)))
                 }
-                output.events = tx.events
-                return (output, tx.changedHeads)
             }
-            sequences.update(changed)
-            return output
         } catch {
             // The commit itself failed: nothing is stored, so every command gets an error and no event leaves.
             logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(commands.count)"])
@@ -93,180 +75,61 @@ public final class BrokerEngine: Sendable {
                 let reply = Message.error(ErrorReply(.internalError, "the broker could not commit; retry"))
                 output.replies.append((command.routingID, MessageCodec.encode(reply, requestID: MessageCodec.peekRequestID(command.frame))))
             }
+            deliver(output)
             return output
         }
     }
-}
 
-/// The state of one batch's transaction: staged heads and events, restored when a command's savepoint rolls back.
-struct Transaction {
-    let directory: Directory
-    var heads: [MemberID: UInt64]
-    var changedHeads: [MemberID: UInt64] = [:]
-    var events: [Event] = []
-    let now: Date
-    let logger: Logger
-
-    init(directory: Directory, heads: [MemberID: UInt64], now: Date, logger: Logger) {
-        self.directory = directory
-        self.heads = heads
-        self.now = now
-        self.logger = logger
+    /// Resolves every pending question whose expiration date has passed with its default choice (reason `expired`).
+    @discardableResult
+    public func expireQuestions() async throws -> Output {
+        try await transact { tx, db in try tx.expireQuestions(in: db) }
     }
 
-    mutating func handle(_ command: BrokerEngine.Command, in db: Database) throws -> Message {
-        let envelope = try MessageCodec.decode(command.frame)
-        guard let deviceID = command.deviceID, let device = directory.devices[deviceID],
-              let member = directory.members[device.memberID]
-        else {
-            throw ErrorReply(.notAuthorized, "this connection's key is not enrolled")
-        }
-        switch envelope.message {
-        case .hello(let minVersion, let maxVersion):
-            guard minVersion <= Wire.version, Wire.version <= maxVersion else {
-                throw ErrorReply(.unsupportedVersion, "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.version); the device asked for \(minVersion)...\(maxVersion)")
+    /// Applies the family file's families whose entry changed since last applied (at start-up and on `reload`).
+    /// Throws `ConfigurationError` and changes nothing when the result would be invalid.
+    @discardableResult
+    public func applyConfiguration(_ configured: Directory) async throws -> Output {
+        try await transact { tx, db in _ = try tx.applyConfiguration(configured, in: db) }
+    }
+
+    /// Runs one admin command; `configuration` reads the family file for `reload`.
+    public func admin(_ request: AdminRequest, configuration: @escaping @Sendable () throws -> Directory) async -> Result<AdminResult, ErrorReply> {
+        do {
+            var (result, output) = try await transacting { tx, db in
+                try tx.admin(request, configuration: configuration, in: db)
             }
-            return .welcome(
-                version: Wire.version, familyID: member.familyID, memberID: member.id, deviceID: deviceID, role: member.role,
-                head: heads[member.id] ?? 0)
-        case .ping:
-            return .pong(head: heads[member.id] ?? 0)
-        case .sync(let after, let limit):
-            let count = Int(min(max(limit, 1), Wire.maxEventsPerSync))
-            return .events(head: heads[member.id] ?? 0, events: try BrokerStore.events(of: member.id, after: after, limit: count, in: db))
-        case .knownHandles(let handles):
-            guard member.role == .child else {
-                throw ErrorReply(.notAvailable, "known handles are kept for children; \(member.id) is \(member.role.name)")
+            result.disconnectedDevices = output.disconnectedDevices
+            return .success(result)
+        } catch let error as ErrorReply {
+            return .failure(error)
+        } catch let error as ConfigurationError {
+            return .failure(ErrorReply(.invalidRequest, error.description))
+        } catch {
+            logger.error("admin command failed", metadata: ["command": "\(request.command)", "error": "\(error)"])
+            return .failure(ErrorReply(.internalError, "the broker could not apply this command; nothing was changed"))
+        }
+    }
+
+    /// One write transaction on GRDB's writer queue: heads and directory read there, advanced and delivered there.
+    private func transact(_ work: @escaping @Sendable (inout Transaction, Database) throws -> Void) async throws -> Output {
+        try await transacting(work).1
+    }
+
+    private func transacting<T: Sendable>(_ work: @escaping @Sendable (inout Transaction, Database) throws -> T) async throws -> (T, Output) {
+        let policy = self.policy, logger = self.logger, clock = self.clock
+        return try await store.pool.writeWithoutTransaction { db in
+            var tx = Transaction(directory: self.directory.current, heads: self.sequences.snapshot(), now: clock(), policy: policy, logger: logger)
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try work(&tx, db)
+                return .commit
             }
-            return .knownHandlesResult(try BrokerStore.knownHandles(of: member.id, among: handles, in: db))
-        case .ask(let app, let question):
-            return try ask(question, app: app, child: member, device: deviceID, in: db)
-        case .answer(let questionID, let choiceID):
-            return try answer(questionID, choiceID: choiceID, parent: member, in: db)
-        default:
-            throw ErrorReply(.unknownMessageType, "message type 0x\(String(envelope.message.typeCode, radix: 16)) is not a broker command")
+            self.sequences.update(tx.changedHeads)
+            if tx.directoryChanged { self.directory.replace(tx.directory) }
+            let output = Output(replies: tx.replies, events: tx.events, disconnectedDevices: tx.disconnectedDevices)
+            self.deliver(output)
+            return (result!, output)
         }
-    }
-
-    // MARK: ask
-
-    private mutating func ask(_ question: Question, app: BundleID, child: Directory.Member, device: DeviceID, in db: Database) throws -> Message {
-        guard child.role == .child else {
-            throw ErrorReply(.notAvailable, "only a child asks; \(child.id) is \(child.role.name)")
-        }
-        guard Identifier.isValidBundleID(app) else { throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id") }
-        if let existing = try BrokerStore.question(question.id, in: db) {
-            // A retry of the same ask (after a crash or a lost reply) has one effect: the first, even once expired.
-            guard existing.asked.childMemberID == child.id else {
-                throw ErrorReply(.invalidQuestion, "question id \(question.id) is already used")
-            }
-            return .askAccepted(existing.asked, existing.resolution)
-        }
-        try validate(question)
-        let asked = AskedQuestion(question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
-
-        if let reason = defaultReason(for: child) {
-            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: reason, in: db)
-        }
-        let handles = question.handles
-        if !handles.isEmpty, Set(try BrokerStore.knownHandles(of: child.id, among: handles, in: db)) == Set(handles) {
-            let approval = question.choices.first { $0.answer == .approval }!
-            return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown, in: db)
-        }
-        if !handles.isEmpty,
-           let pending = try BrokerStore.pendingQuestion(child: child.id, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db) {
-            // Parents are not asked twice about the same people by the same app: the app gets the pending question.
-            return .askAccepted(pending.asked, nil)
-        }
-        try BrokerStore.insert(asked, resolution: nil, in: db)
-        try publish(.questionPending(asked), to: child.id, in: db)
-        for parent in directory.parents(of: child.familyID) {
-            try publish(.questionPending(asked), to: parent, in: db)
-        }
-        return .askAccepted(asked, nil)
-    }
-
-    private func validate(_ question: Question) throws {
-        func invalid(_ reason: String) -> ErrorReply { ErrorReply(.invalidQuestion, reason) }
-        switch question.topic {
-        case .communication(let topic):
-            guard !topic.personInformation.isEmpty else { throw invalid("a communication question names at least one person") }
-        case .significantAppUpdate(let description):
-            guard !description.isEmpty else { throw invalid("a significant app update question needs a description") }
-        }
-        let ids = question.choices.map(\.id)
-        guard Set(ids).count == ids.count else { throw invalid("choice ids must be unique") }
-        guard question.choices.contains(where: { $0.answer == .approval }),
-              question.choices.contains(where: { $0.answer == .denial })
-        else { throw invalid("choices must include at least one approval and one denial") }
-        guard question.defaultChoice != nil else { throw invalid("defaultChoiceID '\(question.defaultChoiceID)' is not one of the choices") }
-        if let expiration = question.expirationDate, expiration <= now {
-            throw invalid("expirationDate is in the past")
-        }
-    }
-
-    private func defaultReason(for child: Directory.Member) -> Resolution.Reason? {
-        if child.familyID == nil { return .defaultNoFamily }
-        if !child.limitsEnabled { return .defaultLimitsOff }
-        return nil
-    }
-
-    private mutating func resolveAtOnce(_ asked: AskedQuestion, choice: PermissionChoice, reason: Resolution.Reason, in db: Database) throws -> Message {
-        let resolution = Resolution(questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
-        try BrokerStore.insert(asked, resolution: resolution, in: db)
-        // Through the child's log, so every device of the child hands the app its response, as for a parent's answer.
-        try publish(.questionResolved(asked, resolution), to: asked.childMemberID, in: db)
-        return .askAccepted(asked, resolution)
-    }
-
-    // MARK: answer
-
-    private mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member, in db: Database) throws -> Message {
-        guard parent.role.isParent else {
-            throw ErrorReply(.notAuthorized, "only an organizer or guardian answers; \(parent.id) is \(parent.role.name)")
-        }
-        guard let stored = try BrokerStore.question(questionID, in: db) else {
-            throw ErrorReply(.notFound, "no question \(questionID)")
-        }
-        let asked = stored.asked
-        guard let child = directory.members[asked.childMemberID], child.familyID != nil, child.familyID == parent.familyID else {
-            // Same reply as for a missing question, so a parent of another family learns nothing about it.
-            throw ErrorReply(.notFound, "no question \(questionID)")
-        }
-        if let resolution = stored.resolution {
-            if resolution.answeredBy == parent.id, resolution.choice.id == choiceID {
-                return .answerAccepted(resolution)  // the same parent retrying: one effect
-            }
-            let by = resolution.answeredBy.map { "by \($0)" } ?? "(\(resolution.reason))"
-            throw ErrorReply(.alreadyAnswered, "question \(questionID) was already answered \(by): \(resolution.choice.id)")
-        }
-        if let expiration = asked.question.expirationDate, expiration <= now {
-            throw ErrorReply(.expired, "question \(questionID) expired at \(expiration)")
-        }
-        guard let choice = asked.question.choices.first(where: { $0.id == choiceID }) else {
-            throw ErrorReply(.invalidChoice, "'\(choiceID)' is not a choice of question \(questionID); choices: \(asked.question.choices.map(\.id).joined(separator: ", "))")
-        }
-        let resolution = Resolution(questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
-        try BrokerStore.resolve(questionID, with: resolution, in: db)
-        try publish(.questionResolved(asked, resolution), to: child.id, in: db)
-        if choice.answer == .approval {
-            let added = try BrokerStore.addKnownHandles(asked.question.handles, child: child.id, question: questionID, in: db)
-            if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id, in: db) }
-        }
-        for other in directory.parents(of: child.familyID) {
-            try publish(.questionResolved(asked, resolution), to: other, in: db)
-        }
-        return .answerAccepted(resolution)
-    }
-
-    // MARK: events
-
-    private mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
-        let sequence = (heads[member] ?? 0) + 1
-        let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
-        try BrokerStore.appendEvent(event, in: db)
-        heads[member] = sequence
-        changedHeads[member] = sequence
-        events.append(event)
     }
 }

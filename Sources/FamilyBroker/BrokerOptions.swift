@@ -19,6 +19,20 @@ public struct BrokerOptions: Sendable {
     /// Outbound queue per subscriber before the broker drops events for it (it recovers by syncing).
     public var subscriberHighWaterMark: Int32
 
+    /// `config/regions.yaml`-style file; nil: the compiled-in table.
+    public var regionsFile: String?
+    /// `config/child-defaults.yaml`-style file; nil: the compiled-in defaults.
+    public var childDefaultsFile: String?
+    /// Overrides the child defaults' ask limit.
+    public var askLimit: ChildDefaults.AskLimit?
+    /// Most members per family.
+    public var maxFamilyMembers: Int = Directory.defaultMaxFamilyMembers
+    /// Commands per second each device may send (sustained), and the burst it may save up.
+    public var deviceCommandRate: Double = 200
+    public var deviceCommandBurst: Double = 1000
+    /// How often pending questions are checked for expiry.
+    public var expiryInterval: Duration = .seconds(1)
+
     public init(
         ingress: String, egress: String, stateDirectory: String, familyFile: String, keysDirectory: String? = nil,
         secretKeyFile: String? = nil, heartbeatInterval: Duration = .seconds(2), subscriberHighWaterMark: Int32 = 10_000
@@ -33,6 +47,8 @@ public struct BrokerOptions: Sendable {
         self.subscriberHighWaterMark = subscriberHighWaterMark
     }
 
+    /// The operators' admin socket (ipc, owner-only): `hearthctl admin` talks to it.
+    public var adminSocket: String { stateDirectory + "/admin.sock" }
     /// The SQLite database.
     public var databasePath: String { stateDirectory + "/broker.sqlite" }
     /// Written once the broker listens: the bound endpoints and its public key, as JSON (`BrokerReady`).

@@ -49,6 +49,41 @@ public final class BrokerStore: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2-family-rules") { db in
+            try db.execute(sql: """
+                ALTER TABLE question ADD COLUMN asked_at INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX question_by_child_time ON question(child_id, asked_at);
+                CREATE INDEX question_expiring ON question(expires_at) WHERE status = 0 AND expires_at IS NOT NULL;
+                CREATE TABLE family_entry (
+                    id TEXT PRIMARY KEY,
+                    entry BLOB NOT NULL,
+                    source_hash TEXT
+                );
+                CREATE TABLE revoked_key (
+                    public_key TEXT PRIMARY KEY,
+                    device_id TEXT NOT NULL,
+                    member_id TEXT NOT NULL,
+                    revoked_at INTEGER NOT NULL
+                );
+                CREATE TABLE child_settings (
+                    member_id TEXT PRIMARY KEY,
+                    settings BLOB NOT NULL
+                );
+                CREATE TABLE contact (
+                    child_id TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    value TEXT NOT NULL,
+                    downtime INTEGER NOT NULL,
+                    PRIMARY KEY (child_id, kind, value)
+                ) WITHOUT ROWID;
+                CREATE TABLE passcode (
+                    member_id TEXT PRIMARY KEY,
+                    hash TEXT NOT NULL,
+                    failures INTEGER NOT NULL DEFAULT 0,
+                    locked_until INTEGER NOT NULL DEFAULT 0
+                );
+                """)
+        }
         return migrator
     }
 
@@ -106,11 +141,11 @@ extension BrokerStore {
         var w = WireWriter()
         w.askedQuestion(asked)
         try db.execute(
-            sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: [
                 asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
                 asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
-                resolution == nil ? 0 : 1, resolution.map(encodeResolution),
+                resolution == nil ? 0 : 1, resolution.map(encodeResolution), milliseconds(asked.askedAt),
             ])
     }
 
@@ -161,6 +196,38 @@ extension BrokerStore {
             events.append(try r.event())
         }
         return events
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
+
+    /// The child's questions still waiting for an answer, oldest first.
+    static func pendingQuestions(child: MemberID, in db: Database) throws -> [StoredQuestion] {
+        try Row.fetchAll(db, sql: "SELECT asked, resolution FROM question WHERE child_id = ? AND status = 0 ORDER BY asked_at", arguments: [child])
+            .map(decodeQuestion)
+    }
+
+    /// Pending questions whose expiration date is at or before `now`.
+    static func expiredPendingQuestions(now: Date, limit: Int, in db: Database) throws -> [StoredQuestion] {
+        try Row.fetchAll(
+            db, sql: "SELECT asked, resolution FROM question WHERE status = 0 AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
+            arguments: [milliseconds(now), limit]
+        ).map(decodeQuestion)
+    }
+
+    /// How many questions the child asked at or after `since`.
+    static func askCount(child: MemberID, since: Date, in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question WHERE child_id = ? AND asked_at >= ?", arguments: [child, milliseconds(since)]) ?? 0
+    }
+
+    /// Removes approved handles; returns those that were known.
+    static func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID, in db: Database) throws -> [CommunicationHandle] {
+        var removed: [CommunicationHandle] = []
+        for handle in Set(handles) {
+            try db.execute(
+                sql: "DELETE FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?", arguments: [child, handle.kind.rawValue, handle.value])
+            if db.changesCount > 0 { removed.append(handle) }
+        }
+        return removed
     }
 
     private static func decodeQuestion(_ row: Row) throws -> StoredQuestion {

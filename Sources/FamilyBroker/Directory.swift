@@ -2,16 +2,23 @@ import Foundation
 import HearthCore
 import ZeroMQ
 
-/// Who the broker knows, resolved from the family file: looked up on every command and every CURVE handshake.
+/// Who the broker knows: families, members and enrolled devices, looked up on every command and every CURVE handshake.
+///
+/// Built from a `FamilyFile` (the config file, or the broker's stored copy of it as edited by admin commands), and
+/// validated as a whole: an invalid file, or an admin change that would make one, is refused with the key that breaks.
 public struct Directory: Sendable {
     public struct Member: Sendable, Equatable {
         public var id: MemberID
         public var familyID: FamilyID?
         public var name: String
+        /// The role as declared: organizer, guardian, adult or child. `Directory.isChild` decides child-ness.
         public var role: MemberRole
-        public var birthDate: String?
+        public var birthDate: BirthDate?
         public var region: String?
-        public var limitsEnabled: Bool
+        /// The member's time zone: their birthday and a child's downtime schedule follow it.
+        public var timeZone: TimeZone
+        /// The file's `communicationLimits`; used only when the child's settings are first made.
+        public var initialLimits: Bool?
     }
 
     public struct Device: Sendable, Equatable {
@@ -20,27 +27,51 @@ public struct Directory: Sendable {
         public var publicKey: String
     }
 
+    /// Most members a family may have (Family Sharing's limit is 6).
+    public static let defaultMaxFamilyMembers = 6
+
     public private(set) var members: [MemberID: Member] = [:]
     public private(set) var devices: [DeviceID: Device] = [:]
     public private(set) var deviceByKey: [String: DeviceID] = [:]
     public private(set) var parentsByFamily: [FamilyID: [MemberID]] = [:]
+    /// The file this directory was built from, keys resolved inline: what the broker stores and admin commands edit.
+    public private(set) var file = FamilyFile(families: [], unaffiliated: [])
+    public let rules: RegionRules
 
-    public init() {}
+    public init(rules: RegionRules = .builtIn) {
+        self.rules = rules
+    }
 
     /// Resolves a family file; `keysDirectory` anchors relative `keyFile` paths. Throws on the first invalid entry.
-    public init(file: FamilyFile, keysDirectory: String, source: String) throws {
+    public init(
+        file: FamilyFile, keysDirectory: String, source: String, rules: RegionRules = .builtIn,
+        maxFamilyMembers: Int = Directory.defaultMaxFamilyMembers
+    ) throws {
+        self.rules = rules
         func fail(_ key: String, _ reason: String) -> ConfigurationError {
             ConfigurationError(source: source, key: key, reason: reason)
         }
-        var entries: [(FamilyID?, String, FamilyFile.Member)] = []
+        var resolved = file
+        var entries: [(FamilyID?, String, FamilyFile.Member, (inout FamilyFile, FamilyFile.Device, Int) -> Void)] = []
+        var familyIDs: Set<FamilyID> = []
         for (f, family) in file.families.enumerated() {
             guard Identifier.isValid(family.id) else { throw fail("families[\(f)].id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
-            for (m, member) in family.members.enumerated() { entries.append((family.id, "families[\(f)].members[\(m)]", member)) }
+            guard familyIDs.insert(family.id).inserted else { throw fail("families[\(f)].id", "family id '\(family.id)' is used twice") }
+            guard family.members.count <= maxFamilyMembers else {
+                throw fail("families[\(f)].members", "a family has at most \(maxFamilyMembers) members, found \(family.members.count)")
+            }
+            for (m, member) in family.members.enumerated() {
+                entries.append((family.id, "families[\(f)].members[\(m)]", member, { file, device, d in
+                    file.families[f].members[m].devices?[d] = device
+                }))
+            }
         }
-        for (m, member) in (file.unaffiliated ?? []).enumerated() { entries.append((nil, "unaffiliated[\(m)]", member)) }
+        for (m, member) in (file.unaffiliated ?? []).enumerated() {
+            entries.append((nil, "unaffiliated[\(m)]", member, { file, device, d in file.unaffiliated?[m].devices?[d] = device }))
+        }
 
         var organizerCount: [FamilyID: Int] = [:]
-        for (familyID, path, entry) in entries {
+        for (familyID, path, entry, store) in entries {
             guard Identifier.isValid(entry.id) else { throw fail("\(path).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
             guard members[entry.id] == nil else { throw fail("\(path).id", "member id '\(entry.id)' is used twice") }
             guard let role = MemberRole(name: entry.role) else {
@@ -49,12 +80,23 @@ public struct Directory: Sendable {
             if familyID == nil, role != .child, role != .adult {
                 throw fail("\(path).role", "a member in no family can only be a child or an adult")
             }
-            if let birthDate = entry.birthDate, !Self.isValidDate(birthDate) {
-                throw fail("\(path).birthDate", "'\(birthDate)' is not a YYYY-MM-DD date")
+            var birthDate: BirthDate?
+            if let text = entry.birthDate {
+                guard let date = BirthDate(text) else { throw fail("\(path).birthDate", "'\(text)' is not a real YYYY-MM-DD date after 1900") }
+                birthDate = date
             }
+            if let region = entry.region, !RegionRules.isValidRegionCode(region) {
+                throw fail("\(path).region", "'\(region)' is not an ISO 3166 region code such as US or US-AL")
+            }
+            var timeZone = TimeZone(identifier: "UTC")!
+            if let name = entry.timeZone {
+                guard let zone = TimeZone(identifier: name) else { throw fail("\(path).timeZone", "'\(name)' is not an IANA time zone such as Europe/Paris") }
+                timeZone = zone
+            }
+            if let name = entry.name, name.utf8.count > 200 { throw fail("\(path).name", "at most 200 bytes") }
             members[entry.id] = Member(
-                id: entry.id, familyID: familyID, name: entry.name ?? entry.id, role: role, birthDate: entry.birthDate,
-                region: entry.region, limitsEnabled: entry.communicationLimits ?? true)
+                id: entry.id, familyID: familyID, name: entry.name ?? entry.id, role: role, birthDate: birthDate,
+                region: entry.region?.uppercased(), timeZone: timeZone, initialLimits: entry.communicationLimits)
             if let familyID, role.isParent { parentsByFamily[familyID, default: []].append(entry.id) }
             if let familyID, role == .organizer { organizerCount[familyID, default: 0] += 1 }
 
@@ -78,11 +120,13 @@ public struct Directory: Sendable {
                 guard deviceByKey[key] == nil else { throw fail("\(dpath).publicKey", "the same key is enrolled twice") }
                 devices[device.id] = Device(id: device.id, memberID: entry.id, publicKey: key)
                 deviceByKey[key] = device.id
+                store(&resolved, FamilyFile.Device(id: device.id, publicKey: key), d)
             }
         }
         for (f, family) in file.families.enumerated() where organizerCount[family.id, default: 0] != 1 {
             throw fail("families[\(f)].members", "a family has exactly one organizer, found \(organizerCount[family.id, default: 0])")
         }
+        self.file = resolved
     }
 
     /// The member a device belongs to.
@@ -95,11 +139,22 @@ public struct Directory: Sendable {
         family.flatMap { parentsByFamily[$0] } ?? []
     }
 
-    private static func isValidDate(_ text: String) -> Bool {
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, parts[0].count == 4, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else {
-            return false
-        }
-        return y > 1900 && (1...12).contains(m) && (1...31).contains(d)
+    /// Whether `member` is a child on the day `date` falls on in their time zone: below their region's age of majority
+    /// when their birth date is known, else as declared.
+    public func isChild(_ member: Member, on date: Date) -> Bool {
+        guard let birthDate = member.birthDate else { return member.role == .child }
+        if member.role.isParent { return false }
+        return birthDate.age(on: date, in: member.timeZone) < rules.ageOfMajority(in: member.region)
+    }
+
+    /// The role to report on `date`: a declared adult who is under age is a child, a declared child who came of age an adult.
+    public func effectiveRole(_ member: Member, on date: Date) -> MemberRole {
+        if member.role.isParent { return member.role }
+        return isChild(member, on: date) ? .child : .adult
+    }
+
+    /// The children of a family on `date`.
+    public func children(of family: FamilyID, on date: Date) -> [Member] {
+        members.values.filter { $0.familyID == family && isChild($0, on: date) }
     }
 }

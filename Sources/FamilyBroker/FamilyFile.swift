@@ -25,16 +25,19 @@ public struct FamilyFile: Codable, Sendable, Equatable {
         public var role: String
         /// `YYYY-MM-DD`; never leaves the broker.
         public var birthDate: String?
-        /// ISO 3166 region code, e.g. `US`.
+        /// ISO 3166 region code, e.g. `US` or `US-AL`: decides the age of majority.
         public var region: String?
-        /// Communication Limits for a child; on unless set to false.
+        /// IANA time zone, e.g. `America/New_York` (default UTC): birthdays and downtime follow it.
+        public var timeZone: String?
+        /// A new child's Communication Limits: on unless set to false (the age-appropriate defaults apply otherwise).
         public var communicationLimits: Bool?
         public var devices: [Device]?
 
         public init(
             id: MemberID, name: String? = nil, role: String, birthDate: String? = nil, region: String? = nil,
-            communicationLimits: Bool? = nil, devices: [Device]? = nil
+            timeZone: String? = nil, communicationLimits: Bool? = nil, devices: [Device]? = nil
         ) {
+            self.timeZone = timeZone
             self.id = id
             self.name = name
             self.role = role

@@ -25,6 +25,12 @@ public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
     case helloRequired = 13
     /// A local daemon is not connected to its broker and cannot answer now.
     case brokerUnavailable = 14
+    /// A settings, contacts or admin request breaks a rule (the message names it); nothing was changed.
+    case invalidRequest = 15
+    /// Too many wrong passcodes: approving in person is locked for a while (the message says until when).
+    case lockedOut = 16
+    /// The passcode is wrong (or none is set).
+    case wrongPasscode = 17
     /// An unknown code from a newer peer.
     case unknown = 0xFFFF
 }

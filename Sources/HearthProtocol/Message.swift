@@ -17,6 +17,18 @@ public enum Message: Sendable, Hashable {
     case knownHandles([CommunicationHandle])
     /// 0x06: a heartbeat; the reply is `pong` with the caller's head sequence.
     case ping
+    /// 0x07: the organizer or a guardian sets a child's Communication Limits; the reply is `limits`.
+    case setLimits(childID: MemberID, settings: CommunicationSettings)
+    /// 0x08: a child's limits and contacts, for the child or a parent of the family; the reply is `limits`.
+    case getLimits(childID: MemberID)
+    /// 0x09: adds and removes a child's contacts (a parent, or the child when contact editing is allowed); reply `limits`.
+    case editContacts(childID: MemberID, add: [Contact], remove: [CommunicationHandle])
+    /// 0x0A: a parent takes back approvals: the handles are no longer known to the child; the reply is `handlesRevoked`.
+    case revokeApproval(childID: MemberID, handles: [CommunicationHandle])
+    /// 0x0B: a parent sets (or, empty, clears) the child's Screen Time passcode; the reply is `ok`.
+    case setPasscode(childID: MemberID, passcode: String)
+    /// 0x0C: on the child's device, a parent types the passcode to approve a pending question; reply `answerAccepted`.
+    case approveInPerson(questionID: UUID, passcode: String)
 
     // MARK: broker → device replies
 
@@ -32,6 +44,10 @@ public enum Message: Sendable, Hashable {
     case knownHandlesResult([CommunicationHandle])
     /// 0x86: reply to `ping`.
     case pong(head: UInt64)
+    /// 0x87: a child's Communication Limits, contacts, and whether limits apply to them now.
+    case limits(childID: MemberID, settings: CommunicationSettings, contacts: [Contact])
+    /// 0x88: the handles that stopped being known.
+    case handlesRevoked([CommunicationHandle])
     /// 0xFF: a typed error in reply to any request.
     case error(ErrorReply)
 
@@ -62,6 +78,13 @@ public enum Message: Sendable, Hashable {
     /// 0xB0: the waiting questions, oldest first.
     case pendingList([AskedQuestion])
 
+    // MARK: operator ↔ family-broker (local admin socket)
+
+    /// 0x50: an admin command, as JSON text (docs/PROTOCOL.md §admin); the reply is `adminResult` or `error`.
+    case adminRequest(String)
+    /// 0xD0: the command's result, as JSON text.
+    case adminResult(String)
+
     /// The type code written in the header.
     public var typeCode: UInt8 {
         switch self {
@@ -71,12 +94,20 @@ public enum Message: Sendable, Hashable {
         case .answer: 0x04
         case .knownHandles: 0x05
         case .ping: 0x06
+        case .setLimits: 0x07
+        case .getLimits: 0x08
+        case .editContacts: 0x09
+        case .revokeApproval: 0x0A
+        case .setPasscode: 0x0B
+        case .approveInPerson: 0x0C
         case .welcome: 0x81
         case .events: 0x82
         case .askAccepted: 0x83
         case .answerAccepted: 0x84
         case .knownHandlesResult: 0x85
         case .pong: 0x86
+        case .limits: 0x87
+        case .handlesRevoked: 0x88
         case .error: 0xFF
         case .event: 0x90
         case .heartbeat: 0x91
@@ -87,6 +118,8 @@ public enum Message: Sendable, Hashable {
         case .ok: 0xA3
         case .listPending: 0x30
         case .pendingList: 0xB0
+        case .adminRequest: 0x50
+        case .adminResult: 0xD0
         }
     }
 }

@@ -64,6 +64,32 @@ public enum MessageCodec {
             w.u64(inboxID)
         case .pendingList(let list):
             w.array(list) { $0.askedQuestion($1) }
+        case .setLimits(let child, let settings):
+            w.string(child)
+            w.settings(settings)
+        case .getLimits(let child):
+            w.string(child)
+        case .editContacts(let child, let add, let remove):
+            w.string(child)
+            w.array(add) { $0.contact($1) }
+            w.array(remove) { $0.handle($1) }
+        case .revokeApproval(let child, let handles):
+            w.string(child)
+            w.array(handles) { $0.handle($1) }
+        case .setPasscode(let child, let passcode):
+            w.string(child)
+            w.string(passcode)
+        case .approveInPerson(let questionID, let passcode):
+            w.uuid(questionID)
+            w.string(passcode)
+        case .limits(let child, let settings, let contacts):
+            w.string(child)
+            w.settings(settings)
+            w.array(contacts) { $0.contact($1) }
+        case .handlesRevoked(let handles):
+            w.array(handles) { $0.handle($1) }
+        case .adminRequest(let text), .adminResult(let text):
+            w.string(text)
         }
         return w.bytes
     }
@@ -147,6 +173,32 @@ public enum MessageCodec {
         case 0x30: message = .listPending
         case 0xB0:
             message = .pendingList(try r.array("pendingList.questions") { (r: inout WireReader) throws(WireError) in try r.askedQuestion() })
+        case 0x07:
+            let child = try r.identifier("setLimits.childID")
+            message = .setLimits(childID: child, settings: try r.settings("setLimits.settings"))
+        case 0x08: message = .getLimits(childID: try r.identifier("getLimits.childID"))
+        case 0x09:
+            let child = try r.identifier("editContacts.childID")
+            let add = try r.array("editContacts.add", max: 1000) { (r: inout WireReader) throws(WireError) in try r.contact() }
+            let remove = try r.array("editContacts.remove", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() }
+            message = .editContacts(childID: child, add: add, remove: remove)
+        case 0x0A:
+            let child = try r.identifier("revokeApproval.childID")
+            message = .revokeApproval(childID: child, handles: try r.array("revokeApproval.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+        case 0x0B:
+            let child = try r.identifier("setPasscode.childID")
+            message = .setPasscode(childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
+        case 0x0C:
+            let id = try r.uuid("approveInPerson.questionID")
+            message = .approveInPerson(questionID: id, passcode: try r.string("approveInPerson.passcode", max: Wire.maxPasscodeBytes))
+        case 0x87:
+            let child = try r.identifier("limits.childID")
+            let settings = try r.settings("limits.settings")
+            message = .limits(childID: child, settings: settings, contacts: try r.array("limits.contacts") { (r: inout WireReader) throws(WireError) in try r.contact() })
+        case 0x88:
+            message = .handlesRevoked(try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+        case 0x50: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))
+        case 0xD0: message = .adminResult(try r.string("adminResult.json", max: Wire.maxAdminBytes))
         default:
             throw .unknownMessageType(type)
         }

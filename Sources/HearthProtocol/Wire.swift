@@ -23,6 +23,10 @@ public enum Wire {
 
     /// Header size: version, type, request id.
     public static let headerSize = 10
+    /// Longest passcode accepted.
+    public static let maxPasscodeBytes = 64
+    /// Longest admin request or result (JSON text).
+    public static let maxAdminBytes = maxReplyBodyBytes
 
     /// The pub/sub topic frame for a member: the id's UTF-8 bytes and a 0 byte, so that no id is a prefix of another's topic.
     public static func topic(for member: String) -> [UInt8] {

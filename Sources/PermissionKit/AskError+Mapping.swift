@@ -15,7 +15,8 @@ extension AskError {
         case .brokerUnavailable: self = .notAvailable(reason: .brokerUnavailable(message: message))
         case .rateLimited: self = .notAvailable(reason: .rateLimited(message: message))
         case .unsupportedVersion, .unknownMessageType: self = .notAvailable(reason: .incompatibleDaemon(message: message))
-        case .malformedMessage, .notFound, .internalError, .unknown: self = .unknown(reason: reply.description)
+        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode:
+            self = .unknown(reason: reply.description)
         }
     }
 

@@ -36,6 +36,7 @@ public final class SocketLoop: Sendable {
     private enum Outbound: Sendable {
         case send(socket: Int, frames: [[UInt8]])
         case perform(@Sendable ([ZMQSocket]) -> Void)
+        case reopen(socket: Int, configure: @Sendable (ZMQSocket) throws -> Void, done: @Sendable ((any Error)?) -> Void)
     }
 
     private struct State: ~Copyable {
@@ -94,6 +95,20 @@ public final class SocketLoop: Sendable {
                 continuation.resume(with: Result { try body(sockets) })
             }
             if !queued { continuation.resume(throwing: ZMQError(code: ETERM, operation: "SocketLoop.query")) }
+        }
+    }
+
+    /// Closes the socket at index `socket`, dropping every connection it has and anything queued on it, and replaces it
+    /// with a new socket of the same type set up by `configure` (which may bind the same endpoint again).
+    ///
+    /// libzmq cannot close one peer's connection on a ROUTER or XPUB socket; reopening is how a broker cuts off a
+    /// revoked key (the honest peers reconnect and authenticate again).
+    public func reopen(_ socket: Int, configure: @escaping @Sendable (ZMQSocket) throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let queued = enqueue(.reopen(socket: socket, configure: configure, done: { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }))
+            if !queued { continuation.resume(throwing: ZMQError(code: ETERM, operation: "SocketLoop.reopen")) }
         }
     }
 
@@ -157,7 +172,11 @@ public final class SocketLoop: Sendable {
                 defer { state.outbound = [] }
                 return (state.outbound, state.stopping)
             }
-            flush(work, sockets)
+            if flush(work, &sockets) {
+                full = ZMQPoller()
+                for socket in sockets { full.add(socket) }
+                _ = full.add(fileDescriptor: wake.fileDescriptor)
+            }
             if stopping { break }
 
             // Backpressure: when the consumer is behind, stop reading so ZeroMQ's high-water marks push back on peers.
@@ -189,8 +208,10 @@ public final class SocketLoop: Sendable {
         finish(startError: nil)
     }
 
-    private func flush(_ work: [Outbound], _ sockets: [ZMQSocket]) {
+    /// Returns true when a socket was replaced, so the poller must be rebuilt.
+    private func flush(_ work: [Outbound], _ sockets: inout [ZMQSocket]) -> Bool {
         var dropped: UInt64 = 0
+        var replaced = false
         for item in work {
             switch item {
             case .send(let index, let frames):
@@ -199,9 +220,36 @@ public final class SocketLoop: Sendable {
                 if !sent { dropped += 1 }
             case .perform(let body):
                 body(sockets)
+            case .reopen(let index, let configure, let done):
+                guard sockets.indices.contains(index) else {
+                    done(ZMQError(code: EINVAL, operation: "SocketLoop.reopen"))
+                    continue
+                }
+                try? sockets[index].setLinger(milliseconds: 0)
+                sockets[index].close()
+                replaced = true
+                do {
+                    let socket = try ZMQSocket(context: context, type: specs[index].type)
+                    sockets[index] = socket
+                    // The old listener is torn down asynchronously by libzmq's I/O thread: retry the bind briefly.
+                    var attempt = 0
+                    while true {
+                        do {
+                            try configure(socket)
+                            break
+                        } catch let error as ZMQError where error.code == EADDRINUSE && attempt < 100 {
+                            attempt += 1
+                            usleep(10_000)
+                        }
+                    }
+                    done(nil)
+                } catch {
+                    done(error)
+                }
             }
         }
         if dropped > 0 { state.withLock { $0.dropped += dropped } }
+        return replaced
     }
 
     private func finish(startError: (any Error)?) {

@@ -34,6 +34,21 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: "Events queued per subscriber before the broker drops them for it (it then catches up by syncing).")
     var subscriberHWM: Int32 = 10_000
 
+    @Option(help: "Age of majority per region (YAML, like config/regions.yaml); default: the compiled-in table.")
+    var regions: String?
+
+    @Option(help: "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml); default: compiled in.")
+    var childDefaults: String?
+
+    @Option(help: "Most members per family.")
+    var maxFamilyMembers = 6
+
+    @Option(help: "Questions one child may ask per period, as COUNT/SECONDS (overrides the child defaults' askLimit), e.g. 30/3600.")
+    var askLimit: String?
+
+    @Option(help: "Commands per second each device may send, sustained (bursts of 5x are allowed).")
+    var deviceRate: Double = 200
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -48,10 +63,23 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "family-broker")
-        let options = BrokerOptions(
+        var options = BrokerOptions(
             ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
             secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)),
             subscriberHighWaterMark: subscriberHWM)
+        options.regionsFile = regions
+        options.childDefaultsFile = childDefaults
+        options.maxFamilyMembers = maxFamilyMembers
+        options.deviceCommandRate = deviceRate
+        options.deviceCommandBurst = deviceRate * 5
+        if let askLimit {
+            let parts = askLimit.split(separator: "/")
+            guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0, seconds > 0 else {
+                logger.critical("invalid configuration: --ask-limit: '\(askLimit)' is not COUNT/SECONDS with both positive")
+                throw ExitCode(78)
+            }
+            options.askLimit = ChildDefaults.AskLimit(count: count, perSeconds: seconds)
+        }
         let service = FamilyBrokerService(options: options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

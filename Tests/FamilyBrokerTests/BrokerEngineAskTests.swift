@@ -202,7 +202,9 @@ struct BrokerEngineAskTests {
             let outcome = try await broker.ask(generous, from: "tim")
             #expect(outcome.reply.accepted?.resolution?.choice == .approve)
             #expect(outcome.events.recipients == ["tim"])
-            #expect(try await broker.send(.knownHandles([handle("h2")]), from: "tim").reply == .knownHandlesResult([]))
+            // Nothing became known by the default; with limits off nothing is restricted, so every handle counts as known.
+            #expect(try await broker.store.read { db in try BrokerStore.knownHandles(of: "tim", among: [handle("h2")], in: db) }.isEmpty)
+            #expect(try await broker.send(.knownHandles([handle("h2")]), from: "tim").reply == .knownHandlesResult([handle("h2")]))
         }
     }
 

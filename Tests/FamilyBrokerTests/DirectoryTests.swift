@@ -39,8 +39,8 @@ struct DirectoryTests {
         #expect(directory.member(ofDevice: "e1")?.id == "emma")
         #expect(directory.member(ofDevice: "e1")?.familyID == "f1")
         #expect(directory.member(ofDevice: "n1")?.familyID == nil)
-        #expect(directory.members["tim"]?.limitsEnabled == false)
-        #expect(directory.members["emma"]?.limitsEnabled == true)
+        #expect(directory.members["tim"]?.initialLimits == false)
+        #expect(directory.members["emma"]?.initialLimits == nil)
         #expect(directory.members["bob"]?.role == .guardian)
         #expect(Set(directory.parents(of: "f1")) == ["alice", "bob"])
         #expect(directory.parents(of: "f2") == ["zed"])
@@ -157,7 +157,7 @@ struct DirectoryTests {
             FamilyFile.Family(id: "f1", members: [try member("alice", "organizer"), try member("emma", "child", birthDate: "2014-05-06")])
         ])
         let directory = try Directory(file: file, keysDirectory: "/nonexistent", source: "family.yaml")
-        #expect(directory.members["emma"]?.birthDate == "2014-05-06")
+        #expect(directory.members["emma"]?.birthDate == BirthDate("2014-05-06"))
     }
 
     @Test func rejectsABadIdentifier() throws {

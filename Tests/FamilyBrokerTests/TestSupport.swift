@@ -93,7 +93,17 @@ final class BrokerHarness: Sendable {
     let clock: TestClock
     private let nextRequest = Atomic<UInt64>(100)
 
-    init(temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil, clock: TestClock = TestClock()) throws {
+    /// The tests' policy: the built-in rules, but asks unlimited (the rate-limit tests set their own) and cheap passcode hashes.
+    static let policy: BrokerPolicy = {
+        var defaults = ChildDefaults.builtIn
+        defaults.askLimit = .init(count: 1_000_000, perSeconds: 3600)
+        return BrokerPolicy(childDefaults: defaults, passcodeCost: 10)
+    }()
+
+    init(
+        temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil, clock: TestClock = TestClock(),
+        policy: BrokerPolicy = BrokerHarness.policy
+    ) throws {
         let temp = try temp ?? TempDirectory()
         self.temp = temp
         store = try BrokerStore(path: temp.databasePath)
@@ -103,7 +113,7 @@ final class BrokerHarness: Sendable {
         var logger = Logger(label: "FamilyBrokerTests")
         logger.logLevel = .critical
         engine = BrokerEngine(
-            store: store, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: logger,
+            store: store, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: logger, policy: policy,
             clock: { clock.now })
     }
 

@@ -82,6 +82,10 @@ enum Fixtures {
         Event(memberID: "kid_2", sequence: 0, createdAt: t0, body: .questionResolved(askedMinimal, defaulted)),
     ]
 
+    static let teenSettings = CommunicationSettings(
+        enabled: true, screenTime: .contactsAndGroups, downtime: .specificContacts,
+        downtimeSchedule: CommunicationSettings.Downtime(startMinute: 22 * 60, endMinute: 7 * 60), allowContactEditing: true)
+
     /// At least one message of every case, most with several variants.
     static let messages: [Message] = {
         var all: [Message] = [
@@ -122,6 +126,21 @@ enum Fixtures {
             .listPending,
             .pendingList([]),
             .pendingList([askedFull, askedMinimal, askedUpdate]),
+            .setLimits(childID: "kid-1", settings: CommunicationSettings()),
+            .setLimits(childID: "kid-1", settings: teenSettings),
+            .getLimits(childID: "kid-1"),
+            .editContacts(childID: "kid-1", add: [], remove: []),
+            .editContacts(childID: "kid-1", add: [Contact(handle: phone, allowedDuringDowntime: true), Contact(handle: dragon)], remove: [email]),
+            .revokeApproval(childID: "kid-1", handles: [dragon]),
+            .setPasscode(childID: "kid-1", passcode: "1234"),
+            .setPasscode(childID: "kid-1", passcode: ""),
+            .approveInPerson(questionID: id1, passcode: "1234"),
+            .limits(childID: "kid-1", settings: teenSettings, contacts: [Contact(handle: emojiHandle, allowedDuringDowntime: true)]),
+            .limits(childID: "kid-1", settings: CommunicationSettings(enabled: false), contacts: []),
+            .handlesRevoked([]),
+            .handlesRevoked([dragon, phone]),
+            .adminRequest(#"{"command":"show"}"#),
+            .adminResult(#"{"summary":"revoked emma-tablet of emma"}"#),
         ]
         for role in MemberRole.allCases {
             all.append(.welcome(version: 1, familyID: "f", memberID: "m", deviceID: "d", role: role, head: 1))
@@ -138,6 +157,7 @@ enum Fixtures {
     static let typeCodes: Set<UInt8> = [
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
         0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0,
+        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x87, 0x88, 0x50, 0xD0,
     ]
 
     /// A frame with a valid header for `type` and a body written by `body`.

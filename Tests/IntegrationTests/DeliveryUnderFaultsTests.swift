@@ -41,7 +41,7 @@ struct DeliveryUnderFaultsTests {
     }
 
     @Test func everyQuestionAnsweredOnceThroughSigkills() async throws {
-        try await Fleet.with(Self.family) { fleet in
+        try await Fleet.with(Self.family, brokerArguments: ["--ask-limit", "100000/3600"]) { fleet in
             let approver = Self.autoApprove(fleet)
             defer { approver.cancel() }
             let app = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
@@ -97,7 +97,7 @@ struct DeliveryUnderFaultsTests {
     }
 
     @Test func aDeviceOfflineForLongCatchesUp() async throws {
-        try await Fleet.with(Self.family) { fleet in
+        try await Fleet.with(Self.family, brokerArguments: ["--ask-limit", "100000/3600"]) { fleet in
             let approver = Self.autoApprove(fleet)
             defer { approver.cancel() }
             // The phone is off while many events happen: they are published before it subscribes again.
@@ -138,7 +138,7 @@ struct DeliveryUnderFaultsTests {
 @Suite("Slow subscriber", .serialized)
 struct SlowSubscriberTests {
     @Test func aPausedDevicePastItsHighWaterMarkRecoversEverything() async throws {
-        try await Fleet.with(DeliveryUnderFaultsTests.family, brokerArguments: ["--subscriber-hwm", "4"]) { fleet in
+        try await Fleet.with(DeliveryUnderFaultsTests.family, brokerArguments: ["--subscriber-hwm", "4", "--ask-limit", "100000/3600"]) { fleet in
             let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
             defer { approver.cancel() }
             let phone = try fleet.daemon("emma-phone")

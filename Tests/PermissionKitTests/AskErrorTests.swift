@@ -16,7 +16,8 @@ import Testing
         case .brokerUnavailable: .notAvailable(reason: .brokerUnavailable(message: "detail-14"))
         case .rateLimited: .notAvailable(reason: .rateLimited(message: "detail-9"))
         case .unsupportedVersion, .unknownMessageType: .notAvailable(reason: .incompatibleDaemon(message: "detail-\(code.rawValue)"))
-        case .malformedMessage, .notFound, .internalError, .unknown: .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
+        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode:
+            .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
         }
         #expect(error == expected)
         #expect(error.description.contains("detail-\(code.rawValue)"))

@@ -100,7 +100,8 @@ struct SocketLoopTests {
         let started = ContinuousClock.now
         await client.stop()
         await client.stop()  // idempotent
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // A hang detector, not a benchmark: with the wrong linger, terminating the context would block forever.
+        #expect(ContinuousClock.now - started < .seconds(15))
         #expect(client.send([[1]], on: 0) == false, "a stopped loop refuses sends")
         #expect(await client.inbound.take() == nil, "a stopped loop's inbound sequence ends")
     }

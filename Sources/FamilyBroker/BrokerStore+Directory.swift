@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import HearthCore
+
+/// The directory as stored: one row per family (and one, id "", for members in no family), each the family's entry of
+/// the family file with keys inline. The config file seeds it; admin commands edit it.
+extension BrokerStore {
+    /// The id of the row holding members in no family.
+    static let unaffiliatedRow = ""
+
+    struct FamilyRow {
+        var family: FamilyFile.Family
+        /// The hash of the config file's entry this row was last taken from; nil once it is only the broker's.
+        var sourceHash: String?
+    }
+
+    static func familyRows(in db: Database) throws -> [FamilyID: FamilyRow] {
+        var rows: [FamilyID: FamilyRow] = [:]
+        let cursor = try Row.fetchCursor(db, sql: "SELECT id, entry, source_hash FROM family_entry ORDER BY id")
+        let decoder = JSONDecoder()
+        while let row = try cursor.next() {
+            let data: Data = row[1]
+            rows[row[0]] = FamilyRow(family: try decoder.decode(FamilyFile.Family.self, from: data), sourceHash: row[2])
+        }
+        return rows
+    }
+
+    /// The stored directory as a family file (nil when nothing was ever stored).
+    static func storedFile(in db: Database) throws -> FamilyFile? {
+        let rows = try familyRows(in: db)
+        guard !rows.isEmpty else { return nil }
+        return FamilyFile(
+            families: rows.filter { $0.key != unaffiliatedRow }.values.map(\.family).sorted { $0.id < $1.id },
+            unaffiliated: rows[unaffiliatedRow]?.family.members ?? [])
+    }
+
+    static func saveFamily(_ family: FamilyFile.Family, id: FamilyID, sourceHash: String?, in db: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO family_entry (id, entry, source_hash) VALUES (?, ?, ?)",
+            arguments: [id, try encoder.encode(family), sourceHash])
+    }
+
+    static func deleteFamily(_ id: FamilyID, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM family_entry WHERE id = ?", arguments: [id])
+    }
+
+    // MARK: revoked keys
+
+    static func revokedKeys(in db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT public_key FROM revoked_key"))
+    }
+
+    static func revokeKey(_ key: String, device: DeviceID, member: MemberID, at date: Date, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO revoked_key (public_key, device_id, member_id, revoked_at) VALUES (?, ?, ?, ?)",
+            arguments: [key, device, member, milliseconds(date)])
+    }
+
+    static func unrevokeKey(_ key: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM revoked_key WHERE public_key = ?", arguments: [key])
+    }
+
+    // MARK: settings and contacts
+
+    static func settings(of child: MemberID, in db: Database) throws -> CommunicationSettings? {
+        guard let data = try Data.fetchOne(db, sql: "SELECT settings FROM child_settings WHERE member_id = ?", arguments: [child]) else {
+            return nil
+        }
+        return try JSONDecoder().decode(CommunicationSettings.self, from: data)
+    }
+
+    static func saveSettings(_ settings: CommunicationSettings, of child: MemberID, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO child_settings (member_id, settings) VALUES (?, ?)",
+            arguments: [child, try JSONEncoder().encode(settings)])
+    }
+
+    static func contacts(of child: MemberID, in db: Database) throws -> [Contact] {
+        try Row.fetchAll(db, sql: "SELECT kind, value, downtime FROM contact WHERE child_id = ? ORDER BY kind, value", arguments: [child]).compactMap { row in
+            CommunicationHandle.Kind(rawValue: row[0]).map { Contact(handle: CommunicationHandle(value: row[1], kind: $0), allowedDuringDowntime: row[2]) }
+        }
+    }
+
+    /// Adds or updates contacts; returns the handles that were not contacts before.
+    static func upsertContacts(_ contacts: [Contact], of child: MemberID, in db: Database) throws -> [CommunicationHandle] {
+        var added: [CommunicationHandle] = []
+        for contact in contacts {
+            let exists = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM contact WHERE child_id = ? AND kind = ? AND value = ?",
+                arguments: [child, contact.handle.kind.rawValue, contact.handle.value]) ?? false
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO contact (child_id, kind, value, downtime) VALUES (?, ?, ?, ?)",
+                arguments: [child, contact.handle.kind.rawValue, contact.handle.value, contact.allowedDuringDowntime])
+            if !exists { added.append(contact.handle) }
+        }
+        return added
+    }
+
+    /// Removes contacts; returns those that were contacts.
+    static func removeContacts(_ handles: [CommunicationHandle], of child: MemberID, in db: Database) throws -> [CommunicationHandle] {
+        var removed: [CommunicationHandle] = []
+        for handle in Set(handles) {
+            try db.execute(
+                sql: "DELETE FROM contact WHERE child_id = ? AND kind = ? AND value = ?", arguments: [child, handle.kind.rawValue, handle.value])
+            if db.changesCount > 0 { removed.append(handle) }
+        }
+        return removed
+    }
+
+    // MARK: passcode
+
+    struct PasscodeRow {
+        var hash: String
+        var failures: Int
+        var lockedUntil: Date
+    }
+
+    static func passcode(of child: MemberID, in db: Database) throws -> PasscodeRow? {
+        try Row.fetchOne(db, sql: "SELECT hash, failures, locked_until FROM passcode WHERE member_id = ?", arguments: [child]).map { row in
+            PasscodeRow(hash: row[0], failures: row[1], lockedUntil: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000))
+        }
+    }
+
+    static func savePasscode(_ row: PasscodeRow?, of child: MemberID, in db: Database) throws {
+        guard let row else {
+            try db.execute(sql: "DELETE FROM passcode WHERE member_id = ?", arguments: [child])
+            return
+        }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO passcode (member_id, hash, failures, locked_until) VALUES (?, ?, ?, ?)",
+            arguments: [child, row.hash, row.failures, milliseconds(row.lockedUntil)])
+    }
+}

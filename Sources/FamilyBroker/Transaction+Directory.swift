@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+extension Transaction {
+    /// Where admin edits are validated from, in errors.
+    static let storedSource = "the broker's directory"
+
+    /// Merges the config file into the stored directory: a family whose entry in the file changed since it was last
+    /// applied (or that is new) is taken from the file; a family that came from the file and left it is removed; the
+    /// others, including admin edits of unchanged entries, stay as stored. Revoked keys are not enrolled again.
+    mutating func applyConfiguration(_ configured: Directory, in db: Database) throws -> String {
+        let rows = try BrokerStore.familyRows(in: db)
+        let revoked = try BrokerStore.revokedKeys(in: db)
+        var hashes: [FamilyID: String?] = [:]
+        var families: [FamilyID: FamilyFile.Family] = rows.mapValues(\.family)
+        var taken: [String] = []
+        var entries = configured.file.families.map { ($0.id, $0) }
+        entries.append((BrokerStore.unaffiliatedRow, FamilyFile.Family(id: BrokerStore.unaffiliatedRow, members: configured.file.unaffiliated ?? [])))
+        for (id, family) in entries {
+            let hash = Self.hash(family)
+            hashes[id] = hash
+            if rows[id]?.sourceHash == hash { continue }
+            var family = family
+            for m in family.members.indices {
+                family.members[m].devices = family.members[m].devices?.filter { device in
+                    guard let key = device.publicKey, revoked.contains(key) else { return true }
+                    logger.warning("the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
+                    return false
+                }
+            }
+            families[id] = family
+            taken.append(id.isEmpty ? "(no family)" : id)
+        }
+        for (id, row) in rows where row.sourceHash != nil && hashes[id] == nil {
+            families[id] = nil
+            taken.append("-\(id)")
+        }
+        guard !taken.isEmpty else { return "the family file is unchanged" }
+        let file = FamilyFile(
+            families: families.filter { $0.key != BrokerStore.unaffiliatedRow }.values.sorted { $0.id < $1.id },
+            unaffiliated: families[BrokerStore.unaffiliatedRow]?.members ?? [])
+        let merged = try Directory(
+            file: file, keysDirectory: "/", source: "\(Self.storedSource) merged with the family file", rules: policy.regions,
+            maxFamilyMembers: policy.maxFamilyMembers)
+        try replaceDirectory(with: merged, sourceHashes: hashes, in: db)
+        return "applied from the family file: \(taken.joined(separator: ", "))"
+    }
+
+    /// Stores `new`, then applies what changed: a child who left a family has their pending questions resolved with the
+    /// default response; a new parent or guardian receives the family's pending questions; new children get settings;
+    /// devices that left have their connections closed.
+    mutating func replaceDirectory(with new: Directory, sourceHashes: [FamilyID: String?] = [:], in db: Database) throws {
+        let old = directory
+        let rows = try BrokerStore.familyRows(in: db)
+        var entries = new.file.families.map { ($0.id, $0) }
+        entries.append((BrokerStore.unaffiliatedRow, FamilyFile.Family(id: BrokerStore.unaffiliatedRow, members: new.file.unaffiliated ?? [])))
+        var kept: Set<FamilyID> = []
+        for (id, family) in entries {
+            kept.insert(id)
+            let hash = sourceHashes[id] ?? rows[id]?.sourceHash
+            if rows[id]?.family != family || rows[id]?.sourceHash != hash {
+                try BrokerStore.saveFamily(family, id: id, sourceHash: hash, in: db)
+            }
+        }
+        for id in rows.keys where !kept.contains(id) { try BrokerStore.deleteFamily(id, in: db) }
+        directory = new
+        directoryChanged = true
+
+        for member in old.members.values where old.isChild(member, on: now) {
+            guard let family = member.familyID, new.members[member.id]?.familyID != family else { continue }
+            for stored in try BrokerStore.pendingQuestions(child: member.id, in: db) {
+                try resolveWithDefault(stored, reason: .childRemoved, parents: old.parents(of: family), in: db)
+            }
+        }
+        for (family, parents) in new.parentsByFamily {
+            let added = Set(parents).subtracting(old.parents(of: family))
+            guard !added.isEmpty else { continue }
+            for child in new.children(of: family, on: now) {
+                for stored in try BrokerStore.pendingQuestions(child: child.id, in: db) {
+                    for parent in added.sorted() { try publish(.questionPending(stored.asked), to: parent, in: db) }
+                }
+            }
+        }
+        for member in new.members.values where new.isChild(member, on: now) {
+            if try BrokerStore.settings(of: member.id, in: db) == nil {
+                try BrokerStore.saveSettings(defaultSettings(for: member), of: member.id, in: db)
+            }
+        }
+        for (id, device) in old.devices where new.devices[id]?.publicKey != device.publicKey {
+            disconnectedDevices.append(id)
+        }
+    }
+
+    // MARK: admin
+
+    mutating func admin(_ request: AdminRequest, configuration: () throws -> Directory, in db: Database) throws -> AdminResult {
+        func require<T>(_ value: T?, _ name: String) throws -> T {
+            guard let value else { throw ErrorReply(.invalidRequest, "\(request.command.rawValue) needs \(name)") }
+            return value
+        }
+        var file = directory.file
+        let summary: String
+        switch request.command {
+        case .show:
+            return AdminResult(summary: "\(directory.members.count) members, \(directory.devices.count) devices", directory: file,
+                               revokedKeys: try BrokerStore.revokedKeys(in: db).sorted())
+        case .reload:
+            return AdminResult(summary: try applyConfiguration(try configuration(), in: db))
+        case .enroll:
+            let memberID = try require(request.member, "member"), deviceID = try require(request.device, "device")
+            let key = try require(request.publicKey, "publicKey")
+            try BrokerStore.unrevokeKey(key, in: db)
+            try Self.editMember(memberID, in: &file) { member in
+                member.devices = (member.devices ?? []) + [FamilyFile.Device(id: deviceID, publicKey: key)]
+            }
+            summary = "enrolled \(deviceID) for \(memberID)"
+        case .revoke:
+            let deviceID = try require(request.device, "device")
+            guard let device = directory.devices[deviceID] else { throw ErrorReply(.notFound, "no device \(deviceID)") }
+            try BrokerStore.revokeKey(device.publicKey, device: deviceID, member: device.memberID, at: now, in: db)
+            try Self.editMember(device.memberID, in: &file) { member in member.devices?.removeAll { $0.id == deviceID } }
+            summary = "revoked \(deviceID) of \(device.memberID)"
+        case .addMember:
+            var entry = try require(request.entry, "entry")
+            if entry.devices?.contains(where: { $0.publicKey == nil }) == true {
+                throw ErrorReply(.invalidRequest, "a device added by an admin command carries its publicKey inline")
+            }
+            entry.devices = entry.devices ?? []
+            if let familyID = request.family {
+                guard let f = file.families.firstIndex(where: { $0.id == familyID }) else { throw ErrorReply(.notFound, "no family \(familyID)") }
+                file.families[f].members.append(entry)
+            } else {
+                file.unaffiliated = (file.unaffiliated ?? []) + [entry]
+            }
+            summary = "added \(entry.id) to \(request.family ?? "no family")"
+        case .removeMember:
+            let memberID = try require(request.member, "member")
+            guard directory.members[memberID] != nil else { throw ErrorReply(.notFound, "no member \(memberID)") }
+            for f in file.families.indices { file.families[f].members.removeAll { $0.id == memberID } }
+            file.unaffiliated?.removeAll { $0.id == memberID }
+            summary = "removed \(memberID)"
+        case .setRole:
+            let memberID = try require(request.member, "member"), role = try require(request.role, "role")
+            guard MemberRole(name: role) != nil else { throw ErrorReply(.invalidRequest, "'\(role)' is not one of organizer, guardian, adult, child") }
+            try Self.editMember(memberID, in: &file) { member in member.role = role }
+            summary = "\(memberID) is now \(role)"
+        }
+        let new: Directory
+        do {
+            new = try Directory(file: file, keysDirectory: "/", source: Self.storedSource, rules: policy.regions, maxFamilyMembers: policy.maxFamilyMembers)
+        } catch let error as ConfigurationError {
+            throw ErrorReply(.invalidRequest, "\(error.key.isEmpty ? "" : error.key + ": ")\(error.reason); nothing was changed")
+        }
+        try replaceDirectory(with: new, in: db)
+        logger.notice("admin: \(summary)")
+        return AdminResult(summary: summary)
+    }
+
+    private static func editMember(_ id: MemberID, in file: inout FamilyFile, _ edit: (inout FamilyFile.Member) -> Void) throws {
+        for f in file.families.indices {
+            if let m = file.families[f].members.firstIndex(where: { $0.id == id }) { return edit(&file.families[f].members[m]) }
+        }
+        if let m = file.unaffiliated?.firstIndex(where: { $0.id == id }) { return edit(&file.unaffiliated![m]) }
+        throw ErrorReply(.notFound, "no member \(id)")
+    }
+
+    /// A stable hash of a family's entry (keys resolved), to tell whether the file changed it since it was last applied.
+    static func hash(_ family: FamilyFile.Family) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = (try? encoder.encode(family)) ?? Data()
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+extension Transaction {
+    // MARK: ask
+
+    mutating func ask(_ question: Question, app: BundleID, child: Directory.Member, device: DeviceID, in db: Database) throws -> Message {
+        guard directory.isChild(child, on: now) else {
+            throw ErrorReply(.notAvailable, "only a child asks; \(child.id) is \(directory.effectiveRole(child, on: now).name)")
+        }
+        guard Identifier.isValidBundleID(app) else { throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id") }
+        if let existing = try BrokerStore.question(question.id, in: db) {
+            // A retry of the same ask (after a crash or a lost reply) has one effect: the first, even once expired.
+            guard existing.asked.childMemberID == child.id else {
+                throw ErrorReply(.invalidQuestion, "question id \(question.id) is already used")
+            }
+            return .askAccepted(existing.asked, existing.resolution)
+        }
+        try validate(question)
+        let limit = policy.childDefaults.askLimit
+        let recent = try BrokerStore.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), in: db)
+        guard recent < limit.count else {
+            throw ErrorReply(.rateLimited, "\(child.id) asked \(recent) questions in the last \(limit.perSeconds) s; at most \(limit.count) are allowed, ask again later")
+        }
+        let asked = AskedQuestion(question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
+        let settings = try settings(of: child, in: db)
+
+        if child.familyID == nil {
+            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultNoFamily, in: db)
+        }
+        if !settings.enabled {
+            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff, in: db)
+        }
+        let handles = question.handles
+        if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, in: db)) == Set(handles) {
+            let approval = question.choices.first { $0.answer == .approval }!
+            return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown, in: db)
+        }
+        if !handles.isEmpty,
+           let pending = try BrokerStore.pendingQuestion(child: child.id, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db) {
+            // Parents are not asked twice about the same people by the same app: the app gets the pending question.
+            return .askAccepted(pending.asked, nil)
+        }
+        try BrokerStore.insert(asked, resolution: nil, in: db)
+        try publish(.questionPending(asked), to: child.id, in: db)
+        for parent in directory.parents(of: child.familyID) {
+            try publish(.questionPending(asked), to: parent, in: db)
+        }
+        return .askAccepted(asked, nil)
+    }
+
+    private func validate(_ question: Question) throws {
+        func invalid(_ reason: String) -> ErrorReply { ErrorReply(.invalidQuestion, reason) }
+        switch question.topic {
+        case .communication(let topic):
+            guard !topic.personInformation.isEmpty else { throw invalid("a communication question names at least one person") }
+        case .significantAppUpdate(let description):
+            guard !description.isEmpty else { throw invalid("a significant app update question needs a description") }
+        }
+        let ids = question.choices.map(\.id)
+        guard Set(ids).count == ids.count else { throw invalid("choice ids must be unique") }
+        guard question.choices.contains(where: { $0.answer == .approval }),
+              question.choices.contains(where: { $0.answer == .denial })
+        else { throw invalid("choices must include at least one approval and one denial") }
+        guard question.defaultChoice != nil else { throw invalid("defaultChoiceID '\(question.defaultChoiceID)' is not one of the choices") }
+        if let expiration = question.expirationDate, expiration <= now {
+            throw invalid("expirationDate is in the past")
+        }
+    }
+
+    private mutating func resolveAtOnce(_ asked: AskedQuestion, choice: PermissionChoice, reason: Resolution.Reason, in db: Database) throws -> Message {
+        let resolution = Resolution(questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
+        try BrokerStore.insert(asked, resolution: resolution, in: db)
+        // Through the child's log, so every device of the child hands the app its response, as for a parent's answer.
+        try publish(.questionResolved(asked, resolution), to: asked.childMemberID, in: db)
+        return .askAccepted(asked, resolution)
+    }
+
+    // MARK: answer
+
+    mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member, in db: Database) throws -> Message {
+        guard parent.role.isParent else {
+            throw ErrorReply(.notAuthorized, "only an organizer or guardian answers; \(parent.id) is \(directory.effectiveRole(parent, on: now).name)")
+        }
+        let (stored, child) = try pendingQuestion(questionID, family: parent.familyID, in: db)
+        if let resolution = stored.resolution {
+            if resolution.answeredBy == parent.id, resolution.choice.id == choiceID {
+                return .answerAccepted(resolution)  // the same parent retrying: one effect
+            }
+            throw alreadyAnswered(questionID, resolution)
+        }
+        let asked = stored.asked
+        if let expiration = asked.question.expirationDate, expiration <= now {
+            throw ErrorReply(.expired, "question \(questionID) expired at \(expiration)")
+        }
+        guard let choice = asked.question.choices.first(where: { $0.id == choiceID }) else {
+            throw ErrorReply(.invalidChoice, "'\(choiceID)' is not a choice of question \(questionID); choices: \(asked.question.choices.map(\.id).joined(separator: ", "))")
+        }
+        let resolution = Resolution(questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
+        try record(resolution, of: asked, child: child, in: db)
+        return .answerAccepted(resolution)
+    }
+
+    /// The question and its child, when the child is in `family`; the same `notFound` otherwise, so that a parent of another
+    /// family learns nothing about it.
+    private func pendingQuestion(_ questionID: UUID, family: FamilyID?, in db: Database) throws -> (BrokerStore.StoredQuestion, Directory.Member) {
+        guard let stored = try BrokerStore.question(questionID, in: db),
+              let child = directory.members[stored.asked.childMemberID], child.familyID != nil, child.familyID == family
+        else {
+            throw ErrorReply(.notFound, "no question \(questionID)")
+        }
+        return (stored, child)
+    }
+
+    private func alreadyAnswered(_ questionID: UUID, _ resolution: Resolution) -> ErrorReply {
+        let by = resolution.answeredBy.map { "by \($0)" } ?? "(\(resolution.reason))"
+        return ErrorReply(.alreadyAnswered, "question \(questionID) was already answered \(by): \(resolution.choice.id)")
+    }
+
+    private mutating func record(_ resolution: Resolution, of asked: AskedQuestion, child: Directory.Member, in db: Database) throws {
+        try BrokerStore.resolve(asked.question.id, with: resolution, in: db)
+        try publish(.questionResolved(asked, resolution), to: child.id, in: db)
+        if resolution.choice.answer == .approval {
+            let added = try BrokerStore.addKnownHandles(asked.question.handles, child: child.id, question: asked.question.id, in: db)
+            if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id, in: db) }
+        }
+        for parent in directory.parents(of: child.familyID) {
+            try publish(.questionResolved(asked, resolution), to: parent, in: db)
+        }
+    }
+
+    // MARK: approve in person
+
+    /// A parent types the Screen Time passcode on the child's device: the question is approved at once. Wrong passcodes
+    /// are counted and lock approving in person for a growing time; the count is kept even though the reply is an error.
+    mutating func approveInPerson(_ questionID: UUID, caller: Directory.Member, in db: Database) throws -> Message {
+        let (stored, child) = try pendingQuestion(questionID, family: caller.familyID, in: db)
+        guard caller.id == child.id else {
+            throw ErrorReply(.notAuthorized, "the passcode is typed on the device of the child who asked")
+        }
+        if let resolution = stored.resolution { throw alreadyAnswered(questionID, resolution) }
+        if let expiration = stored.asked.question.expirationDate, expiration <= now {
+            throw ErrorReply(.expired, "question \(questionID) expired at \(expiration)")
+        }
+        guard var row = try BrokerStore.passcode(of: child.id, in: db) else {
+            throw ErrorReply(.wrongPasscode, "no Screen Time passcode is set for \(child.id); a parent sets one first")
+        }
+        if row.lockedUntil > now {
+            return .error(ErrorReply(.lockedOut, "too many wrong passcodes; try again after \(ISO8601DateFormatter().string(from: row.lockedUntil))"))
+        }
+        guard case .checked(let checkedHash, let matches)? = secrets[commandIndex], checkedHash == row.hash else {
+            throw ErrorReply(.internalError, "the passcode changed while it was being checked; try again")
+        }
+        guard matches else {
+            row.failures += 1
+            let lockout = policy.lockout(afterFailures: row.failures)
+            row.lockedUntil = now.addingTimeInterval(Double(lockout))
+            try BrokerStore.savePasscode(row, of: child.id, in: db)
+            // Returned, not thrown: the failure count must be committed.
+            if lockout > 0 {
+                return .error(ErrorReply(.lockedOut, "wrong passcode; approving in person is locked for \(lockout) s"))
+            }
+            return .error(ErrorReply(.wrongPasscode, "wrong passcode; \(policy.passcodeAttempts - row.failures) attempts left before a lockout"))
+        }
+        row.failures = 0
+        row.lockedUntil = .distantPast
+        try BrokerStore.savePasscode(row, of: child.id, in: db)
+        let asked = stored.asked
+        let approval = asked.question.choices.first { $0.answer == .approval }!
+        let resolution = Resolution(questionID: questionID, choice: approval, reason: .approvedInPerson, answeredBy: nil, resolvedAt: now)
+        try record(resolution, of: asked, child: child, in: db)
+        return .answerAccepted(resolution)
+    }
+
+    // MARK: expiry
+
+    /// Resolves pending questions past their expiration date with their default choice.
+    mutating func expireQuestions(in db: Database) throws {
+        for stored in try BrokerStore.expiredPendingQuestions(now: now, limit: 1000, in: db) {
+            let family = directory.members[stored.asked.childMemberID]?.familyID
+            try resolveWithDefault(stored, reason: .expired, parents: directory.parents(of: family), in: db)
+        }
+    }
+}

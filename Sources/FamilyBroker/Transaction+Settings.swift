@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+extension Transaction {
+    /// The child's settings: as a parent set them, else the age-appropriate defaults.
+    func settings(of child: Directory.Member, in db: Database) throws -> CommunicationSettings {
+        if let stored = try BrokerStore.settings(of: child.id, in: db) { return stored }
+        return defaultSettings(for: child)
+    }
+
+    func defaultSettings(for child: Directory.Member) -> CommunicationSettings {
+        var settings = policy.childDefaults.settings(forAge: child.birthDate?.age(on: now, in: child.timeZone))
+        if let enabled = child.initialLimits { settings.enabled = enabled }
+        return settings
+    }
+
+    /// Whether the child's downtime is in force now, in the child's time zone.
+    func inDowntime(_ settings: CommunicationSettings, child: Directory.Member) -> Bool {
+        guard let schedule = settings.downtimeSchedule else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = child.timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: now)
+        return schedule.contains(minute: (parts.hour ?? 0) * 60 + (parts.minute ?? 0))
+    }
+
+    /// The subset of `handles` the child may talk to now (docs/FAMILY-RULES.md): emergency numbers always; with limits off
+    /// or scope `everyone`, all; `contactsOnly`: contacts and approved handles; `contactsAndGroups`: the same, and a group
+    /// (more than one handle) as a whole when at least one of them is a contact or approved; during downtime with
+    /// `specificContacts`: only contacts marked as allowed during downtime.
+    func knownHandles(of child: Directory.Member, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle] {
+        let settings = try settings(of: child, in: db)
+        guard settings.enabled else { return handles }
+        let scope = inDowntime(settings, child: child) ? settings.downtime : settings.screenTime
+        if scope == .everyone { return handles }
+        let contacts = Dictionary(try BrokerStore.contacts(of: child.id, in: db).map { ($0.handle, $0.allowedDuringDowntime) }, uniquingKeysWith: { a, _ in a })
+        let approved = Set(try BrokerStore.knownHandles(of: child.id, among: handles, in: db))
+        let emergency = policy.childDefaults.emergencyHandles
+        let known = handles.filter { handle in
+            if emergency.contains(handle) { return true }
+            if scope == .specificContacts { return contacts[handle] == true }
+            return contacts[handle] != nil || approved.contains(handle)
+        }
+        if scope == .contactsAndGroups, Set(handles).count > 1, !known.isEmpty { return handles }
+        return known
+    }
+
+    // MARK: commands
+
+    mutating func setLimits(_ new: CommunicationSettings, of childID: MemberID, caller: Directory.Member, in db: Database) throws -> Message {
+        let child = try childForSettings(childID, caller: caller, allowSelf: false)
+        guard new.screenTime != .specificContacts else {
+            throw ErrorReply(.invalidRequest, "screenTime cannot be specificContacts: that scope is for downtime")
+        }
+        try BrokerStore.saveSettings(new, of: child.id, in: db)
+        logger.info("limits changed", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "enabled": "\(new.enabled)"])
+        return .limits(childID: child.id, settings: new, contacts: try BrokerStore.contacts(of: child.id, in: db))
+    }
+
+    mutating func editContacts(
+        of childID: MemberID, add: [Contact], remove: [CommunicationHandle], caller: Directory.Member, in db: Database
+    ) throws -> Message {
+        let child = try childForSettings(childID, caller: caller, allowSelf: true)
+        let settings = try settings(of: child, in: db)
+        if caller.id == child.id, !settings.allowContactEditing {
+            throw ErrorReply(.notAuthorized, "a parent has not allowed \(child.id) to edit contacts")
+        }
+        if caller.id == child.id, add.contains(where: \.allowedDuringDowntime) {
+            throw ErrorReply(.notAuthorized, "only a parent chooses who is reachable during downtime")
+        }
+        let overlap = Set(add.map(\.handle)).intersection(remove)
+        guard overlap.isEmpty else { throw ErrorReply(.invalidRequest, "\(overlap.first!) is both added and removed") }
+        let added = try BrokerStore.upsertContacts(add, of: child.id, in: db)
+        let removed = try BrokerStore.removeContacts(remove, of: child.id, in: db)
+        if !added.isEmpty || !removed.isEmpty {
+            try publish(.handlesChanged(added: added, removed: removed), to: child.id, in: db)
+        }
+        return .limits(childID: child.id, settings: settings, contacts: try BrokerStore.contacts(of: child.id, in: db))
+    }
+
+    mutating func revokeApproval(_ handles: [CommunicationHandle], of childID: MemberID, caller: Directory.Member, in db: Database) throws -> Message {
+        let child = try childForSettings(childID, caller: caller, allowSelf: false)
+        guard !handles.isEmpty else { throw ErrorReply(.invalidRequest, "name at least one handle to revoke") }
+        let removed = try BrokerStore.removeKnownHandles(handles, child: child.id, in: db)
+        if !removed.isEmpty {
+            try publish(.handlesChanged(added: [], removed: removed), to: child.id, in: db)
+        }
+        logger.info("approval revoked", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "handles": "\(removed.count)"])
+        return .handlesRevoked(removed)
+    }
+
+    mutating func setPasscode(_ passcode: String, of childID: MemberID, caller: Directory.Member, in db: Database) throws -> Message {
+        let child = try childForSettings(childID, caller: caller, allowSelf: false)
+        if passcode.isEmpty {
+            try BrokerStore.savePasscode(nil, of: child.id, in: db)
+            return .ok
+        }
+        guard PasscodeHash.lengthRange.contains(passcode.count) else {
+            throw ErrorReply(.invalidRequest, "a passcode has \(PasscodeHash.lengthRange.lowerBound) to \(PasscodeHash.lengthRange.upperBound) characters")
+        }
+        guard case .newHash(let hash)? = secrets[commandIndex] else {
+            throw ErrorReply(.internalError, "the passcode could not be hashed; nothing was changed")
+        }
+        try BrokerStore.savePasscode(.init(hash: hash.encoded, failures: 0, lockedUntil: .distantPast), of: child.id, in: db)
+        logger.info("passcode set", metadata: ["child": "\(child.id)", "by": "\(caller.id)"])
+        return .ok
+    }
+}
