@@ -41,15 +41,19 @@ let appleseeds = FleetSpec(families: [
 @Test func aLateAnswerIsRefused() async throws {
     try await Fleet.with(appleseeds, mode: .inProcess) { fleet in
         let app = fleet.app("com.example.chat", on: "emma-tablet")
+        let responses = AppResponses(app)
         let alice = try await fleet.parent(on: "alice-phone")
-        var question = PermissionQuestion(handles: [CommunicationHandle(value: "pal", kind: .custom)])
-        question.expirationDate = Date().addingTimeInterval(3600)
+        var asked = PermissionQuestion(handles: [CommunicationHandle(value: "pal", kind: .custom)])
+        asked.expirationDate = Date().addingTimeInterval(3600)
+        let question = asked
         try await app.ask(question)
         _ = try await alice.waitForQuestion(question.id)
 
         try fleet.advanceClock(by: .seconds(2 * 3600))          // the broker's "now" jumps two hours
+        try await fleet.eventually("the question expires") { responses.responses(for: question.id).first?.reason == .expired }
         let refusal = await #expect(throws: ErrorReply.self) { try await alice.approve(question.id) }
-        #expect(refusal?.code == .expired)
+        #expect(refusal?.code == .alreadyAnswered)              // settled by the expiry
+        responses.cancel()
         await alice.close()
         await app.close()
     }

@@ -25,6 +25,7 @@ struct FleetFaultTests {
     /// Asks two questions that expire in 10 minutes; one is answered before the clock moves, the other after.
     static func expiry(in fleet: Fleet) async throws {
         let app = fleet.app("com.example.chat", on: "emma-tablet")
+        let responses = AppResponses(app)
         let alice = try await fleet.parent(on: "alice-phone")
         let early = Self.question("early", expiresIn: 600)
         let late = Self.question("late", expiresIn: 600)
@@ -36,9 +37,17 @@ struct FleetFaultTests {
         #expect(resolution.choice.answer == .approval, "not expired yet at the real time")
 
         try fleet.advanceClock(by: .seconds(601))
-        let error = await #expect(throws: ErrorReply.self) { try await alice.approve(late.id) }
-        #expect(error?.code == .expired)
         #expect(fleet.brokerNow > late.expirationDate!)
+        // Refused either way: `expired` before the broker's expiry sweep resolves the question, `alreadyAnswered`
+        // naming the expiry after it.
+        let error = try #require(await #expect(throws: ErrorReply.self) { try await alice.approve(late.id) })
+        #expect(error.code == .expired || (error.code == .alreadyAnswered && error.message.contains("expired")), "\(error)")
+        try await fleet.eventually("the sweep resolves the late question as expired") {
+            responses.responses(for: late.id).first?.reason == .expired
+        }
+        #expect(responses.responses(for: late.id).first?.choice.answer == .denial, "the default choice")
+        #expect(responses.responses(for: early.id).first?.reason == .parentAnswered)
+        responses.cancel()
         await alice.close()
         await app.close()
     }
@@ -46,6 +55,29 @@ struct FleetFaultTests {
     @Test(arguments: [Fleet.Mode.processes, .inProcess])
     func advancingTheClockExpiresAQuestion(mode: Fleet.Mode) async throws {
         try await Fleet.with(Self.family, mode: mode) { fleet in try await Self.expiry(in: fleet) }
+    }
+
+    /// A child who turns 18 the day after tomorrow asks as a child today; once the broker's clock passes the
+    /// birthday, the same member is an adult and may no longer ask.
+    @Test func advancingTheClockPassesABirthday() async throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let birth = calendar.date(byAdding: DateComponents(year: -18, day: 2), to: Date())!
+        let birthDate = String(format: "%04d-%02d-%02d", calendar.component(.year, from: birth), calendar.component(.month, from: birth), calendar.component(.day, from: birth))
+        let spec = FleetSpec(families: [
+            .init("appleseed", members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                FleetSpec.Member("emma", role: .child, birthDate: birthDate, devices: ["emma-tablet"]),
+            ]),
+        ])
+        try await Fleet.with(spec, mode: .inProcess) { fleet in
+            let app = fleet.app("com.example.chat", on: "emma-tablet")
+            try await app.ask(Self.question("before"))
+            try fleet.advanceClock(by: .seconds(4 * 86_400))
+            let refusal = await #expect(throws: (any Error).self) { try await app.ask(Self.question("after")) }
+            #expect("\(String(describing: refusal))".contains("only a child asks"), "\(String(describing: refusal))")
+            await app.close()
+        }
     }
 
     /// Alice's phone is cut off: Bob answers one question and Emma asks another meanwhile; once restored, Alice's
