@@ -1,30 +1,41 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 
 /// A swift-log handler appending lines to a file, formatted like `StreamLogHandler`, so an in-process daemon's log
 /// reads like a process's and `recentLog` works the same.
 struct FileLogHandler: LogHandler {
-    /// One open file shared by every logger of a daemon; writes are serialized.
+    /// The file every logger of a daemon appends to; writes are serialized. Each line opens the file, appends and
+    /// closes it: no descriptor stays open for another part of the test process to close or reuse by mistake.
     final class Sink: Sendable {
-        private let handle: Mutex<FileHandle?>
+        private let path: String
+        private let open = Mutex(true)
 
         init(path: String) {
-            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-            let handle = FileHandle(forWritingAtPath: path)
-            _ = try? handle?.seekToEnd()
-            self.handle = Mutex(handle)
+            self.path = path
         }
 
         func write(_ line: String) {
-            handle.withLock { $0?.write(Data(line.utf8)) }
+            open.withLock { isOpen in
+                guard isOpen else { return }
+                let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { return }
+                var bytes = Array(line.utf8)[...]
+                while !bytes.isEmpty {
+                    let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                    if written <= 0 { break }
+                    bytes = bytes.dropFirst(written)
+                }
+                Glibc.close(fd)
+            }
         }
 
+        /// Drops later lines (the daemon has stopped and its directory may be removed).
         func close() {
-            handle.withLock { handle in
-                try? handle?.close()
-                handle = nil
-            }
+            open.withLock { $0 = false }
         }
     }
 
