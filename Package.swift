@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PermissionKit", targets: ["PermissionKit"]),
+        .library(name: "DeclaredAgeRange", targets: ["DeclaredAgeRange"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
@@ -58,10 +59,11 @@ let package = Package(
         .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
         .target(name: "ParentDevice", dependencies: ["DeviceRuntime"]),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
+        .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "FamilyBroker",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "DeclaredAgeRange", "FamilyBroker",
                 "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -100,11 +102,14 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
+        .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "ZeroMQ",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ",
                 "family-broker", "child-device", "parent-device", "hearthctl",
+                // Read-only look at the broker's database: hostile input must leave it unchanged.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -17,6 +17,8 @@ public final class DeviceRuntime: Service, Sendable {
         static let broker = 0
         static let events = 1
         static let local = 2
+        /// Handshake events of the broker link, to tell a refused key from a broker that is away.
+        static let monitor = 3
     }
 
     private struct State: ~Copyable {
@@ -24,6 +26,7 @@ public final class DeviceRuntime: Service, Sendable {
         var linked = false
         var syncing = false
         var syncAgain = false
+        var refusedByBroker = false
     }
 
     public let options: DeviceOptions
@@ -41,8 +44,7 @@ public final class DeviceRuntime: Service, Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(atPath: options.stateDirectory, withIntermediateDirectories: true)
         let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(
-            atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try LocalEndpoints.prepareSocketDirectory(socketDirectory)
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         store = try DeviceStore(path: options.databasePath, behavior: behavior)
         tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
@@ -58,6 +60,8 @@ public final class DeviceRuntime: Service, Sendable {
         loop = try SocketLoop(name: "\(behavior.name)-io", sockets: [
             .init(.dealer) { socket in
                 try secure(socket)
+                try socket.monitor(
+                    Self.monitorEndpoint, events: ZMQMonitorEvent.handshakeFailedAuth | ZMQMonitorEvent.handshakeSucceeded)
                 try socket.connect(options.brokerIngress)
             },
             .init(.sub) { socket in
@@ -74,6 +78,10 @@ public final class DeviceRuntime: Service, Sendable {
                 // Only the owning user may talk to the daemon.
                 chmod(options.localSocket, 0o600)
             },
+            .init(.pair) { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.connect(Self.monitorEndpoint)
+            },
         ])
     }
 
@@ -85,6 +93,11 @@ public final class DeviceRuntime: Service, Sendable {
 
     /// Whether the link to the broker is up (welcome received and pings answered).
     public var isLinked: Bool { state.withLock { $0.linked } }
+
+    /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
+    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
+
+    static let monitorEndpoint = "inproc://broker-link-monitor"
 
     public func run() async throws {
         try await loop.start()
@@ -145,6 +158,18 @@ public final class DeviceRuntime: Service, Sendable {
                 case .event(let event): events.append(event)
                 case .heartbeat(let head): behindHead = max(behindHead ?? 0, head)
                 default: break
+                }
+            case Slot.monitor:
+                guard let event = ZMQMonitorEvent(frames: item.message.frames) else { continue }
+                let refused = event.event == ZMQMonitorEvent.handshakeFailedAuth
+                let changed = state.withLock { state in
+                    defer { state.refusedByBroker = refused }
+                    return state.refusedByBroker != refused
+                }
+                if changed, refused {
+                    logger.error("the broker refused this device's key: it is not enrolled", metadata: [
+                        "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
+                    ])
                 }
             case Slot.local:
                 let frames = item.message.frames

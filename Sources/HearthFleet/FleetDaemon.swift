@@ -8,6 +8,8 @@ public protocol FleetDaemon: AnyObject, Sendable {
     /// Where the daemon's log goes (appended across restarts).
     var logFile: String { get }
     var isRunning: Bool { get }
+    /// The process id while it runs as a process; nil in-process.
+    var pid: Int32? { get }
     /// Starts the daemon (again, after a stop or a crash).
     func start() throws
     /// Stops it gracefully (commands already read are answered); a process gets SIGKILL after `grace`.

@@ -34,6 +34,9 @@ public final class InProcessDaemon: FleetDaemon {
 
     public var isRunning: Bool { state.withLock { $0.group != nil } }
 
+    /// Always nil: the daemon runs inside this process.
+    public var pid: Int32? { nil }
+
     public func start() throws {
         guard !isRunning else { return }
         sink.write("---- start \(name) \(Date())\n")

@@ -48,6 +48,8 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
 
     @Option(help: "Commands per second each device may send, sustained (bursts of 5x are allowed).")
     var deviceRate: Double = 200
+    @Option(help: "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined.")
+    var agePromptTimeout: Double = 60
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
@@ -80,6 +82,10 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
             }
             options.askLimit = ChildDefaults.AskLimit(count: count, perSeconds: seconds)
         }
+        guard agePromptTimeout > 0, agePromptTimeout <= 86_400 else {
+            throw ValidationError("--age-prompt-timeout must be more than 0 and at most 86400 seconds")
+        }
+        options.agePromptTimeout = .milliseconds(Int(agePromptTimeout * 1000))
         let service = FamilyBrokerService(options: options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
