@@ -141,7 +141,10 @@ struct FleetFaultTests {
             try await fleet.eventually("the approval reaches the app across restarts") { responses.responses(for: question.id).count == 1 }
             let refused = #expect(throws: FleetError.self) { try fleet.daemon("alice-phone").pause() }
             #expect(refused?.message.contains("not supported in-process") == true)
-            #expect(fleet.recentLog(of: "emma-tablet").contains("linked to the broker"), "in-process daemons log to their file")
+            let logFile = try fleet.daemon("emma-tablet").logFile
+            let raw = FileManager.default.contents(atPath: logFile)
+            #expect(fleet.recentLog(of: "emma-tablet").contains("linked to the broker"),
+                    "in-process daemons log to their file (\(logFile): \(raw.map { "\($0.count) bytes: \(String(decoding: $0.prefix(300), as: UTF8.self))" } ?? "missing"))")
             responses.cancel()
             await alice.close()
             await app.close()
