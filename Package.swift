@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
@@ -83,7 +84,12 @@ let package = Package(
             name: "HearthFleet",
             dependencies: [
                 "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "DeclaredAgeRange", "FamilyBroker",
+                "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(

@@ -64,7 +64,7 @@ struct GracefulShutdownTests {
             }
             try await fleet.eventually("asks are being accepted", timeout: .seconds(30)) { Self.accepted(peer).count >= 200 }
 
-            let broker = fleet.currentBroker
+            let broker = try #require(fleet.currentBroker as? DaemonProcess, "a process fleet")
             let start = ContinuousClock.now
             broker.signal(SIGTERM)
             let status = await broker.waitForExit(timeout: Self.bound + Self.slack + .seconds(5))
@@ -109,7 +109,7 @@ struct GracefulShutdownTests {
     @Test func deviceDaemonsExitInTimeOnSIGTERM() async throws {
         try await Fleet.with(Self.family) { fleet in
             for device in ["emma-tablet", "alice-phone"] {
-                let daemon = try fleet.daemon(device)
+                let daemon = try #require(try fleet.daemon(device) as? DaemonProcess, "a process fleet")
                 let start = ContinuousClock.now
                 daemon.signal(SIGTERM)
                 let status = await daemon.waitForExit(timeout: Self.bound + Self.slack + .seconds(5))
