@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PermissionKit", targets: ["PermissionKit"]),
+        .library(name: "DeclaredAgeRange", targets: ["DeclaredAgeRange"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
@@ -77,10 +78,11 @@ let package = Package(
         .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
         .target(name: "ParentDevice", dependencies: ["DeviceRuntime"]),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
+        .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "FamilyBroker",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "DeclaredAgeRange", "FamilyBroker",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -99,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -115,10 +117,11 @@ let package = Package(
         .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
+        .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "ZeroMQ", "HearthService", "DeviceRuntime",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
                 "family-broker", "child-device", "parent-device", "hearthctl",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),

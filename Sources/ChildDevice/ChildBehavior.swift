@@ -50,6 +50,8 @@ public final class ChildBehavior: DeviceBehavior {
             for handle in removed {
                 try db.execute(sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?", arguments: [handle.kind.rawValue, handle.value])
             }
+        case .ageRange:
+            break  // AgeRangeSupport's
         }
     }
 

@@ -18,6 +18,8 @@ public final class DeviceRuntime: Service, Sendable {
         static let broker = 0
         static let events = 1
         static let local = 2
+        /// Handshake events of the broker link, to tell a refused key from a broker that is away.
+        static let monitor = 3
     }
 
     private struct State: ~Copyable {
@@ -25,6 +27,7 @@ public final class DeviceRuntime: Service, Sendable {
         var linked = false
         var syncing = false
         var syncAgain = false
+        var refusedByBroker = false
     }
 
     public let options: DeviceOptions
@@ -59,6 +62,8 @@ public final class DeviceRuntime: Service, Sendable {
         loop = try SocketLoop(name: "\(behavior.name)-io", sockets: [
             .init(.dealer) { socket in
                 try secure(socket)
+                try socket.monitor(
+                    Self.monitorEndpoint, events: ZMQMonitorEvent.handshakeFailedAuth | ZMQMonitorEvent.handshakeSucceeded)
                 try socket.connect(options.brokerIngress)
             },
             .init(.sub) { socket in
@@ -74,6 +79,10 @@ public final class DeviceRuntime: Service, Sendable {
                 try socket.bind(LocalEndpoints.ipc(options.localSocket))
                 // Only the owning user may talk to the daemon.
                 chmod(options.localSocket, 0o600)
+            },
+            .init(.pair) { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.connect(Self.monitorEndpoint)
             },
         ])
     }
@@ -92,6 +101,11 @@ public final class DeviceRuntime: Service, Sendable {
         guard isLinked, let identity else { return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)") }
         return HealthStatus(ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)")
     }
+
+    /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
+    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
+
+    static let monitorEndpoint = "inproc://broker-link-monitor"
 
     public func run() async throws {
         try await loop.start()
@@ -155,6 +169,18 @@ public final class DeviceRuntime: Service, Sendable {
                 case .event(let event): events.append(event)
                 case .heartbeat(let head): behindHead = max(behindHead ?? 0, head)
                 default: break
+                }
+            case Slot.monitor:
+                guard let event = ZMQMonitorEvent(frames: item.message.frames) else { continue }
+                let refused = event.event == ZMQMonitorEvent.handshakeFailedAuth
+                let changed = state.withLock { state in
+                    defer { state.refusedByBroker = refused }
+                    return state.refusedByBroker != refused
+                }
+                if changed, refused {
+                    logger.error("the broker refused this device's key: it is not enrolled", metadata: [
+                        "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
+                    ])
                 }
             case Slot.local:
                 let frames = item.message.frames

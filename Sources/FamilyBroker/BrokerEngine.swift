@@ -112,7 +112,7 @@ public final class BrokerEngine: Sendable {
     }
 
     /// One write transaction on GRDB's writer queue: heads and directory read there, advanced and delivered there.
-    private func transact(_ work: @escaping @Sendable (inout Transaction, Database) throws -> Void) async throws -> Output {
+    func transact(_ work: @escaping @Sendable (inout Transaction, Database) throws -> Void) async throws -> Output {
         try await transacting(work).1
     }
 

@@ -21,6 +21,7 @@ public struct BrokerSettings: Sendable {
     public static let maxFamilyMembers = SettingKey("maxFamilyMembers", default: "6", help: "Most members per family (1 to 1000).")
     public static let askLimit = SettingKey("askLimit", default: "the child defaults' askLimit", help: "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600.")
     public static let deviceRate = SettingKey("deviceRate", default: "200", help: "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000000).")
+    public static let agePromptTimeout = SettingKey("agePromptTimeout", default: "60", help: "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400).")
     public static let logLevel = SettingKey("logLevel", default: "info", help: "Log level: trace, debug, info, notice, warning, error, critical.")
     public static let metrics = SettingKey("metrics", default: "off", help: "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none.")
     public static let shutdownTimeout = SettingKey("shutdownTimeout", default: "5", help: "Seconds from SIGTERM by which the broker has exited, work read before it committed and answered (1 to 300).")
@@ -28,7 +29,7 @@ public struct BrokerSettings: Sendable {
     /// Every key, in the order the documentation lists them.
     public static let keys = [
         ingress, egress, state, families, keysDir, keyFile, heartbeat, subscriberHwm, regions, childDefaults, maxFamilyMembers,
-        askLimit, deviceRate, logLevel, metrics, shutdownTimeout,
+        askLimit, deviceRate, agePromptTimeout, logLevel, metrics, shutdownTimeout,
     ]
 
     public var options: BrokerOptions
@@ -73,6 +74,7 @@ public struct BrokerSettings: Sendable {
         let rate = try settings.get(Self.deviceRate, default: 200, Self.parseRate)
         options.deviceCommandRate = rate
         options.deviceCommandBurst = rate * 5
+        options.agePromptTimeout = try settings.get(Self.agePromptTimeout, default: .seconds(60), SettingParsers.seconds(in: 0.1...86_400))
         guard options.ingress != options.egress || options.ingress.hasSuffix(":0") else {
             throw try settings.problem(Self.egress, "is the same endpoint as ingress")
         }

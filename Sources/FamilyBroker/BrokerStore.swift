@@ -84,6 +84,7 @@ public final class BrokerStore: Sendable {
                 );
                 """)
         }
+        registerAgeRangeMigrations(&migrator)
         return migrator
     }
 

@@ -132,6 +132,11 @@ public final class FamilyBrokerService: Service {
                 } catch {
                     logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
                 }
+                do {
+                    try await engine.maintainAgeRanges()
+                } catch {
+                    logger.error("age range sweep failed", metadata: ["error": "\(error)"])
+                }
             }
         }
         let limiter = RateLimiter(rate: options.deviceCommandRate, burst: options.deviceCommandBurst)
@@ -321,6 +326,7 @@ public final class FamilyBrokerService: Service {
         if let path = options.regionsFile { policy.regions = try RegionFile.load(path: path) }
         if let path = options.childDefaultsFile { policy.childDefaults = try ChildDefaults.load(path: path) }
         policy.maxFamilyMembers = options.maxFamilyMembers
+        policy.agePromptTimeout = options.agePromptTimeout
         if let askLimit = options.askLimit { policy.childDefaults.askLimit = askLimit }
         return policy
     }

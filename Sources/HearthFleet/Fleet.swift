@@ -2,6 +2,7 @@ import FamilyBroker
 import Foundation
 import HearthCore
 import HearthProtocol
+import DeclaredAgeRange
 import HearthTransport
 import PermissionKit
 import Synchronization
@@ -40,7 +41,8 @@ public final class Fleet: Sendable {
                 roles[device] = member.role
             }
             return FamilyFile.Member(
-                id: member.id, name: member.id, role: member.role.name, birthDate: member.birthDate, region: member.region,
+                id: member.id, name: member.id, role: member.role.name, birthDate: member.birthDate.isEmpty ? nil : member.birthDate,
+                region: member.region,
                 communicationLimits: member.communicationLimits, devices: devices)
         }
         for family in spec.families {
@@ -122,6 +124,16 @@ public final class Fleet: Sendable {
     /// An app on a child's device, through the PermissionKit library.
     public func app(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(5)) -> CommunicationLimits {
         CommunicationLimits(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
+    }
+
+    /// An app on any member's device, through the DeclaredAgeRange library.
+    public func ageRange(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(5)) -> AgeRangeService {
+        AgeRangeService(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
+    }
+
+    /// A person at any device, for age range prompts and settings.
+    public func ageConsole(on device: DeviceID) async throws -> AgeConsole {
+        try await AgeConsole(socketPath: socket(of: device))
     }
 
     /// A person at a parent's device.

@@ -46,7 +46,7 @@ actor ChildDeviceConnection {
     /// True when a daemon could be listening at `path`: the socket file exists (Linux abstract sockets, `@name`,
     /// have no file and always count).
     nonisolated static func socketExists(_ path: String) -> Bool {
-        path.hasPrefix("@") || FileManager.default.fileExists(atPath: path)
+        LocalEndpoints.socketExists(path)
     }
 
     /// True while a connection is open.

@@ -33,6 +33,7 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(BrokerSettings.maxFamilyMembers.help, valueName: "count")) var maxFamilyMembers: String?
     @Option(help: ArgumentHelp(BrokerSettings.askLimit.help, valueName: "count/seconds")) var askLimit: String?
     @Option(help: ArgumentHelp(BrokerSettings.deviceRate.help, valueName: "per-second")) var deviceRate: String?
+    @Option(help: ArgumentHelp(BrokerSettings.agePromptTimeout.help, valueName: "seconds")) var agePromptTimeout: String?
     @Option(help: ArgumentHelp(BrokerSettings.logLevel.help, valueName: "level")) var logLevel: String?
     @Option(help: ArgumentHelp(BrokerSettings.metrics.help, valueName: "host:port")) var metrics: String?
     @Option(help: ArgumentHelp(BrokerSettings.shutdownTimeout.help, valueName: "seconds")) var shutdownTimeout: String?
@@ -46,7 +47,7 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
                     "config": config, "ingress": ingress, "egress": egress, "state": state, "families": families,
                     "keysDir": keysDir, "keyFile": keyFile, "heartbeat": heartbeat, "subscriberHwm": subscriberHwm,
                     "regions": regions, "childDefaults": childDefaults, "maxFamilyMembers": maxFamilyMembers, "askLimit": askLimit,
-                    "deviceRate": deviceRate, "logLevel": logLevel, "metrics": metrics, "shutdownTimeout": shutdownTimeout,
+                    "deviceRate": deviceRate, "agePromptTimeout": agePromptTimeout, "logLevel": logLevel, "metrics": metrics, "shutdownTimeout": shutdownTimeout,
                 ]))
         } catch let error as ConfigurationError {
             // Logging is not set up yet (the level is a setting): say it plainly on standard error.

@@ -4,7 +4,6 @@ import HearthFleet
 import HearthProtocol
 import HearthTransport
 import PermissionKit
-import Synchronization
 import Testing
 import ZeroMQ
 
@@ -120,11 +119,11 @@ struct BrokerFloodTests {
                 },
             ])
             try await loop.start()
-            let received = Mutex<[(socket: Int, frames: [[UInt8]])]>([])
+            let received = Recorder<(socket: Int, frames: [[UInt8]])>()
             let inbound = loop.inbound
             let reader = Task {
                 for await batch in inbound {
-                    received.withLock { $0.append(contentsOf: batch.map { ($0.socket, $0.message.frames) }) }
+                    received.append(contentsOf: batch.map { ($0.socket, $0.message.frames) })
                 }
             }
 
@@ -143,12 +142,12 @@ struct BrokerFloodTests {
             try await Self.familyIsServed(fleet, handle: "secret-friend")
             loop.send([MessageCodec.encode(.ping, requestID: 42)], on: 0)
             try await fleet.eventually("the broker answers the flooder's ping") {
-                received.withLock { $0.contains { $0.socket == 0 } }
+                received.all.contains { $0.socket == 0 }
             }
             try await Task.sleep(for: .seconds(1))
             let elapsed = Self.seconds(start.duration(to: .now))
 
-            let items = received.withLock { $0 }
+            let items = received.all
             let replies = items.filter { $0.socket == 0 }.compactMap { $0.frames.last.flatMap { try? MessageCodec.decode($0) } }
             #expect(replies.first == Envelope(requestID: 42, message: .pong(head: 0)), "zed's own head, promptly")
             let egress = items.filter { $0.socket == 1 }

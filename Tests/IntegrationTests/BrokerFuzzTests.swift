@@ -40,7 +40,8 @@ struct BrokerFuzzTests {
 
     static func expected(_ item: FrameFuzzer.Case) -> Expected {
         func refusal(_ error: WireError) -> Expected {
-            .exactly(.error(ErrorReply(error.code, error.description)), kind: String(describing: error).prefix { $0 != "(" }.description)
+            // The case's name: every WireError case has a payload, so it is the reflected child's label.
+            .exactly(.error(ErrorReply(error.code, error.description)), kind: Mirror(reflecting: error).children.first?.label ?? "\(error)")
         }
         guard item.frames.count == 1 else { return refusal(.wrongFrameCount(expected: 1, got: item.frames.count)) }
         do {
@@ -215,15 +216,15 @@ struct BrokerFuzzTests {
             for var item in cases[start..<min(start + 128, cases.count)] {
                 item.stamp(nextID)
                 nextID += 1
-                let expected = expected(item)
-                switch expected {
+                let expectation = Self.expected(item)
+                switch expectation {
                 case .exactly(let reply, let kind):
                     kinds[kind, default: 0] += 1
                     if item.requestID == 0 { headerless.append("\(reply)") }
                 case .command:
                     kinds["command", default: 0] += 1
                 }
-                if item.requestID != 0 { waiting[item.requestID] = (item, expected) }
+                if item.requestID != 0 { waiting[item.requestID] = (item, expectation) }
                 peer.send(frames: item.frames)
             }
             var headerlessReplies: [String] = []

@@ -34,7 +34,7 @@ struct FrameFuzzer {
         var frame = corpus[below(corpus.count)]
         switch below(16) {
         case 0:
-            frame[0] = pick([0, 2, 3, 0x7F, 0xFF])
+            frame[0] = pick([0, 2, 3, 0x7F, 0xFF] as [UInt8])
             return Case(frames: [frame], mutation: "version")
         case 1:
             frame[1] = UInt8(truncatingIfNeeded: random())
@@ -43,8 +43,8 @@ struct FrameFuzzer {
             return Case(frames: [Array(frame.prefix(below(frame.count)))], mutation: "truncated")
         case 3:
             // A DEALER cannot send zero frames; an empty first part is what a REQ socket would add.
-            let count = 2 + below(4)
-            var frames = (1..<count).map { _ in below(3) == 0 ? [] : randomBytes(below(24)) }
+            var frames: [[UInt8]] = []
+            for _ in 0..<(1 + below(4)) { frames.append(below(3) == 0 ? [] : randomBytes(below(24))) }
             frames.append(frame)
             if below(2) == 0 { frames.reverse() }
             return Case(frames: frames, mutation: "frame count")
@@ -85,13 +85,14 @@ struct FrameFuzzer {
             for i in at..<min(at + 4, frame.count) { frame[i] = 0xFF }
             return "huge length"
         case 6:
-            for (i, byte) in pick([[0xC3, 0x28], [0xFF, 0xFE], [0xED, 0xA0, 0x80], [0xC0, 0x80]] as [[UInt8]]).enumerated() where at + i < frame.count {
+            let invalid: [UInt8] = pick([[0xC3, 0x28], [0xFF, 0xFE], [0xED, 0xA0, 0x80], [0xC0, 0x80]])
+            for (i, byte) in invalid.enumerated() where at + i < frame.count {
                 frame[at + i] = byte
             }
             return "invalid UTF-8"
         case 7:
             // Enum, bool and presence bytes are single bytes: values just past the defined ones.
-            frame[at] = pick([0, 2, 4, 5, 9, 11, 99, 0xFF])
+            frame[at] = pick([0, 2, 4, 5, 9, 11, 99, 0xFF] as [UInt8])
             return "enum value"
         default:
             let chunk = frame[at..<min(at + 1 + below(16), frame.count)]
@@ -289,5 +290,9 @@ struct FrameFuzzer {
 
     private mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
 
-    private mutating func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: random()) } }
+    private mutating func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<count { bytes.append(UInt8(truncatingIfNeeded: random())) }
+        return bytes
+    }
 }

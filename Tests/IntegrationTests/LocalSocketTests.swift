@@ -1,10 +1,10 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthFleet
 import HearthProtocol
 import HearthTransport
 import PermissionKit
-import Synchronization
 import Testing
 
 /// The daemons' local sockets are the owning user's only, and on child-device one app never gets another app's responses.
@@ -42,6 +42,15 @@ struct LocalSocketTests {
     static func stop(_ process: Process) {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+    }
+
+    /// Entries waiting in emma-tablet's per-app inbox, read from its database without writing.
+    static func inboxCount(in fleet: Fleet) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: fleet.directory + "/devices/emma-tablet/device.sqlite", configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox") ?? 0 }
     }
 
     @Test func everyLocalSocketIsOwnerOnlyInAnOwnerOnlyDirectory() async throws {
@@ -108,26 +117,27 @@ struct LocalSocketTests {
                 return
             }
             #expect(member == "emma")
-            let pushed = Mutex<[Envelope]>([])
+            let pushed = Recorder<Envelope>()
             let pushes = appB.pushes
-            let reader = Task { for await push in pushes { pushed.withLock { $0.append(push) } } }
+            let reader = Task { for await push in pushes { pushed.append(push) } }
 
             let alice = try await fleet.parent(on: "alice-phone")
             _ = try await alice.waitForQuestion(question.id)
             _ = try await alice.approve(question.id)
-            try await Task.sleep(for: .seconds(1))
+            try await fleet.eventually("the response waits in child-device's inbox") { try Self.inboxCount(in: fleet) == 1 }
             // B tries to take A's response by guessing inbox ids: each ack is answered, none removes it.
             for inboxID in UInt64(1)...20 {
                 #expect(try await appB.request(.appAck(inboxID: inboxID)) == .ok)
             }
+            #expect(try Self.inboxCount(in: fleet) == 1)
 
             // A comes back and receives its response: B neither saw it nor took it.
             let appAAgain = fleet.app("com.example.a", on: "emma-tablet")
             // Iterating `updates` connects and says hello, which makes the daemon push the app's inbox.
             let responses = ResponseCollector(appAAgain)
             try await fleet.eventually("app A receives its response") { !responses.responses(for: question.id).isEmpty }
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(pushed.withLock { $0 }.isEmpty, "app B was pushed \(pushed.withLock { $0 })")
+            try await fleet.eventually("app A acknowledged it") { try Self.inboxCount(in: fleet) == 0 }
+            #expect(pushed.all.isEmpty, "app B was pushed \(pushed.all)")
             responses.cancel()
             reader.cancel()
             await appB.close()
