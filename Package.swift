@@ -116,8 +116,8 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
-        .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
+        .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -96,16 +96,16 @@ public final class DeviceRuntime: Service, Sendable {
     /// Whether the link to the broker is up (welcome received and pings answered).
     public var isLinked: Bool { state.withLock { $0.linked } }
 
+    /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
+    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
+
+    static let monitorEndpoint = "inproc://broker-link-monitor"
+
     /// Ready while linked to the broker (the `/readyz` probe).
     public var readiness: HealthStatus {
         guard isLinked, let identity else { return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)") }
         return HealthStatus(ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)")
     }
-
-    /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
-    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
-
-    static let monitorEndpoint = "inproc://broker-link-monitor"
 
     public func run() async throws {
         try await loop.start()
