@@ -14,11 +14,10 @@ actor AgeRangeConnection {
     let bundleID: BundleID
     let timeout: Duration
     nonisolated let peerName: String
-
-    private var client: LocalClient?
-    private var connecting: Task<LocalClient, any Error>?
-    private var generation: UInt64 = 0
-    private var pump: Task<Void, Never>?
+    private let session: LocalSession
+    /// The daemon's `update` pushes, from the session's reader to `deliver`.
+    private let pushed: AsyncStream<(promptID: UUID?, answer: AgeRangeAnswer)>
+    private var pushConsumer: Task<Void, Never>?
 
     private var outcomes: [UUID: AgeRangeAnswer] = [:]
     private var outcomeOrder: [UUID] = []
@@ -34,7 +33,13 @@ actor AgeRangeConnection {
         self.socketPath = socketPath
         self.bundleID = bundleID
         self.timeout = timeout
-        peerName = "device daemon at \(socketPath)"
+        let peerName = "device daemon at \(socketPath)"
+        self.peerName = peerName
+        let (pushed, sink) = AsyncStream.makeStream(of: (promptID: UUID?, answer: AgeRangeAnswer).self)
+        self.pushed = pushed
+        session = LocalSession(socketPath: socketPath, peer: peerName) { envelope in
+            if case .ageRange(.update(_, let promptID, let answer)) = envelope.message { sink.yield((promptID, answer)) }
+        }
     }
 
     /// Sends `message` and returns the reply, connecting first when needed; an error reply is thrown as `ErrorReply`.
@@ -69,21 +74,14 @@ actor AgeRangeConnection {
 
     /// Closes the connection and ends live iterations; a later request connects again.
     func close() async {
-        generation += 1
-        connecting?.cancel()
-        connecting = nil
         watchTask?.cancel()
         watchTask = nil
         for continuation in watchers.values { continuation.finish() }
         watchers = [:]
         for waiters in outcomeWaiters.values { for waiter in waiters.values { waiter.resume(returning: nil) } }
         outcomeWaiters = [:]
-        let client = self.client
-        self.client = nil
         isWatching = false
-        pump?.cancel()
-        pump = nil
-        await client?.close()
+        await session.close()
     }
 
     // MARK: watchers
@@ -139,45 +137,23 @@ actor AgeRangeConnection {
     // MARK: connecting
 
     private func connectedClient() async throws -> LocalClient {
-        if let client { return client }
-        if let connecting { return try await connecting.value }
+        if let client = await session.current { return client }
         guard LocalEndpoints.socketExists(socketPath) else {
             throw AgeRangeService.Error.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
         }
         guard Identifier.isValidBundleID(bundleID) else {
             throw AgeRangeService.Error.invalidRequest(reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -")
         }
-        let generation = self.generation
-        let task = Task { try await open(generation: generation) }
-        connecting = task
-        return try await task.value
-    }
-
-    private func open(generation: UInt64) async throws -> LocalClient {
-        defer { if self.generation == generation { connecting = nil } }
-        let client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: peerName)
-        try await client.start()
-        guard self.generation == generation else {
-            await client.close()
-            throw TransportError.closed(peer: peerName)
-        }
-        self.client = client
-        pump = Task.detached { [weak self] in
-            for await envelope in client.pushes {
-                if case .ageRange(.update(_, let promptID, let answer)) = envelope.message {
-                    await self?.deliver(promptID, answer)
-                }
+        if pushConsumer == nil {
+            let pushed = self.pushed
+            pushConsumer = Task { [weak self] in
+                for await push in pushed { await self?.deliver(push.promptID, push.answer) }
             }
         }
-        return client
+        return try await session.connected()
     }
 
     private func discard(_ client: LocalClient, after error: any Error) async {
-        guard error is TransportError, self.client === client else { return }
-        self.client = nil
-        isWatching = false
-        pump?.cancel()
-        pump = nil
-        await client.close()
+        if await session.discard(client, after: error) { isWatching = false }
     }
 }

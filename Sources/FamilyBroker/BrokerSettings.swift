@@ -20,7 +20,7 @@ public struct BrokerSettings: Sendable {
     public static let childDefaults = SettingKey("childDefaults", default: "compiled in", help: "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml).")
     public static let maxFamilyMembers = SettingKey("maxFamilyMembers", default: "6", help: "Most members per family (1 to 1000).")
     public static let askLimit = SettingKey("askLimit", default: "the child defaults' askLimit", help: "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600.")
-    public static let deviceRate = SettingKey("deviceRate", default: "200", help: "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000000).")
+    public static let deviceRate = SettingKey("deviceRate", default: "200", help: "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000).")
     public static let agePromptTimeout = SettingKey("agePromptTimeout", default: "60", help: "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400).")
     public static let logLevel = SettingKey("logLevel", default: "info", help: "Log level: trace, debug, info, notice, warning, error, critical.")
     public static let metrics = SettingKey("metrics", default: "off", help: "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none.")
@@ -106,7 +106,7 @@ public struct BrokerSettings: Sendable {
         guard let rate = Double(text.trimmingCharacters(in: .whitespaces)), rate.isFinite else {
             throw SettingProblem("'\(text)' is not a number of commands per second")
         }
-        guard (0.1...100_000_000).contains(rate) else { throw SettingProblem("\(text) is out of range: from 0.1 to 100000000") }
+        guard (0.1...100_000).contains(rate) else { throw SettingProblem("\(text) is out of range: from 0.1 to 100000") }
         return rate
     }
 

@@ -90,13 +90,22 @@ public final class Fleet: Sendable {
     public static func with<T>(
         _ spec: FleetSpec, brokerArguments: [String] = [], timeout: Duration = .seconds(30), _ body: (Fleet) async throws -> T
     ) async throws -> T {
-        let fleet = try await launch(spec, brokerArguments: brokerArguments, timeout: timeout)
+        await FleetSlots.shared.acquire()
+        let fleet: Fleet
+        do {
+            fleet = try await launch(spec, brokerArguments: brokerArguments, timeout: timeout)
+        } catch {
+            await FleetSlots.shared.release()
+            throw error
+        }
         do {
             let result = try await body(fleet)
             await fleet.shutdown()
+            await FleetSlots.shared.release()
             return result
         } catch {
             await fleet.shutdown()
+            await FleetSlots.shared.release()
             throw error
         }
     }

@@ -121,17 +121,7 @@ struct Age: AsyncParsableCommand {
             let console = try await options.console()
             defer { Task { await console.close() } }
             let waiting = try await Age.explained { try await console.prompts() }
-            let matches = waiting.filter { $0.id.uuidString.lowercased().hasPrefix(prompt.lowercased()) }
-            let id: UUID
-            if matches.count == 1 {
-                id = matches[0].id
-            } else if let full = UUID(uuidString: prompt) {
-                id = full  // not listed here: the broker says why (answered elsewhere, expired, unknown)
-            } else {
-                throw ValidationError(matches.isEmpty
-                    ? "no waiting prompt starts with '\(prompt)'; see `hearthctl age prompts`"
-                    : "'\(prompt)' matches \(matches.count) prompts; give more of the id")
-            }
+            let id = try IDPrefix.resolve(prompt, among: waiting.map(\.id), what: "prompt", listing: "hearthctl age prompts")
             let answer = try await Age.explained { try await console.answer(id, share: choice == "share") }
             switch answer {
             case .sharing(let range): print("shared \(range.boundsDescription) (prompt \(id))")

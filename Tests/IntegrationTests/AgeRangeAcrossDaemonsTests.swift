@@ -158,19 +158,9 @@ struct AgeRangeAcrossDaemonsTests {
             await noa.close()
 
             // A device whose key is not enrolled: the broker's ZAP handler refuses it, and the daemon says so.
-            let socket = fleet.directory + "/run/intruder.sock"
-            let intruder = Process()
-            intruder.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/child-device")
-            intruder.arguments = [
-                "--key-file", fleet.directory + "/keys/intruder.key", "--state", fleet.directory + "/devices/intruder",
-                "--socket", socket, "--broker-ready", fleet.readyFile,
-            ]
-            intruder.standardError = FileHandle.nullDevice
-            try intruder.run()
-            defer {
-                intruder.terminate()
-                intruder.waitUntilExit()
-            }
+            let intruder = try UnenrolledDevice(in: fleet)
+            defer { intruder.stop() }
+            let socket = intruder.socket
             try await fleet.eventually("the intruder's daemon is up") { FileManager.default.fileExists(atPath: socket) }
             let stranger = AgeRangeService(socketPath: socket, bundleID: Self.app, timeout: .seconds(2))
             try await fleet.eventually("the intruder learns its key is refused") {

@@ -78,7 +78,7 @@ struct BrokerFuzzTests {
     }
 
     @Test func hostileFramesGetTypedErrorsAndChangeNothing() async throws {
-        try await Fleet.with(Self.spec, brokerArguments: ["--device-rate", "1000000"]) { fleet in
+        try await Fleet.with(Self.spec, brokerArguments: ["--device-rate", "100000"]) { fleet in
             let pending = try await Self.storeSomething(in: fleet)
             let organizer = try await RawPeer.device("alice-phone", of: fleet)
             let adult = try await RawPeer.device("uncle-laptop", of: fleet)
@@ -116,7 +116,7 @@ struct BrokerFuzzTests {
     }
 
     @Test func framesOverTheSizeLimitDropOnlyThatConnection() async throws {
-        try await Fleet.with(Self.spec, brokerArguments: ["--device-rate", "1000000"]) { fleet in
+        try await Fleet.with(Self.spec, brokerArguments: ["--device-rate", "100000"]) { fleet in
             let peer = try await RawPeer.device("uncle-laptop", of: fleet)
             #expect(try await peer.request(.ping, requestID: 1) == .pong(head: 0))
             let before = try BrokerSnapshot(fleet)
