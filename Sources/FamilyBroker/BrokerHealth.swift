@@ -6,6 +6,7 @@ final class BrokerHealth: Sendable {
     private enum Phase {
         case starting
         case ready(String)
+        case stopping
         case stopped
     }
 
@@ -19,7 +20,16 @@ final class BrokerHealth: Sendable {
     }
 
     func markReady(ingress: String, egress: String) { phase.withLock { $0 = .ready("listening on \(ingress) and \(egress), database open") } }
+    func markStopping() { phase.withLock { $0 = .stopping } }
     func markStopped() { phase.withLock { $0 = .stopped } }
+
+    /// Graceful shutdown has begun: no new batch is started.
+    var isStopping: Bool {
+        switch phase.withLock({ $0 }) {
+        case .stopping, .stopped: true
+        default: false
+        }
+    }
     func beat() { lastBeat.withLock { $0 = .now } }
 
     /// Ready once both sockets are bound and the database is open.
@@ -27,6 +37,7 @@ final class BrokerHealth: Sendable {
         switch phase.withLock({ $0 }) {
         case .starting: HealthStatus(ok: false, "starting: binding sockets, opening the database")
         case .ready(let detail): HealthStatus(ok: true, detail)
+        case .stopping: HealthStatus(ok: false, "shutting down")
         case .stopped: HealthStatus(ok: false, "stopped")
         }
     }

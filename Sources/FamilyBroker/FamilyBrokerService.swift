@@ -142,6 +142,9 @@ public final class FamilyBrokerService: Service {
         let limiter = RateLimiter(rate: options.deviceCommandRate, burst: options.deviceCommandBurst)
         await withGracefulShutdownHandler {
             for await batch in loop.inbound {
+                // After SIGTERM only the batch in hand finishes (committed, then answered). What is still queued was
+                // never acknowledged: dropping it keeps the shutdown bound under a flood, and its senders retry.
+                if health.isStopping { break }
                 let admin = batch.filter { $0.socket == Slot.admin }
                 await Self.process(batch, engine: engine, loop: loop, limiter: limiter, metrics: metrics)
                 for item in admin {
@@ -149,7 +152,8 @@ public final class FamilyBrokerService: Service {
                 }
             }
         } onGracefulShutdown: {
-            // Commands already read still get their commit and reply; nothing more is read.
+            // The batch being committed still gets its replies; nothing more is read or started.
+            health.markStopping()
             loop.inbound.finish()
         }
         heartbeat.cancel()

@@ -19,9 +19,9 @@ public enum DaemonRunner {
         services.append(.init(service: ShutdownWatchdog(bound: shutdownTimeout, ops: ops, logger: logger)))
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        // Past this the group cancels the services; the watchdog is the last resort at the bound itself.
+        // Past this the group cancels the services. No maximumCancellationDuration: ServiceLifecycle ends the process
+        // with a fatal error when it passes; the watchdog ends it cleanly at the bound itself instead.
         configuration.maximumGracefulShutdownDuration = max(shutdownTimeout - .seconds(1), shutdownTimeout * 0.6)
-        configuration.maximumCancellationDuration = .milliseconds(500)
         try await ServiceGroup(configuration: configuration).run()
     }
 }
