@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PermissionKit", targets: ["PermissionKit"]),
+        .library(name: "DeclaredAgeRange", targets: ["DeclaredAgeRange"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
@@ -19,7 +20,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        // 6.x: swift-configuration's YAML trait needs Yams 5.4 or newer, and this machine's mirror has 5.0.1 or 6.2.2.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
@@ -35,11 +42,25 @@ let package = Package(
         .target(name: "HearthProtocol", dependencies: ["HearthCore"]),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
         .target(
+            name: "HearthService",
+            dependencies: [
+                "HearthCore",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
             name: "FamilyBroker",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -49,9 +70,10 @@ let package = Package(
         .target(
             name: "DeviceRuntime",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -59,16 +81,22 @@ let package = Package(
         .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
         .target(name: "ParentDevice", dependencies: ["DeviceRuntime"]),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
+        .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "FamilyBroker",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "DeclaredAgeRange", "FamilyBroker",
+                "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "family-broker",
-            dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["FamilyBroker", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "child-device",
@@ -81,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,11 +144,15 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
+        .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
+        .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "ZeroMQ",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
                 "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                // Read-only look at the broker's database: hostile input must leave it unchanged.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -50,6 +50,8 @@ public final class ChildBehavior: DeviceBehavior {
             for handle in removed {
                 try db.execute(sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?", arguments: [handle.kind.rawValue, handle.value])
             }
+        case .ageRange:
+            break  // AgeRangeSupport's
         }
     }
 
@@ -97,6 +99,9 @@ public final class ChildBehavior: DeviceBehavior {
                 try db.execute(sql: "DELETE FROM inbox WHERE id = ? AND app = ?", arguments: [Int64(clamping: inboxID), app])
             }
             return .ok
+        case .getLimits, .editContacts, .approveInPerson:
+            // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
+            return await runtime.forward(envelope.message)
         default:
             return .error(ErrorReply(.unknownMessageType, "child-device does not handle message type 0x\(String(envelope.message.typeCode, radix: 16))"))
         }

@@ -1,79 +1,55 @@
 import ArgumentParser
 import Foundation
-import HearthTransport
+import HearthCore
+import HearthService
 import Logging
-import ServiceLifecycle
 
-/// Command-line options shared by child-device and parent-device.
+/// Command-line options shared by child-device and parent-device. Each is optional here: a default would hide the
+/// environment and the config file; the defaults are in `DeviceSettings`. Names match its keys.
 public struct DeviceArguments: ParsableArguments {
-    @Option(help: "The broker's ready file (JSON with its endpoints and public key); overrides the three options below.")
-    public var brokerReady: String?
-
-    @Option(help: "The broker's ROUTER endpoint.")
-    public var brokerIngress = "tcp://127.0.0.1:7701"
-
-    @Option(help: "The broker's XPUB endpoint.")
-    public var brokerEgress = "tcp://127.0.0.1:7702"
-
-    @Option(help: "File holding the broker's CURVE public key (Z85).")
-    public var brokerKeyFile = ".hearth/broker/broker.pub"
-
-    @Option(help: "This device's CURVE secret key file (0600); made on first run if missing, with its .pub beside it.")
-    public var keyFile: String
-
-    @Option(help: "Directory for the device's database.")
-    public var state: String
-
-    @Option(help: "Path of the local ipc socket (default: under $HEARTH_RUNTIME_DIR, $XDG_RUNTIME_DIR/hearth or /tmp/hearth-UID).")
+    @Option(help: ArgumentHelp(DaemonSettings.configKey.help, valueName: "file")) public var config: String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokerReady.help, valueName: "file")) public var brokerReady: String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokerIngress.help, valueName: "endpoint")) public var brokerIngress: String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokerEgress.help, valueName: "endpoint")) public var brokerEgress: String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokerKeyFile.help, valueName: "file")) public var brokerKeyFile: String?
+    @Option(help: ArgumentHelp(DeviceSettings.keyFile.help + " Required.", valueName: "file")) public var keyFile: String?
+    @Option(help: ArgumentHelp(DeviceSettings.state.help + " Required.", valueName: "dir")) public var state: String?
+    @Option(help: ArgumentHelp(DeviceSettings.socket.help + " Default: under $HEARTH_RUNTIME_DIR, $XDG_RUNTIME_DIR/hearth or /tmp/hearth-UID.", valueName: "path"))
     public var socket: String?
-
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    public var logLevel: String = "info"
+    @Option(help: ArgumentHelp(DeviceSettings.logLevel.help, valueName: "level")) public var logLevel: String?
+    @Option(help: ArgumentHelp(DeviceSettings.metrics.help, valueName: "host:port")) public var metrics: String?
+    @Option(help: ArgumentHelp(DeviceSettings.shutdownTimeout.help, valueName: "seconds")) public var shutdownTimeout: String?
 
     public init() {}
 
-    /// Resolves the options, reading the broker's ready file or key file.
-    public func options(defaultSocket: String) throws -> DeviceOptions {
-        var ingress = brokerIngress
-        var egress = brokerEgress
-        let key: String
-        if let brokerReady {
-            guard let data = FileManager.default.contents(atPath: brokerReady),
-                  let ready = try? JSONDecoder().decode(ReadyFile.self, from: data)
-            else { throw ValidationError("--broker-ready \(brokerReady): cannot read the broker's ready file; is family-broker running?") }
-            ingress = ready.ingress
-            egress = ready.egress
-            key = ready.publicKey
-        } else {
-            do {
-                key = try KeyFiles.loadPublic(brokerKeyFile)
-            } catch {
-                throw ValidationError("--broker-key-file: \(error)")
-            }
-        }
-        return DeviceOptions(
-            brokerIngress: ingress, brokerEgress: egress, brokerPublicKey: key, secretKeyFile: keyFile,
-            stateDirectory: state, localSocket: socket ?? defaultSocket)
+    var flags: [String: String?] {
+        [
+            "config": config, "brokerReady": brokerReady, "brokerIngress": brokerIngress, "brokerEgress": brokerEgress,
+            "brokerKeyFile": brokerKeyFile, "keyFile": keyFile, "state": state, "socket": socket, "logLevel": logLevel,
+            "metrics": metrics, "shutdownTimeout": shutdownTimeout,
+        ]
     }
 
-    /// Runs a device daemon until SIGTERM or SIGINT.
+    /// Runs a device daemon until SIGTERM or SIGINT; invalid configuration exits with status 78, naming the key.
     public func run(behavior: some DeviceBehavior, defaultSocket: String) async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        let settings: DeviceSettings
+        do {
+            settings = try DeviceSettings(
+                try await DaemonSettings(
+                    daemon: behavior.name, environmentPrefix: DeviceSettings.environmentPrefix(daemon: behavior.name),
+                    keys: DeviceSettings.keys, flags: flags),
+                defaultSocket: defaultSocket)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("\(behavior.name): invalid configuration: \(error)\n".utf8))
+            throw ExitCode(DaemonRunner.exitConfiguration)
         }
+        DaemonLogging.bootstrap(level: settings.logLevel)
+        MetricsExport.bootstrap()
         let logger = Logger(label: behavior.name)
-        let runtime = try DeviceRuntime(options: try options(defaultSocket: defaultSocket), behavior: behavior, logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: runtime)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
-    }
-
-    private struct ReadyFile: Decodable {
-        var ingress: String
-        var egress: String
-        var publicKey: String
+        let runtime = try DeviceRuntime(options: settings.options, behavior: behavior, logger: logger)
+        let ops = settings.metrics.map { address in
+            OpsServer(address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { runtime.readiness })
+        }
+        try await DaemonRunner.run(runtime, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 import HearthTransport
 import Logging
 import ServiceLifecycle
@@ -17,6 +18,8 @@ public final class DeviceRuntime: Service, Sendable {
         static let broker = 0
         static let events = 1
         static let local = 2
+        /// Handshake events of the broker link, to tell a refused key from a broker that is away.
+        static let monitor = 3
     }
 
     private struct State: ~Copyable {
@@ -24,6 +27,7 @@ public final class DeviceRuntime: Service, Sendable {
         var linked = false
         var syncing = false
         var syncAgain = false
+        var refusedByBroker = false
     }
 
     public let options: DeviceOptions
@@ -34,6 +38,7 @@ public final class DeviceRuntime: Service, Sendable {
     private let loop: SocketLoop
     private let tracker: RequestTracker
     private let state = Mutex(State())
+    private let metrics = DeviceMetrics()
 
     public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
         self.options = options
@@ -41,8 +46,7 @@ public final class DeviceRuntime: Service, Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(atPath: options.stateDirectory, withIntermediateDirectories: true)
         let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(
-            atPath: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try LocalEndpoints.prepareSocketDirectory(socketDirectory)
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         store = try DeviceStore(path: options.databasePath, behavior: behavior)
         tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
@@ -58,6 +62,8 @@ public final class DeviceRuntime: Service, Sendable {
         loop = try SocketLoop(name: "\(behavior.name)-io", sockets: [
             .init(.dealer) { socket in
                 try secure(socket)
+                try socket.monitor(
+                    Self.monitorEndpoint, events: ZMQMonitorEvent.handshakeFailedAuth | ZMQMonitorEvent.handshakeSucceeded)
                 try socket.connect(options.brokerIngress)
             },
             .init(.sub) { socket in
@@ -74,6 +80,10 @@ public final class DeviceRuntime: Service, Sendable {
                 // Only the owning user may talk to the daemon.
                 chmod(options.localSocket, 0o600)
             },
+            .init(.pair) { socket in
+                try socket.setLinger(milliseconds: 0)
+                try socket.connect(Self.monitorEndpoint)
+            },
         ])
     }
 
@@ -85,6 +95,17 @@ public final class DeviceRuntime: Service, Sendable {
 
     /// Whether the link to the broker is up (welcome received and pings answered).
     public var isLinked: Bool { state.withLock { $0.linked } }
+
+    /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
+    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
+
+    static let monitorEndpoint = "inproc://broker-link-monitor"
+
+    /// Ready while linked to the broker (the `/readyz` probe).
+    public var readiness: HealthStatus {
+        guard isLinked, let identity else { return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)") }
+        return HealthStatus(ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)")
+    }
 
     public func run() async throws {
         try await loop.start()
@@ -114,7 +135,10 @@ public final class DeviceRuntime: Service, Sendable {
         let reply = try await tracker.request(timeout: timeout) { id in
             loop.send([MessageCodec.encode(message, requestID: id)], on: Slot.broker)
         }
-        if case .error(let error) = reply.message { throw error }
+        if case .error(let error) = reply.message {
+            metrics.brokerError(error.code)
+            throw error
+        }
         return reply.message
     }
 
@@ -146,12 +170,25 @@ public final class DeviceRuntime: Service, Sendable {
                 case .heartbeat(let head): behindHead = max(behindHead ?? 0, head)
                 default: break
                 }
+            case Slot.monitor:
+                guard let event = ZMQMonitorEvent(frames: item.message.frames) else { continue }
+                let refused = event.event == ZMQMonitorEvent.handshakeFailedAuth
+                let changed = state.withLock { state in
+                    defer { state.refusedByBroker = refused }
+                    return state.refusedByBroker != refused
+                }
+                if changed, refused {
+                    logger.error("the broker refused this device's key: it is not enrolled", metadata: [
+                        "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
+                    ])
+                }
             case Slot.local:
                 let frames = item.message.frames
                 guard frames.count == 2 else { continue }
                 let routingID = frames[0]
                 do {
                     let envelope = try MessageCodec.decode(frames[1])
+                    metrics.localRequest(envelope.message)
                     if case .ping = envelope.message {
                         // A status probe for tools and tests: who this device is and whether it is linked.
                         sendLocal(.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked), to: routingID, requestID: envelope.requestID)
@@ -176,8 +213,13 @@ public final class DeviceRuntime: Service, Sendable {
     private func apply(_ events: [Event]) async -> Int {
         do {
             let (applied, gap) = try await store.apply(events, behavior: behavior)
-            if !applied.isEmpty { await behavior.applied(applied, runtime: self) }
+            metrics.eventsApplied(applied.count)
+            if !applied.isEmpty {
+                logApplied(applied)
+                await behavior.applied(applied, runtime: self)
+            }
             if let gap {
+                metrics.gap()
                 // Pub/sub lost something (high-water mark, reconnect, not yet subscribed): the log has it.
                 logger.info("gap in events, syncing", metadata: ["expected": "\(gap.expected)", "got": "\(gap.got)"])
                 startSync()
@@ -203,6 +245,7 @@ public final class DeviceRuntime: Service, Sendable {
                 try? await store.setValue(device, for: "device_id")
                 try await syncToHead()
                 state.withLock { $0.linked = true }
+                metrics.setLinked(true)
                 logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
                 await behavior.linked(runtime: self)
                 while !Task.isCancelled {
@@ -222,6 +265,7 @@ public final class DeviceRuntime: Service, Sendable {
                 state.withLock { $0.linked = false }
             }
             state.withLock { $0.linked = false }
+            metrics.setLinked(false)
         }
     }
 
@@ -256,6 +300,7 @@ public final class DeviceRuntime: Service, Sendable {
     private func syncToHead() async throws {
         while true {
             let after = try await store.lastApplied()
+            metrics.synced()
             guard case .events(let head, let events) = try await request(.sync(after: after, limit: Wire.maxEventsPerSync)) else { return }
             if !events.isEmpty {
                 let applied = await apply(events)

@@ -57,7 +57,7 @@ public final class BrokerEngine: Sendable {
 
     /// Runs a batch of device commands; returns (and delivers) the replies and events, nothing that was not committed.
     public func process(_ commands: [Command]) async -> Output {
-        let secrets = await PasscodeWork.prepare(commands, store: store, policy: policy)
+        let secrets = await PasscodeWork.prepare(commands, store: store, policy: policy, directory: directory.current, now: clock())
         do {
             return try await transact { tx, db in
                 tx.secrets = secrets
@@ -112,7 +112,7 @@ public final class BrokerEngine: Sendable {
     }
 
     /// One write transaction on GRDB's writer queue: heads and directory read there, advanced and delivered there.
-    private func transact(_ work: @escaping @Sendable (inout Transaction, Database) throws -> Void) async throws -> Output {
+    func transact(_ work: @escaping @Sendable (inout Transaction, Database) throws -> Void) async throws -> Output {
         try await transacting(work).1
     }
 

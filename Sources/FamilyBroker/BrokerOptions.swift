@@ -18,6 +18,8 @@ public struct BrokerOptions: Sendable {
     public var heartbeatInterval: Duration
     /// Outbound queue per subscriber before the broker drops events for it (it recovers by syncing).
     public var subscriberHighWaterMark: Int32
+    /// How long a Declared Age Range Ask First prompt waits for the user before it counts as declined.
+    public var agePromptTimeout: Duration = .seconds(60)
 
     /// `config/regions.yaml`-style file; nil: the compiled-in table.
     public var regionsFile: String?

@@ -12,6 +12,8 @@ public struct BrokerPolicy: Sendable {
     public var passcodeAttempts: Int
     /// The first lockout, in seconds.
     public var passcodeLockoutSeconds: Int
+    /// How long a Declared Age Range Ask First prompt waits for the user before it counts as declined.
+    public var agePromptTimeout: Duration = .seconds(60)
 
     public init(
         regions: RegionRules = .builtIn, childDefaults: ChildDefaults = .builtIn, maxFamilyMembers: Int = Directory.defaultMaxFamilyMembers,

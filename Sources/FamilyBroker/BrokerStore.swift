@@ -87,6 +87,7 @@ public final class BrokerStore: Sendable {
                 );
                 """)
         }
+        registerAgeRangeMigrations(&migrator)
         return migrator
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 import HearthTransport
 import Logging
 import ServiceLifecycle
@@ -22,11 +23,20 @@ public final class FamilyBrokerService: Service {
     private let logger: Logger
     private let clock: @Sendable () -> Date
 
+    private let health: BrokerHealth
+
     public init(options: BrokerOptions, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
         self.options = options
         self.logger = logger
         self.clock = clock
+        self.health = BrokerHealth(heartbeatInterval: options.heartbeatInterval)
     }
+
+    /// Ready once both sockets are bound and the database is open (the `/readyz` probe).
+    public var readiness: HealthStatus { health.readiness }
+
+    /// Alive while its heartbeat task runs (the `/healthz` probe).
+    public var liveness: HealthStatus { health.liveness }
 
     public func run() async throws {
         let options = self.options
@@ -40,6 +50,8 @@ public final class FamilyBrokerService: Service {
         let directory = DirectoryBox(try await Self.storedDirectory(store, policy: policy))
         let subscribed = SubscribedMembers()
         let logger = self.logger
+        let metrics = BrokerMetrics()
+        let health = self.health
         let configuration: @Sendable () throws -> Directory = { try Self.loadDirectory(options, policy: policy) }
         // The family file is applied before any socket opens, so the first handshake already sees it.
         let startup = try await BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock)
@@ -76,7 +88,11 @@ public final class FamilyBrokerService: Service {
         ])
         let engine = BrokerEngine(
             store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
-            deliver: { output in Self.deliver(output, loop: loop) })
+            deliver: { output in
+                Self.deliver(output, loop: loop)
+                metrics.record(output)
+                Self.logResolutions(output.events, logger: logger)
+            })
         try await loop.start()
         let (ingress, egress) = try await loop.query { sockets in
             (try sockets[Slot.ingress].lastEndpoint, try sockets[Slot.egress].lastEndpoint)
@@ -88,6 +104,7 @@ public final class FamilyBrokerService: Service {
             "ingress": "\(ingress)", "egress": "\(egress)", "publicKey": "\(keys.publicKey)", "admin": "\(options.adminSocket)",
             "members": "\(directory.current.members.count)", "devices": "\(directory.current.devices.count)",
         ])
+        health.markReady(ingress: ingress, egress: egress)
 
         let heartbeat = Task {
             var reportedDrops: UInt64 = 0
@@ -97,8 +114,10 @@ public final class FamilyBrokerService: Service {
                 if drops > reportedDrops {
                     // Slow subscribers past their high-water mark: they recover by syncing, nothing is lost.
                     logger.notice("dropped messages to slow peers", metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
-                    reportedDrops = drops
                 }
+                metrics.refresh(subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops))
+                reportedDrops = max(drops, reportedDrops)
+                health.beat()
                 for member in subscribed.all {
                     loop.send([Wire.topic(for: member), MessageCodec.encode(.heartbeat(head: sequences.head(of: member)))], on: Slot.egress)
                 }
@@ -113,22 +132,32 @@ public final class FamilyBrokerService: Service {
                 } catch {
                     logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
                 }
+                do {
+                    try await engine.maintainAgeRanges()
+                } catch {
+                    logger.error("age range sweep failed", metadata: ["error": "\(error)"])
+                }
             }
         }
         let limiter = RateLimiter(rate: options.deviceCommandRate, burst: options.deviceCommandBurst)
         await withGracefulShutdownHandler {
             for await batch in loop.inbound {
+                // After SIGTERM only the batch in hand finishes (committed, then answered). What is still queued was
+                // never acknowledged: dropping it keeps the shutdown bound under a flood, and its senders retry.
+                if health.isStopping { break }
                 let admin = batch.filter { $0.socket == Slot.admin }
-                await Self.process(batch, engine: engine, loop: loop, limiter: limiter)
+                await Self.process(batch, engine: engine, loop: loop, limiter: limiter, metrics: metrics)
                 for item in admin {
                     await Self.administer(item, engine: engine, loop: loop, bound: bound, configuration: configuration, logger: logger)
                 }
             }
         } onGracefulShutdown: {
-            // Commands already read still get their commit and reply; nothing more is read.
+            // The batch being committed still gets its replies; nothing more is read or started.
+            health.markStopping()
             loop.inbound.finish()
         }
         heartbeat.cancel()
+        health.markStopped()
         expiry.cancel()
         await loop.stop()
         try? FileManager.default.removeItem(atPath: options.readyFile)
@@ -144,7 +173,7 @@ public final class FamilyBrokerService: Service {
         var options: BrokerOptions
     }
 
-    static func process(_ batch: [SocketLoop.Inbound], engine: BrokerEngine, loop: SocketLoop, limiter: RateLimiter) async {
+    static func process(_ batch: [SocketLoop.Inbound], engine: BrokerEngine, loop: SocketLoop, limiter: RateLimiter, metrics: BrokerMetrics) async {
         var commands: [BrokerEngine.Command] = []
         commands.reserveCapacity(batch.count)
         let directory = engine.directory.current
@@ -179,7 +208,9 @@ public final class FamilyBrokerService: Service {
             commands.append(.init(routingID: frames[0], deviceID: device, frame: frames[1]))
         }
         guard !commands.isEmpty else { return }
+        let started = ContinuousClock.now
         _ = await engine.process(commands)
+        metrics.record(commands, duration: ContinuousClock.now - started)
     }
 
     /// Sends a committed transaction's replies and events; runs on the store's writer queue, in commit order.
@@ -299,6 +330,7 @@ public final class FamilyBrokerService: Service {
         if let path = options.regionsFile { policy.regions = try RegionFile.load(path: path) }
         if let path = options.childDefaultsFile { policy.childDefaults = try ChildDefaults.load(path: path) }
         policy.maxFamilyMembers = options.maxFamilyMembers
+        policy.agePromptTimeout = options.agePromptTimeout
         if let askLimit = options.askLimit { policy.childDefaults.askLimit = askLimit }
         return policy
     }

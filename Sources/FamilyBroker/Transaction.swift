@@ -135,6 +135,8 @@ struct Transaction {
             return try revokeApproval(handles, of: childID, caller: member, in: db)
         case .setPasscode(let childID, let passcode):
             return try setPasscode(passcode, of: childID, caller: member, in: db)
+        case .ageRange(let message):
+            return try handleAgeRange(message, member: member, in: db)
         default:
             throw ErrorReply(.unknownMessageType, "message type 0x\(String(envelope.message.typeCode, radix: 16)) is not a broker command")
         }

@@ -10,6 +10,8 @@ public struct Event: Hashable, Sendable {
         case questionResolved(AskedQuestion, Resolution)
         /// Handles became known or stopped being known to the child.
         case handlesChanged(added: [CommunicationHandle], removed: [CommunicationHandle])
+        /// Declared Age Range: an answer, a prompt, a prompt closed; on the member's own log only.
+        case ageRange(AgeRangeEvent)
     }
 
     /// The member whose log this is.

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// One daemon run as a real process, its output in a log file; it can be stopped, killed, paused and restarted.
-public final class DaemonProcess: Sendable {
+public final class DaemonProcess: FleetDaemon {
     /// `family-broker`, `child-device` or `parent-device`, with the device id: `child-device emma-tablet`.
     public let name: String
     public let executable: String
@@ -105,7 +105,7 @@ public final class DaemonProcess: Sendable {
 
     /// SIGTERM, then SIGKILL if it has not exited within `grace`. Returns the exit status.
     @discardableResult
-    public func stop(grace: Duration = .seconds(5)) async -> Int32? {
+    public func stop(grace: Duration) async -> Int32? {
         guard isRunning else { return state.withLock { $0.lastExit } }
         signal(SIGCONT)
         signal(SIGTERM)
@@ -120,9 +120,7 @@ public final class DaemonProcess: Sendable {
         await waitForExit(timeout: .seconds(5))
     }
 
-    /// The last `lines` lines of the log.
-    public func recentLog(lines: Int = 30) -> String {
-        guard let text = try? String(contentsOfFile: logFile, encoding: .utf8) else { return "" }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
-    }
+    public func pause() throws { signal(SIGSTOP) }
+
+    public func resume() throws { signal(SIGCONT) }
 }

@@ -1,28 +1,58 @@
+import ChildDevice
+import DeviceRuntime
 import FamilyBroker
 import Foundation
+import Logging
+import ParentDevice
 import HearthCore
 import HearthProtocol
+import DeclaredAgeRange
 import HearthTransport
 import PermissionKit
 import Synchronization
 
-/// A broker and its devices' daemons, each a real process over real ZeroMQ sockets, in a temporary directory with
-/// generated keys and free ports. Script it from a test; `shutdown()` leaves no process or file behind.
+/// A broker and its devices' daemons, each a real process over real ZeroMQ sockets (or, for speed, the same services
+/// inside the test process), in a temporary directory with generated keys and free ports. Each device reaches the
+/// broker through its own `TCPRelay`, so a test can cut it off; the broker's clock is an `OffsetClock` the test can
+/// advance. Script it from a test; `shutdown()` leaves no process, port or file behind.
 public final class Fleet: Sendable {
+    /// Where the daemons run.
+    public enum Mode: String, Sendable, Codable {
+        /// Each daemon is a separate process (the executables `family-broker`, `child-device`, `parent-device`).
+        case processes
+        /// The same services run inside the calling process: faster to start; `pause`/`resume` are not supported and
+        /// `crash` is a graceful stop (see `InProcessDaemon`).
+        case inProcess
+    }
+
     /// The fleet's temporary directory: keys, state, sockets and logs.
     public let directory: String
-    public let broker: DaemonProcess
+    public let mode: Mode
+    public let broker: any FleetDaemon
     /// Device daemons by device id.
-    public let devices: [DeviceID: DaemonProcess]
+    public let devices: [DeviceID: any FleetDaemon]
     /// The member each device belongs to.
     public let owners: [DeviceID: MemberID]
     private let sockets: [DeviceID: String]
+    private let makeBroker: @Sendable (_ ingress: String, _ egress: String) -> any FleetDaemon
     private let shutDown = Mutex(false)
+    let relays = Mutex<[DeviceID: (ingress: TCPRelay, egress: TCPRelay)]>([:])
+    let clockOffset = Mutex<TimeInterval>(0)
 
     /// Launches the broker and one daemon per device, and waits until every device is linked.
-    /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`.
-    public static func launch(_ spec: FleetSpec, brokerArguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> Fleet {
-        let fleet = try prepare(spec, brokerArguments: brokerArguments)
+    /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`; in-process,
+    /// only `--heartbeat` and `--subscriber-hwm` are understood.
+    public static func launch(
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30)
+    ) async throws -> Fleet {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
+        let fleet: Fleet
+        do {
+            fleet = try make(spec, mode: mode, root: root, brokerArguments: brokerArguments)
+        } catch {
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
         try await fleet.start(timeout: timeout)
         return fleet
     }
@@ -31,59 +61,22 @@ public final class Fleet: Sendable {
     /// a caller can fill the broker's state (`broker/`) before `start`. With `deviceDaemons` false only the broker is
     /// run, for programs that speak the protocol to it themselves (load generators) with the devices' key files.
     public static func prepare(_ spec: FleetSpec, brokerArguments: [String] = [], deviceDaemons: Bool = true) throws -> Fleet {
-        let bin = try BinaryLocator.directory()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
-        let fm = FileManager.default
-        for sub in ["keys", "logs", "run", "broker"] {
-            try fm.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            return try make(spec, mode: .processes, root: root, brokerArguments: brokerArguments, deviceDaemons: deviceDaemons)
+        } catch {
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
         }
-        let file = try spec.familyFile(keysDirectory: root + "/keys")
-        var owners: [DeviceID: MemberID] = [:]
-        var roles: [DeviceID: MemberRole] = [:]
-        for (_, member) in spec.allMembers {
-            for device in member.devices {
-                owners[device] = member.id
-                roles[device] = member.role
-            }
-        }
-        // Yams' encoder slows down faster than linearly with the document (minutes at 100,000 families); a JSON
-        // document is YAML too (flow style), and the broker reads it the same way.
-        let json = JSONEncoder()
-        json.outputFormatting = .withoutEscapingSlashes
-        let text = spec.families.count > 1000 ? String(decoding: try json.encode(file), as: UTF8.self) : try file.yaml()
-        try text.write(toFile: root + "/families.yaml", atomically: true, encoding: .utf8)
-
-        let broker = DaemonProcess(
-            name: "family-broker", executable: bin + "/family-broker",
-            arguments: [
-                "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", "tcp://127.0.0.1:0",
-                "--egress", "tcp://127.0.0.1:0", "--heartbeat", "0.5", "--log-level", "debug",
-            ] + brokerArguments,
-            environment: [:], logFile: root + "/logs/family-broker.log")
-        var devices: [DeviceID: DaemonProcess] = [:]
-        var sockets: [DeviceID: String] = [:]
-        for (device, role) in roles where deviceDaemons {
-            let kind = role == .child ? "child-device" : "parent-device"
-            let socket = root + "/run/\(device).sock"
-            sockets[device] = socket
-            devices[device] = DaemonProcess(
-                name: "\(kind) \(device)", executable: bin + "/" + kind,
-                arguments: [
-                    "--key-file", root + "/keys/\(device).key", "--state", root + "/devices/\(device)", "--socket", socket,
-                    "--broker-ready", root + "/broker/broker.ready.json", "--log-level", "debug",
-                ],
-                environment: [:], logFile: root + "/logs/\(device).log")
-        }
-        return Fleet(directory: root, broker: broker, devices: devices, owners: owners, sockets: sockets)
     }
 
-    /// Starts a prepared fleet: the broker, then every device daemon, and waits until each is linked. On failure the
+    /// Starts a made fleet: the broker, then every device daemon, and waits until each is linked. On failure the
     /// fleet is shut down and the error carries the daemons' logs.
     public func start(timeout: Duration = .seconds(30)) async throws {
         do {
             try await startBroker(timeout: timeout)
             for device in devices.values { try device.start() }
-            for device in devices.keys.sorted() { try await waitUntilLinked(device, timeout: timeout) }
+            try await waitUntilAllLinked(timeout: timeout)
         } catch {
             let logs = logs()
             await shutdown()
@@ -91,25 +84,139 @@ public final class Fleet: Sendable {
         }
     }
 
+    /// Writes keys and the family file under `root` and makes (without starting) every daemon.
+    private static func make(
+        _ spec: FleetSpec, mode: Mode, root: String, brokerArguments: [String], deviceDaemons: Bool = true
+    ) throws -> Fleet {
+        let fm = FileManager.default
+        for sub in ["keys", "logs", "run", "broker", "devices"] {
+            try fm.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        var file = FamilyFile(families: [], unaffiliated: [])
+        var owners: [DeviceID: MemberID] = [:]
+        var roles: [DeviceID: MemberRole] = [:]
+        func entry(_ member: FleetSpec.Member) throws -> FamilyFile.Member {
+            var devices: [FamilyFile.Device] = []
+            for device in member.devices {
+                guard owners[device] == nil else { throw FleetError("device '\(device)' is declared twice") }
+                let keys = try KeyFiles.generate(at: root + "/keys/" + device)
+                devices.append(.init(id: device, publicKey: keys.publicKey))
+                owners[device] = member.id
+                roles[device] = member.role
+            }
+            return FamilyFile.Member(
+                id: member.id, name: member.id, role: member.role.name, birthDate: member.birthDate.isEmpty ? nil : member.birthDate,
+                region: member.region,
+                communicationLimits: member.communicationLimits, devices: devices)
+        }
+        for family in spec.families {
+            file.families.append(.init(id: family.id, name: family.id, members: try family.members.map(entry)))
+        }
+        file.unaffiliated = try spec.unaffiliated.map(entry)
+        // Yams' encoder slows down faster than linearly with the document (minutes at 100,000 families); a JSON
+        // document is YAML too (flow style), and the broker reads it the same way.
+        let json = JSONEncoder()
+        json.outputFormatting = .withoutEscapingSlashes
+        let text = spec.families.count > 1000 ? String(decoding: try json.encode(file), as: UTF8.self) : try file.yaml()
+        try text.write(toFile: root + "/families.yaml", atomically: true, encoding: .utf8)
+        let clockFile = root + "/clock"
+        try OffsetClock.write(offset: 0, to: clockFile)
+
+        let makeBroker: @Sendable (String, String) -> any FleetDaemon
+        var devices: [DeviceID: any FleetDaemon] = [:]
+        var sockets: [DeviceID: String] = [:]
+        for device in roles.keys { sockets[device] = root + "/run/\(device).sock" }
+        switch mode {
+        case .processes:
+            let bin = try BinaryLocator.directory()
+            makeBroker = { ingress, egress in
+                DaemonProcess(
+                    name: "family-broker", executable: bin + "/family-broker",
+                    arguments: [
+                        "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", ingress, "--egress", egress,
+                        "--heartbeat", "0.5", "--log-level", "debug", "--clock-file", clockFile,
+                    ] + brokerArguments,
+                    environment: [:], logFile: root + "/logs/family-broker.log")
+            }
+            for (device, role) in roles where deviceDaemons {
+                let kind = role == .child ? "child-device" : "parent-device"
+                devices[device] = DaemonProcess(
+                    name: "\(kind) \(device)", executable: bin + "/" + kind,
+                    arguments: [
+                        "--key-file", root + "/keys/\(device).key", "--state", root + "/devices/\(device)",
+                        "--socket", sockets[device]!, "--broker-ready", relayReadyFile(root: root, device: device), "--log-level", "debug",
+                    ],
+                    environment: [:], logFile: root + "/logs/\(device).log")
+            }
+        case .inProcess:
+            let settings = try InProcessBrokerSettings(arguments: brokerArguments)
+            let clock = OffsetClock(path: clockFile)
+            makeBroker = { ingress, egress in
+                InProcessDaemon(name: "family-broker", label: "family-broker", logFile: root + "/logs/family-broker.log") { logger in
+                    let options = BrokerOptions(
+                        ingress: ingress, egress: egress, stateDirectory: root + "/broker", familyFile: root + "/families.yaml",
+                        heartbeatInterval: settings.heartbeat, subscriberHighWaterMark: settings.subscriberHighWaterMark)
+                    return FamilyBrokerService(options: options, logger: logger, clock: clock.now)
+                }
+            }
+            for (device, role) in roles {
+                let kind = role == .child ? "child-device" : "parent-device"
+                let socket = sockets[device]!
+                devices[device] = InProcessDaemon(name: "\(kind) \(device)", label: kind, logFile: root + "/logs/\(device).log") { logger in
+                    guard let data = FileManager.default.contents(atPath: relayReadyFile(root: root, device: device)),
+                          let ready = try? JSONDecoder().decode(RelayedReady.self, from: data)
+                    else { throw FleetError("no broker endpoints for \(device) yet: start the broker first") }
+                    let options = DeviceOptions(
+                        brokerIngress: ready.ingress, brokerEgress: ready.egress, brokerPublicKey: ready.publicKey,
+                        secretKeyFile: root + "/keys/\(device).key", stateDirectory: root + "/devices/\(device)", localSocket: socket)
+                    return role == .child
+                        ? try DeviceRuntime(options: options, behavior: ChildBehavior(), logger: logger)
+                        : try DeviceRuntime(options: options, behavior: ParentBehavior(), logger: logger)
+                }
+            }
+        }
+        return Fleet(
+            directory: root, mode: mode, broker: makeBroker("tcp://127.0.0.1:0", "tcp://127.0.0.1:0"), makeBroker: makeBroker,
+            devices: devices, owners: owners, sockets: sockets)
+    }
+
+    /// The ready file a device reads: its relays' endpoints and the broker's public key.
+    static func relayReadyFile(root: String, device: DeviceID) -> String { root + "/run/\(device).broker.json" }
+
     /// Launches a fleet, runs `body` with it, and shuts it down whether `body` returns or throws: no process or file
     /// is left behind by a failing test.
     public static func with<T>(
-        _ spec: FleetSpec, brokerArguments: [String] = [], timeout: Duration = .seconds(30), _ body: (Fleet) async throws -> T
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30),
+        _ body: (Fleet) async throws -> T
     ) async throws -> T {
-        let fleet = try await launch(spec, brokerArguments: brokerArguments, timeout: timeout)
+        await FleetSlots.shared.acquire()
+        let fleet: Fleet
+        do {
+            fleet = try await launch(spec, mode: mode, brokerArguments: brokerArguments, timeout: timeout)
+        } catch {
+            await FleetSlots.shared.release()
+            throw error
+        }
         do {
             let result = try await body(fleet)
             await fleet.shutdown()
+            await FleetSlots.shared.release()
             return result
         } catch {
             await fleet.shutdown()
+            await FleetSlots.shared.release()
             throw error
         }
     }
 
-    private init(directory: String, broker: DaemonProcess, devices: [DeviceID: DaemonProcess], owners: [DeviceID: MemberID], sockets: [DeviceID: String]) {
+    private init(
+        directory: String, mode: Mode, broker: any FleetDaemon, makeBroker: @escaping @Sendable (String, String) -> any FleetDaemon,
+        devices: [DeviceID: any FleetDaemon], owners: [DeviceID: MemberID], sockets: [DeviceID: String]
+    ) {
         self.directory = directory
+        self.mode = mode
         self.broker = broker
+        self.makeBroker = makeBroker
         self.devices = devices
         self.owners = owners
         self.sockets = sockets
@@ -122,7 +229,7 @@ public final class Fleet: Sendable {
     public func socket(of device: DeviceID) -> String { sockets[device] ?? "" }
 
     /// A device's daemon.
-    public func daemon(_ device: DeviceID) throws -> DaemonProcess {
+    public func daemon(_ device: DeviceID) throws -> any FleetDaemon {
         guard let daemon = devices[device] else { throw FleetError("no device '\(device)' in this fleet") }
         return daemon
     }
@@ -130,6 +237,16 @@ public final class Fleet: Sendable {
     /// An app on a child's device, through the PermissionKit library.
     public func app(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(5)) -> CommunicationLimits {
         CommunicationLimits(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
+    }
+
+    /// An app on any member's device, through the DeclaredAgeRange library.
+    public func ageRange(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(5)) -> AgeRangeService {
+        AgeRangeService(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
+    }
+
+    /// A person at any device, for age range prompts and settings.
+    public func ageConsole(on device: DeviceID) async throws -> AgeConsole {
+        try await AgeConsole(socketPath: socket(of: device))
     }
 
     /// A person at a parent's device.
@@ -148,6 +265,7 @@ public final class Fleet: Sendable {
               let ready = try? JSONDecoder().decode(BrokerReady.self, from: data)
         else { throw FleetError("the broker's ready file is unreadable", logs: logs()) }
         brokerState.withLock { $0.endpoints = (ready.ingress, ready.egress) }
+        try await startRelays(to: ready)
     }
 
     /// Stops a daemon with SIGTERM (SIGKILL after a grace period) and starts it again; waits until it is back.
@@ -175,12 +293,7 @@ public final class Fleet: Sendable {
         guard let (ingress, egress) = brokerState.withLock({ $0.endpoints }) else {
             throw FleetError("the broker was never started", logs: logs())
         }
-        var arguments = broker.arguments
-        for (flag, value) in [("--ingress", ingress), ("--egress", egress)] {
-            if let index = arguments.firstIndex(of: flag) { arguments[index + 1] = value }
-        }
-        let replacement = DaemonProcess(
-            name: broker.name, executable: broker.executable, arguments: arguments, environment: broker.environment, logFile: broker.logFile)
+        let replacement = makeBroker(ingress, egress)
         try? FileManager.default.removeItem(atPath: readyFile)
         try replacement.start()
         brokerState.withLock { $0.current = replacement }
@@ -189,20 +302,35 @@ public final class Fleet: Sendable {
         }
     }
 
-    private struct BrokerState: ~Copyable {
+    struct BrokerState: ~Copyable {
         var endpoints: (String, String)?
-        var current: DaemonProcess?
+        var current: (any FleetDaemon)?
     }
 
-    private let brokerState = Mutex(BrokerState())
+    let brokerState = Mutex(BrokerState())
 
     /// The broker process now running (a restart on fixed ports replaces it).
-    public var currentBroker: DaemonProcess { brokerState.withLock { $0.current } ?? broker }
+    public var currentBroker: any FleetDaemon { brokerState.withLock { $0.current } ?? broker }
 
     /// Waits until a device's daemon answers on its socket and is linked to the broker.
     public func waitUntilLinked(_ device: DeviceID, timeout: Duration = .seconds(30)) async throws {
         try await eventually("\(device) is linked to the broker", timeout: timeout) {
             try await self.status(of: device).linked
+        }
+    }
+
+    /// Waits until every device is linked, checking several at a time (each check opens a local connection).
+    public func waitUntilAllLinked(timeout: Duration = .seconds(30)) async throws {
+        var waiting = devices.keys.sorted()[...]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                guard let device = waiting.popFirst() else { break }
+                group.addTask { try await self.waitUntilLinked(device, timeout: timeout) }
+            }
+            while try await group.next() != nil {
+                guard let device = waiting.popFirst() else { continue }
+                group.addTask { try await self.waitUntilLinked(device, timeout: timeout) }
+            }
         }
     }
 
@@ -229,6 +357,11 @@ public final class Fleet: Sendable {
         throw FleetError("timed out after \(timeout): \(what)", logs: logs())
     }
 
+    /// A device's daemon's last `lines` log lines.
+    public func recentLog(of device: DeviceID, lines: Int = 30) -> String {
+        devices[device]?.recentLog(lines: lines) ?? ""
+    }
+
     /// Every daemon's recent log lines, headed by its name.
     public func logs(lines: Int = 25) -> String {
         ([currentBroker] + devices.keys.sorted().compactMap { devices[$0] }).map { daemon in
@@ -236,17 +369,30 @@ public final class Fleet: Sendable {
         }.joined(separator: "\n")
     }
 
-    /// Stops every daemon (SIGTERM, then SIGKILL) and removes the fleet's directory. Idempotent.
+    /// Stops every daemon (SIGTERM, then SIGKILL), closes the relays and removes the fleet's directory. Idempotent.
+    /// It runs to the end even when the calling task is cancelled, so a cancelled test leaves nothing behind.
     public func shutdown() async {
         guard shutDown.withLock({ done in
             defer { done = true }
             return !done
         }) else { return }
+        // Unstructured: a cancelled caller must not cut short the waits for each daemon's exit.
+        await Task { await self.tearDown() }.value
+    }
+
+    private func tearDown() async {
         await withTaskGroup(of: Void.self) { group in
             for daemon in devices.values { group.addTask { await daemon.stop() } }
         }
         await currentBroker.stop()
         await broker.stop()
+        for (ingress, egress) in relays.withLock({ Array($0.values) }) {
+            await ingress.close()
+            await egress.close()
+        }
+        for daemon in [broker, currentBroker] + Array(devices.values) {
+            (daemon as? InProcessDaemon)?.closeLog()
+        }
         if ProcessInfo.processInfo.environment["HEARTH_FLEET_KEEP"] == nil {
             try? FileManager.default.removeItem(atPath: directory)
         }

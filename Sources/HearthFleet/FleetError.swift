@@ -8,5 +8,10 @@ public struct FleetError: Error, CustomStringConvertible, Sendable {
         self.logs = logs
     }
 
+    /// A fault that needs a separate process, asked of a fleet running in-process.
+    public static func notSupportedInProcess(_ what: String) -> FleetError {
+        FleetError("\(what) is not supported in-process: it needs a separate process; launch the fleet with mode: .processes")
+    }
+
     public var description: String { logs.isEmpty ? message : "\(message)\n\(logs)" }
 }

@@ -5,6 +5,7 @@ public struct FleetSpec: Sendable {
     public struct Member: Sendable {
         public var id: MemberID
         public var role: MemberRole
+        /// `YYYY-MM-DD`; empty for a member with no birth date on record.
         public var birthDate: String
         public var region: String
         public var communicationLimits: Bool

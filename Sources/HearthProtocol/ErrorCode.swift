@@ -31,6 +31,12 @@ public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
     case lockedOut = 16
     /// The passcode is wrong (or none is set).
     case wrongPasscode = 17
+    /// Declared Age Range: the request's age gates break a rule; the message names it.
+    case invalidAgeRequest = 20
+    /// Declared Age Range: the member has no birth date on record, so there is no age to share.
+    case ageNotDeclared = 21
+    /// The broker refused this device's key: it is not enrolled in any family file.
+    case deviceNotEnrolled = 22
     /// An unknown code from a newer peer.
     case unknown = 0xFFFF
 }

@@ -84,6 +84,10 @@ public enum Message: Sendable, Hashable {
     case adminRequest(String)
     /// 0xD0: the command's result, as JSON text.
     case adminResult(String)
+    // MARK: Declared Age Range (0x40–0x4F, 0xC0–0xCF)
+
+    /// An age range request, setting, prompt or answer; see `AgeRangeMessage`.
+    case ageRange(AgeRangeMessage)
 
     /// The type code written in the header.
     public var typeCode: UInt8 {
@@ -120,6 +124,7 @@ public enum Message: Sendable, Hashable {
         case .pendingList: 0xB0
         case .adminRequest: 0x50
         case .adminResult: 0xD0
+        case .ageRange(let message): message.typeCode
         }
     }
 }

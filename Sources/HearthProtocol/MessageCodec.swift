@@ -90,6 +90,8 @@ public enum MessageCodec {
             w.array(handles) { $0.handle($1) }
         case .adminRequest(let text), .adminResult(let text):
             w.string(text)
+        case .ageRange(let message):
+            w.ageRangeMessage(message)
         }
         return w.bytes
     }
@@ -199,6 +201,8 @@ public enum MessageCodec {
             message = .handlesRevoked(try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
         case 0x50: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))
         case 0xD0: message = .adminResult(try r.string("adminResult.json", max: Wire.maxAdminBytes))
+        case _ where AgeRangeMessage.owns(type):
+            message = .ageRange(try r.ageRangeMessage(type: type))
         default:
             throw .unknownMessageType(type)
         }

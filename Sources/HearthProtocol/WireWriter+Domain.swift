@@ -72,6 +72,8 @@ extension WireWriter {
             u8(3)
             array(added) { $0.handle($1) }
             array(removed) { $0.handle($1) }
+        case .ageRange(let ageRangeEvent):
+            self.ageRangeEvent(ageRangeEvent)
         }
     }
 }

@@ -19,7 +19,7 @@ public enum KeyFiles {
             throw Failure(path: secretPath, reason: "exists already; remove it first to make a new key")
         }
         try writeSecret(keys.secretKey, to: secretPath)
-        try (keys.publicKey + "\n").write(toFile: base + ".pub", atomically: true, encoding: .utf8)
+        try writePublic(keys.publicKey, to: base + ".pub")
         return keys
     }
 
@@ -33,6 +33,12 @@ public enum KeyFiles {
         let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         guard written == text.count else { throw Failure(path: path, reason: "short write") }
+    }
+
+    /// Public keys are meant to be copied into family files: readable by all, writable by the owner only, whatever the umask.
+    private static func writePublic(_ key: String, to path: String) throws {
+        try (key + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
     }
 
     /// Loads the pair whose secret key is at `secretPath`, deriving the public key.
@@ -59,7 +65,7 @@ public enum KeyFiles {
         let keys = try CurveKeyPair.generate()
         try writeSecret(keys.secretKey, to: secretPath)
         let publicPath = secretPath.hasSuffix(".key") ? String(secretPath.dropLast(4)) + ".pub" : secretPath + ".pub"
-        try (keys.publicKey + "\n").write(toFile: publicPath, atomically: true, encoding: .utf8)
+        try writePublic(keys.publicKey, to: publicPath)
         return keys
     }
 

@@ -40,7 +40,7 @@ public final class ParentBehavior: DeviceBehavior {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
                 arguments: [id, Data(a.bytes), Data(r.bytes)])
-        case .handlesChanged:
+        case .handlesChanged, .ageRange:
             break
         }
     }
@@ -57,7 +57,7 @@ public final class ParentBehavior: DeviceBehavior {
                     "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
                     "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
                 ])
-            case .handlesChanged: break
+            case .handlesChanged, .ageRange: break
             }
         }
     }
@@ -85,17 +85,9 @@ public final class ParentBehavior: DeviceBehavior {
             } catch {
                 return .error(ErrorReply(.internalError, "parent-device could not read its pending list"))
             }
-        case .answer(let questionID, let choiceID):
-            guard runtime.isLinked else {
-                return .error(ErrorReply(.brokerUnavailable, "parent-device is not connected to its broker; try again when it is"))
-            }
-            do {
-                return try await runtime.request(.answer(questionID: questionID, choiceID: choiceID))
-            } catch let error as ErrorReply {
-                return .error(error)
-            } catch {
-                return .error(ErrorReply(.brokerUnavailable, "the broker did not answer: \(error)"))
-            }
+        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode:
+            // A parent's commands: the broker checks that this device's member may give them.
+            return await runtime.forward(envelope.message)
         default:
             return .error(ErrorReply(.unknownMessageType, "parent-device does not handle message type 0x\(String(envelope.message.typeCode, radix: 16))"))
         }

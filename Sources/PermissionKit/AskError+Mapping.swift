@@ -15,8 +15,10 @@ extension AskError {
         case .brokerUnavailable: self = .notAvailable(reason: .brokerUnavailable(message: message))
         case .rateLimited: self = .notAvailable(reason: .rateLimited(message: message))
         case .unsupportedVersion, .unknownMessageType: self = .notAvailable(reason: .incompatibleDaemon(message: message))
-        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode:
+        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
+             .invalidAgeRequest, .ageNotDeclared:
             self = .unknown(reason: reply.description)
+        case .deviceNotEnrolled: self = .notAvailable(reason: .notAuthorized(message: message))
         }
     }
 

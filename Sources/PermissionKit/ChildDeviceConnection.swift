@@ -19,12 +19,7 @@ actor ChildDeviceConnection {
     /// Names the daemon in transport errors.
     let peerName: String
     private let hub: ResponseHub
-
-    private var client: LocalClient?
-    private var connecting: Task<LocalClient, any Error>?
-    /// Bumped by `close()`, so a connection still opening when it ran is thrown away rather than installed.
-    private var generation: UInt64 = 0
-    private var pump: Task<Void, Never>?
+    private let session: LocalSession
     private var maintenance: Task<Void, Never>?
     private var maintenanceToken: UInt64 = 0
     private var lastHello: ContinuousClock.Instant?
@@ -39,18 +34,24 @@ actor ChildDeviceConnection {
         self.bundleID = bundleID
         self.timeout = timeout
         self.keepAliveInterval = keepAliveInterval
-        self.peerName = "child-device at \(socketPath)"
+        let peerName = "child-device at \(socketPath)"
+        self.peerName = peerName
         self.hub = hub
+        session = LocalSession(socketPath: socketPath, peer: peerName) { envelope in
+            if case .appResponse(let inboxID, let asked, let resolution) = envelope.message {
+                hub.receive(asked, resolution, inboxID: inboxID)
+            }
+        }
     }
 
     /// True when a daemon could be listening at `path`: the socket file exists (Linux abstract sockets, `@name`,
     /// have no file and always count).
     nonisolated static func socketExists(_ path: String) -> Bool {
-        path.hasPrefix("@") || FileManager.default.fileExists(atPath: path)
+        LocalEndpoints.socketExists(path)
     }
 
     /// True while a connection is open.
-    var isConnected: Bool { client != nil }
+    var isConnected: Bool { get async { await session.current != nil } }
 
     /// Sends `message` and returns the reply, connecting first when needed; an error reply is thrown as `ErrorReply`.
     func request(_ message: Message) async throws -> Message {
@@ -75,7 +76,7 @@ actor ChildDeviceConnection {
     /// Tells the daemon the app has taken inbox entry `inboxID`. Without a connection it does nothing: the daemon
     /// pushes the entry again after the next hello, and the hub acknowledges it then.
     func acknowledge(_ inboxID: UInt64) async {
-        guard let client else { return }
+        guard let client = await session.current else { return }
         _ = try? await client.request(.appAck(inboxID: inboxID), timeout: timeout)
     }
 
@@ -89,24 +90,16 @@ actor ChildDeviceConnection {
 
     /// Closes the connection; a later request opens a new one.
     func close() async {
-        generation += 1
         maintenance?.cancel()
         maintenance = nil
-        connecting?.cancel()
-        connecting = nil
-        pump?.cancel()
-        pump = nil
-        let client = self.client
-        self.client = nil
         lastHello = nil
-        await client?.close()
+        await session.close()
     }
 
     // MARK: - Connecting
 
     private func connectedClient() async throws -> LocalClient {
-        if let client { return client }
-        if let connecting { return try await connecting.value }
+        if let client = await session.current { return client }
         guard Self.socketExists(socketPath) else {
             throw AskError.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
         }
@@ -116,29 +109,7 @@ actor ChildDeviceConnection {
                 reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -"
             ))
         }
-        let generation = self.generation
-        let task = Task { try await open(generation: generation) }
-        connecting = task
-        return try await task.value
-    }
-
-    private func open(generation: UInt64) async throws -> LocalClient {
-        defer { if self.generation == generation { connecting = nil } }
-        let client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: peerName)
-        do {
-            try await client.start()
-            try await hello(on: client)
-        } catch {
-            await client.close()
-            throw error
-        }
-        guard self.generation == generation else {
-            await client.close()
-            throw TransportError.closed(peer: peerName)
-        }
-        self.client = client
-        startPump(client)
-        return client
+        return try await session.connected { [self] client in try await hello(on: client) }
     }
 
     private func hello(on client: LocalClient) async throws {
@@ -151,25 +122,9 @@ actor ChildDeviceConnection {
         lastHello = .now
     }
 
-    private func startPump(_ client: LocalClient) {
-        let hub = self.hub
-        pump = Task.detached {
-            for await envelope in client.pushes {
-                if case .appResponse(let inboxID, let asked, let resolution) = envelope.message {
-                    hub.receive(asked, resolution, inboxID: inboxID)
-                }
-            }
-        }
-    }
-
     /// Drops `client` after a transport failure, so the next request opens a fresh connection and says hello again.
     private func discard(_ client: LocalClient, after error: any Error) async {
-        guard error is TransportError, self.client === client else { return }
-        self.client = nil
-        lastHello = nil
-        pump?.cancel()
-        pump = nil
-        await client.close()
+        if await session.discard(client, after: error) { lastHello = nil }
     }
 
     // MARK: - Keeping a connection for live iterations
@@ -178,7 +133,7 @@ actor ChildDeviceConnection {
         var backoff = Self.minimumBackoff
         while !Task.isCancelled, hub.hasSubscribers {
             do {
-                if let client {
+                if let client = await session.current {
                     if isKeepAliveDue {
                         do {
                             try await hello(on: client)
@@ -208,7 +163,7 @@ actor ChildDeviceConnection {
 
     /// Sleeps in short slices, so a dropped connection or the last iteration ending is noticed quickly.
     private func idleUntilKeepAliveDue() async throws {
-        while client != nil, hub.hasSubscribers, !isKeepAliveDue {
+        while await session.current != nil, hub.hasSubscribers, !isKeepAliveDue {
             try await Task.sleep(for: .milliseconds(250))
         }
     }

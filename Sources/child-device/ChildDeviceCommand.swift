@@ -12,6 +12,6 @@ struct ChildDeviceCommand: AsyncParsableCommand {
     @OptionGroup var device: DeviceArguments
 
     func run() async throws {
-        try await device.run(behavior: ChildBehavior(), defaultSocket: LocalEndpoints.childDeviceSocket)
+        try await device.run(behavior: AgeRangeSupport(ChildBehavior()), defaultSocket: LocalEndpoints.childDeviceSocket)
     }
 }

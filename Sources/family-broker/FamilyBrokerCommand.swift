@@ -1,92 +1,76 @@
 import ArgumentParser
 import FamilyBroker
 import Foundation
+import HearthCore
+import HearthService
 import Logging
-import ServiceLifecycle
 
 @main
 struct FamilyBrokerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "family-broker",
-        abstract: "Knows families, stores every question and answer, and routes them between devices.")
+        abstract: "Knows families, stores every question and answer, and routes them between devices.",
+        discussion: """
+            Each setting comes from, in order of precedence: its flag, its environment variable \
+            (\(BrokerSettings.environmentPrefix)_ and the key in upper snake case, e.g. HEARTH_BROKER_SUBSCRIBER_HWM), \
+            the config file (--config), or its default. docs/CONFIGURATION.md lists them all.
+            """)
 
-    @Option(help: "ROUTER endpoint for device commands (port 0: pick a free one, see the ready file).")
-    var ingress = "tcp://127.0.0.1:7701"
+    // Optional without defaults: a default here would hide the environment and the config file (defaults are in
+    // BrokerSettings). Names match BrokerSettings' keys: --keys-dir sets keysDir.
+    @Option(help: ArgumentHelp(DaemonSettings.configKey.help, valueName: "file")) var config: String?
+    @Option(help: ArgumentHelp(BrokerSettings.ingress.help, valueName: "endpoint")) var ingress: String?
+    @Option(help: ArgumentHelp(BrokerSettings.egress.help, valueName: "endpoint")) var egress: String?
+    @Option(help: ArgumentHelp(BrokerSettings.state.help, valueName: "dir")) var state: String?
+    @Option(help: ArgumentHelp(BrokerSettings.families.help, valueName: "file")) var families: String?
+    @Option(help: ArgumentHelp(BrokerSettings.keysDir.help, valueName: "dir")) var keysDir: String?
+    @Option(help: ArgumentHelp(BrokerSettings.keyFile.help, valueName: "file")) var keyFile: String?
+    @Option(help: ArgumentHelp(BrokerSettings.heartbeat.help, valueName: "seconds")) var heartbeat: String?
+    @Option(name: .customLong("subscriber-hwm"), help: ArgumentHelp(BrokerSettings.subscriberHwm.help, valueName: "count"))
+    var subscriberHwm: String?
+    @Option(help: ArgumentHelp(BrokerSettings.regions.help, valueName: "file")) var regions: String?
+    @Option(help: ArgumentHelp(BrokerSettings.childDefaults.help, valueName: "file")) var childDefaults: String?
+    @Option(help: ArgumentHelp(BrokerSettings.maxFamilyMembers.help, valueName: "count")) var maxFamilyMembers: String?
+    @Option(help: ArgumentHelp(BrokerSettings.askLimit.help, valueName: "count/seconds")) var askLimit: String?
+    @Option(help: ArgumentHelp(BrokerSettings.deviceRate.help, valueName: "per-second")) var deviceRate: String?
+    @Option(help: ArgumentHelp(BrokerSettings.agePromptTimeout.help, valueName: "seconds")) var agePromptTimeout: String?
+    @Option(help: ArgumentHelp(BrokerSettings.logLevel.help, valueName: "level")) var logLevel: String?
+    @Option(help: ArgumentHelp(BrokerSettings.metrics.help, valueName: "host:port")) var metrics: String?
+    @Option(help: ArgumentHelp(BrokerSettings.shutdownTimeout.help, valueName: "seconds")) var shutdownTimeout: String?
 
-    @Option(help: "XPUB endpoint for device events.")
-    var egress = "tcp://127.0.0.1:7702"
-
-    @Option(help: "Directory for the database, the broker key (if --key-file is not given) and the ready file.")
-    var state = ".hearth/broker"
-
-    @Option(help: "The family file (YAML): families, members, devices.")
-    var families = "config/demo-family.yaml"
-
-    @Option(help: "Directory for relative keyFile entries of the family file (default: the family file's directory).")
-    var keysDir: String?
-
-    @Option(help: "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it.")
-    var keyFile: String?
-
-    @Option(help: "Seconds between heartbeats to each subscribed member.")
-    var heartbeat: Double = 2
-
-    @Option(help: "Events queued per subscriber before the broker drops them for it (it then catches up by syncing).")
-    var subscriberHWM: Int32 = 10_000
-
-    @Option(help: "Age of majority per region (YAML, like config/regions.yaml); default: the compiled-in table.")
-    var regions: String?
-
-    @Option(help: "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml); default: compiled in.")
-    var childDefaults: String?
-
-    @Option(help: "Most members per family.")
-    var maxFamilyMembers = 6
-
-    @Option(help: "Questions one child may ask per period, as COUNT/SECONDS (overrides the child defaults' askLimit), e.g. 30/3600.")
-    var askLimit: String?
-
-    @Option(help: "Commands per second each device may send, sustained (bursts of 5x are allowed).")
-    var deviceRate: Double = 200
-
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    @Option(help: .hidden)  // tests only: "now" is the real time plus the seconds in this file (OffsetClock)
+    var clockFile: String?
 
     func run() async throws {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "family-broker")
-        var options = BrokerOptions(
-            ingress: ingress, egress: egress, stateDirectory: state, familyFile: families, keysDirectory: keysDir,
-            secretKeyFile: keyFile, heartbeatInterval: .milliseconds(Int(heartbeat * 1000)),
-            subscriberHighWaterMark: subscriberHWM)
-        options.regionsFile = regions
-        options.childDefaultsFile = childDefaults
-        options.maxFamilyMembers = maxFamilyMembers
-        options.deviceCommandRate = deviceRate
-        options.deviceCommandBurst = deviceRate * 5
-        if let askLimit {
-            let parts = askLimit.split(separator: "/")
-            guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0, seconds > 0 else {
-                logger.critical("invalid configuration: --ask-limit: '\(askLimit)' is not COUNT/SECONDS with both positive")
-                throw ExitCode(78)
-            }
-            options.askLimit = ChildDefaults.AskLimit(count: count, perSeconds: seconds)
-        }
-        let service = FamilyBrokerService(options: options, logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let settings: BrokerSettings
         do {
-            try await group.run()
+            settings = try BrokerSettings(try await DaemonSettings(
+                daemon: "family-broker", environmentPrefix: BrokerSettings.environmentPrefix, keys: BrokerSettings.keys,
+                flags: [
+                    "config": config, "ingress": ingress, "egress": egress, "state": state, "families": families,
+                    "keysDir": keysDir, "keyFile": keyFile, "heartbeat": heartbeat, "subscriberHwm": subscriberHwm,
+                    "regions": regions, "childDefaults": childDefaults, "maxFamilyMembers": maxFamilyMembers, "askLimit": askLimit,
+                    "deviceRate": deviceRate, "agePromptTimeout": agePromptTimeout, "logLevel": logLevel, "metrics": metrics, "shutdownTimeout": shutdownTimeout,
+                ]))
+        } catch let error as ConfigurationError {
+            // Logging is not set up yet (the level is a setting): say it plainly on standard error.
+            FileHandle.standardError.write(Data("family-broker: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(DaemonRunner.exitConfiguration)
+        }
+        DaemonLogging.bootstrap(level: settings.logLevel)
+        MetricsExport.bootstrap()
+        let logger = Logger(label: "family-broker")
+        logger.debug("configuration", metadata: settings.sources.mapValues { "\($0)" })
+        let service = FamilyBrokerService(
+            options: settings.options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
+        let ops = settings.metrics.map { address in
+            OpsServer(address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { service.readiness })
+        }
+        do {
+            try await DaemonRunner.run(service, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)
         } catch let error as ConfigurationError {
             logger.critical("invalid configuration: \(error)")
-            throw ExitCode(78)
+            throw ExitCode(DaemonRunner.exitConfiguration)
         }
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

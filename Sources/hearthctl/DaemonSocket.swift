@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthProtocol
 import HearthTransport
+import HearthCore
 
 /// Connects hearthctl to a device daemon's local socket, with a clear message when the daemon is not running.
 enum DaemonSocket {
@@ -25,5 +26,52 @@ enum DaemonSocket {
         case let transport as TransportError: ValidationError("\(transport); is \(daemon) running and linked to its broker?")
         default: ValidationError("\(daemon): \(error)")
         }
+    }
+}
+
+extension DaemonSocket {
+    /// Sends one request to a daemon's socket and returns its reply; an error reply becomes a clear message.
+    static func request(_ message: Message, daemon: String, path: String, timeout: Duration = .seconds(10)) async throws -> Message {
+        let client = try await connect(daemon: daemon, path: path)
+        defer { Task { await client.close() } }
+        do {
+            return try await client.request(message, timeout: timeout)
+        } catch {
+            throw explain(error, daemon: daemon)
+        }
+    }
+
+    /// Reads a secret from standard input (one line), so that it never appears in the process list or shell history.
+    static func readSecret(_ prompt: String) throws -> String {
+        FileHandle.standardError.write(Data("\(prompt): ".utf8))
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no \(prompt.lowercased()) on standard input") }
+        return line
+    }
+
+    /// Parses `kind:value` (kind: phone, email or custom), e.g. `phone:+15551234567`.
+    static func handle(_ text: String) throws -> CommunicationHandle {
+        guard let colon = text.firstIndex(of: ":") else { throw ValidationError("'\(text)' is not KIND:VALUE (phone:, email: or custom:)") }
+        let kind: CommunicationHandle.Kind
+        switch text[..<colon] {
+        case "phone": kind = .phoneNumber
+        case "email": kind = .emailAddress
+        case "custom": kind = .custom
+        default: throw ValidationError("'\(text[..<colon])' is not phone, email or custom")
+        }
+        let value = String(text[text.index(after: colon)...])
+        guard !value.isEmpty else { throw ValidationError("'\(text)' has an empty value") }
+        return CommunicationHandle(value: value, kind: kind)
+    }
+
+    static func describe(_ settings: CommunicationSettings, contacts: [Contact], child: MemberID) -> String {
+        var lines = ["\(child): Communication Limits \(settings.enabled ? "on" : "off")"]
+        lines.append("  during Screen Time: \(settings.screenTime.name)")
+        lines.append("  during downtime (\(settings.downtimeSchedule?.text ?? "no schedule")): \(settings.downtime.name)")
+        lines.append("  contact editing by the child: \(settings.allowContactEditing ? "allowed" : "not allowed")")
+        lines.append("  contacts: \(contacts.isEmpty ? "none" : "")")
+        for contact in contacts {
+            lines.append("    \(contact.handle)\(contact.allowedDuringDowntime ? " (allowed during downtime)" : "")")
+        }
+        return lines.joined(separator: "\n")
     }
 }

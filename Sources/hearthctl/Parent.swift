@@ -6,8 +6,8 @@ import HearthTransport
 
 struct Parent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Act as a parent on a parent-device: list questions, approve or decline one.",
-        subcommands: [List.self, Approve.self, Decline.self])
+        abstract: "Act as a parent on a parent-device: questions, a child's limits and contacts, approvals, passcode.",
+        subcommands: [List.self, Approve.self, Decline.self, Limits.self, Contacts.self, Revoke.self, Passcode.self])
 
     struct SocketOption: ParsableArguments {
         @Option(help: "parent-device's control socket.")
@@ -65,18 +65,10 @@ struct Parent: AsyncParsableCommand {
         let client = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
         defer { Task { await client.close() } }
         let pending = try await pending(client)
-        let matches = pending.filter { $0.question.id.uuidString.lowercased().hasPrefix(idOrPrefix.lowercased()) }
-        let questionID: UUID
+        let questionID = try IDPrefix.resolve(idOrPrefix, among: pending.map(\.question.id), what: "question", listing: "hearthctl parent list")
         var choiceID = choice
-        if matches.count == 1 {
-            questionID = matches[0].question.id
-            if choiceID == nil { choiceID = matches[0].question.choices.first { $0.answer == answer }?.id }
-        } else if let id = UUID(uuidString: idOrPrefix) {
-            questionID = id  // not pending here: the broker says why (answered elsewhere, unknown, expired)
-        } else {
-            throw ValidationError(matches.isEmpty
-                ? "no waiting question starts with '\(idOrPrefix)'; see `hearthctl parent list`"
-                : "'\(idOrPrefix)' matches \(matches.count) questions; give more of the id")
+        if choiceID == nil, let asked = pending.first(where: { $0.question.id == questionID }) {
+            choiceID = asked.question.choices.first { $0.answer == answer }?.id
         }
         let chosen = choiceID ?? (answer == .approval ? PermissionChoice.approve.id : PermissionChoice.decline.id)
         do {

@@ -150,15 +150,15 @@ enum Fixtures {
         for reason in Resolution.Reason.allCases {
             all.append(.answerAccepted(Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
         }
-        return all
+        return all + ageMessages
     }()
 
     /// Every type code protocol v1 defines.
-    static let typeCodes: Set<UInt8> = [
+    static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
         0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0,
         0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x87, 0x88, 0x50, 0xD0,
-    ]
+    ]).union(ageTypeCodes)
 
     /// A frame with a valid header for `type` and a body written by `body`.
     static func frame(type: UInt8, requestID: UInt64 = 1, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {

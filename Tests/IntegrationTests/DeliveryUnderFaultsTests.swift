@@ -142,7 +142,7 @@ struct SlowSubscriberTests {
             let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
             defer { approver.cancel() }
             let phone = try fleet.daemon("emma-phone")
-            phone.signal(SIGSTOP)
+            try phone.pause()
             // Big events (a 200 KB avatar each) so the socket buffers fill and the broker's queue for the phone overflows.
             let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
             let avatar = [UInt8](repeating: 0x5A, count: 200_000)
@@ -159,7 +159,7 @@ struct SlowSubscriberTests {
             let all = asked
             let console = try await fleet.parent(on: "alice-phone")
             try await fleet.eventually("every question is answered", timeout: .seconds(60)) { try await console.pending().isEmpty }
-            phone.signal(SIGCONT)
+            try phone.resume()
             let phoneApp = fleet.app("com.example.chat", on: "emma-phone")
             let responses = ResponseCollector(phoneApp)
             try await fleet.eventually("the phone recovers every response", timeout: .seconds(60)) {

@@ -69,20 +69,9 @@ struct DeviceIsolationTests {
     @Test func childDeviceWithUnenrolledKeyNeverLinks() async throws {
         try await Fleet.with(Self.families) { fleet in
             // A real child-device daemon with a key the broker does not know.
-            let bin = try BinaryLocator.directory()
-            let socket = fleet.directory + "/run/intruder.sock"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: bin + "/child-device")
-            process.arguments = [
-                "--key-file", fleet.directory + "/keys/intruder.key", "--state", fleet.directory + "/devices/intruder",
-                "--socket", socket, "--broker-ready", fleet.readyFile,
-            ]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            defer {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            let intruder = try UnenrolledDevice(in: fleet)
+            defer { intruder.stop() }
+            let socket = intruder.socket
             let app = CommunicationLimits(socketPath: socket, bundleID: "com.example.chat", timeout: .seconds(1))
             try await fleet.eventually("the intruder's daemon is up") { FileManager.default.fileExists(atPath: socket) }
             try await Task.sleep(for: .seconds(2))

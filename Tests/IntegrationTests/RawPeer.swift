@@ -1,4 +1,6 @@
 import Foundation
+import HearthCore
+import HearthFleet
 import HearthProtocol
 import HearthTransport
 import Synchronization
@@ -62,9 +64,45 @@ final class RawPeer: Sendable {
         loop.send([MessageCodec.encode(message, requestID: requestID)], on: 0)
     }
 
+    /// Sends raw frames on the DEALER as one multipart message, however malformed.
+    func send(frames: [[UInt8]]) {
+        loop.send(frames, on: 0)
+    }
+
+    /// Sends `message` and waits for the DEALER's reply with `requestID`; other replies taken meanwhile are dropped.
+    func request(_ message: Message, requestID: UInt64, timeout: Duration = .seconds(5)) async throws -> Message {
+        send(message, requestID: requestID)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            for frames in take(on: 0) {
+                if let last = frames.last, let envelope = try? MessageCodec.decode(last), envelope.requestID == requestID {
+                    return envelope.message
+                }
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TransportError.timeout(peer: "family-broker", seconds: Double(timeout.components.seconds))
+    }
+
+    /// Removes and returns everything the DEALER (0) or the SUB (1) received so far, as raw frames.
+    func take(on socket: Int) -> [[[UInt8]]] {
+        collected.items.withLock { items in
+            let taken = items.filter { $0.socket == socket }.map(\.frames)
+            items.removeAll { $0.socket == socket }
+            return taken
+        }
+    }
+
     func close() async {
         await loop.stop()
         reader.withLock { $0?.cancel() }
+    }
+
+    /// A peer holding the key of `device` of `fleet`; the device's own daemon stays connected beside it.
+    static func device(_ device: DeviceID, of fleet: Fleet) async throws -> RawPeer {
+        let broker = try readyFile(fleet.readyFile)
+        let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/\(device).key")
+        return try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: keys)
     }
 
     static func readyFile(_ path: String) throws -> (ingress: String, egress: String, key: String) {

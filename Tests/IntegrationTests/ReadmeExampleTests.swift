@@ -16,7 +16,7 @@ struct ReadmeExampleTests {
         let alice = try await fleet.parent(on: "alice-phone")
         _ = try await alice.waitForQuestion(question.id)
         try await alice.approve(question.id)
-        try await fleet.restartBroker()          // faults: restart, crashAndRestartBroker, daemon(...).signal(SIGSTOP), ...
+        try await fleet.restartBroker()          // faults: restart, crash, daemon(...).pause(), cut, advanceClock, ...
         await alice.close()
         await app.close()
         await fleet.shutdown()

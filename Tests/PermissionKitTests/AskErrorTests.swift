@@ -16,8 +16,10 @@ import Testing
         case .brokerUnavailable: .notAvailable(reason: .brokerUnavailable(message: "detail-14"))
         case .rateLimited: .notAvailable(reason: .rateLimited(message: "detail-9"))
         case .unsupportedVersion, .unknownMessageType: .notAvailable(reason: .incompatibleDaemon(message: "detail-\(code.rawValue)"))
-        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode:
+        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
+             .invalidAgeRequest, .ageNotDeclared:
             .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
+        case .deviceNotEnrolled: .notAvailable(reason: .notAuthorized(message: "detail-22"))
         }
         #expect(error == expected)
         #expect(error.description.contains("detail-\(code.rawValue)"))

@@ -1,0 +1,17 @@
+import Foundation
+import HearthCore
+
+extension BrokerEngine {
+    /// Closes Declared Age Range prompts past their deadline (as declined) and, under Always Share, reveals what an
+    /// anniversary of a first declaration makes new, so an app's watchers learn it without asking.
+    @discardableResult
+    public func maintainAgeRanges() async throws -> Output {
+        try await transact { tx, db in try tx.maintainAgeRanges(in: db) }
+    }
+}
+
+extension BrokerPolicy {
+    var agePromptTimeoutSeconds: TimeInterval {
+        Double(agePromptTimeout.components.seconds) + Double(agePromptTimeout.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import Metrics
+import Synchronization
+
+/// The broker's metrics (swift-metrics; exported in Prometheus form by the daemon), counted from the frames and
+/// the engine's output around each batch, so the engine itself stays free of instrumentation.
+final class BrokerMetrics: Sendable {
+    private let asks = Counter(label: "hearth_broker_asks_total")
+    private let answers = Counter(label: "hearth_broker_answers_total")
+    private let syncs = Counter(label: "hearth_broker_syncs_total")
+    private let parentAnswers = Counter(label: "hearth_broker_parent_answers_total")
+    private let defaultResponses: [Resolution.Reason: Counter]
+    private let errors: [ErrorCode: Counter]
+    private let events = Counter(label: "hearth_broker_events_total")
+    private let dropped = Counter(label: "hearth_broker_dropped_messages_total")
+    private let commit = Metrics.Timer(label: "hearth_broker_commit_seconds")
+    private let batchSize = Recorder(label: "hearth_broker_batch_commands", aggregate: true)
+    private let connected = Gauge(label: "hearth_broker_connected_devices")
+    private let subscribed = Gauge(label: "hearth_broker_subscribed_members")
+    private let lastHeard = Mutex<[DeviceID: ContinuousClock.Instant]>([:])
+
+    // Type codes at byte 1 of the header (docs/PROTOCOL.md): counting must not decode every frame again.
+    static let syncType: UInt8 = 0x02
+    static let askType: UInt8 = 0x03
+    static let answerType: UInt8 = 0x04
+    static let errorType: UInt8 = 0xFF
+
+    /// A device counts as connected while it was heard from this recently: devices ping every second.
+    static let connectedWindow: Duration = .seconds(5)
+
+    init() {
+        var defaults: [Resolution.Reason: Counter] = [:]
+        for reason in Resolution.Reason.allCases where reason != .parentAnswered {
+            defaults[reason] = Counter(label: "hearth_broker_default_responses_total", dimensions: [("reason", "\(reason)")])
+        }
+        defaultResponses = defaults
+        var errors: [ErrorCode: Counter] = [:]
+        for code in ErrorCode.allCases {
+            errors[code] = Counter(label: "hearth_broker_errors_total", dimensions: [("code", "\(code)")])
+        }
+        self.errors = errors
+    }
+
+    /// Counts a batch of commands by type, its size and the time to run and commit it, and who was heard from.
+    func record(_ commands: [BrokerEngine.Command], duration: Duration) {
+        commit.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        batchSize.record(commands.count)
+        var asked = 0, answered = 0, synced = 0
+        for command in commands where command.frame.count >= Wire.headerSize {
+            switch command.frame[1] {
+            case Self.askType: asked += 1
+            case Self.answerType: answered += 1
+            case Self.syncType: synced += 1
+            default: break
+            }
+        }
+        if asked > 0 { asks.increment(by: asked) }
+        if answered > 0 { answers.increment(by: answered) }
+        if synced > 0 { syncs.increment(by: synced) }
+        let now = ContinuousClock.now
+        lastHeard.withLock { heard in
+            for command in commands { if let device = command.deviceID { heard[device] = now } }
+        }
+    }
+
+    /// Counts what a committed transaction sends (commands, expiry sweeps, admin changes alike): error replies by
+    /// code, events, and resolutions by reason.
+    func record(_ output: BrokerEngine.Output) {
+        for reply in output.replies where reply.frame.count >= Wire.headerSize + 2 && reply.frame[1] == Self.errorType {
+            let code = ErrorCode(rawValue: UInt16(reply.frame[Wire.headerSize]) << 8 | UInt16(reply.frame[Wire.headerSize + 1])) ?? .unknown
+            errors[code]?.increment()
+        }
+        if !output.events.isEmpty { events.increment(by: output.events.count) }
+        for event in output.events {
+            // Each resolution is published once to the child (and once to each parent): count the child's copy.
+            guard case .questionResolved(let asked, let resolution) = event.body, event.memberID == asked.childMemberID else { continue }
+            if resolution.reason == .parentAnswered {
+                parentAnswers.increment()
+            } else {
+                defaultResponses[resolution.reason]?.increment()
+            }
+        }
+    }
+
+    /// Updates the gauges; called on each heartbeat.
+    func refresh(subscribedMembers: Int, newlyDropped: UInt64) {
+        let cutoff = ContinuousClock.now - Self.connectedWindow
+        let count = lastHeard.withLock { heard in
+            heard = heard.filter { $0.value >= cutoff }
+            return heard.count
+        }
+        connected.record(count)
+        subscribed.record(subscribedMembers)
+        if newlyDropped > 0 { dropped.increment(by: Int(newlyDropped)) }
+    }
+}

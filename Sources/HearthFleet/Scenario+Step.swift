@@ -1,0 +1,166 @@
+import Foundation
+import HearthCore
+
+extension Scenario {
+    /// One line of a scenario's `steps`: a mapping with exactly one key naming what to do.
+    public enum Step: Sendable, Decodable {
+        case ask(Ask)
+        case approve(Answer)
+        case decline(Answer)
+        case expect(Expectation)
+        /// `crash`, `restart`, `stop`, `start`, `pause`, `resume`, `cut` or `restore`, of a device or `broker`.
+        case fault(Fault, String)
+        case advanceClock(ScenarioDuration)
+        case wait(ScenarioDuration)
+
+        static let kinds = ["ask", "approve", "decline", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Key.self)
+            guard c.allKeys.count == 1, let key = c.allKeys.first else {
+                throw ScenarioError("\(Scenario.path(decoder.codingPath)): a step has exactly one of \(Self.kinds.joined(separator: ", ")); got \(c.allKeys.map(\.stringValue))")
+            }
+            switch key.stringValue {
+            case "ask": self = .ask(try c.decode(Ask.self, forKey: key))
+            case "approve": self = .approve(try c.decode(Answer.self, forKey: key))
+            case "decline": self = .decline(try c.decode(Answer.self, forKey: key))
+            case "expect": self = .expect(try c.decode(Expectation.self, forKey: key))
+            case "advanceClock": self = .advanceClock(try c.decode(ScenarioDuration.self, forKey: key))
+            case "wait": self = .wait(try c.decode(ScenarioDuration.self, forKey: key))
+            default:
+                guard let fault = Fault(rawValue: key.stringValue) else {
+                    throw ScenarioError("\(Scenario.path(decoder.codingPath)): '\(key.stringValue)' is not a step; steps are \(Self.kinds.joined(separator: ", "))")
+                }
+                self = .fault(fault, try c.decode(String.self, forKey: key))
+            }
+        }
+
+        /// The step in a few words, for the report.
+        public var summary: String {
+            switch self {
+            case .ask(let ask):
+                "ask \(ask.name) on \(ask.on) (\(ask.app)): \(ask.handles.joined(separator: ", "))"
+                    + (ask.expiresIn.map { ", expires in \($0)" } ?? "") + (ask.error.map { ", expecting \($0)" } ?? "")
+            case .approve(let answer): "approve \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
+            case .decline(let answer): "decline \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
+            case .expect(let expectation): "expect \(expectation.summary)"
+            case .fault(let fault, let target): "\(fault.rawValue) \(target)"
+            case .advanceClock(let by): "advance the broker's clock by \(by)"
+            case .wait(let time): "wait \(time)"
+            }
+        }
+    }
+
+    /// What a step can do to a daemon. For a device, `crash` is SIGKILL and `stop` SIGTERM (it stays down until
+    /// `start`), `restart` stops and starts it and waits until it is linked; `cut` and `restore` its network.
+    public enum Fault: String, Sendable, CaseIterable {
+        case crash, restart, stop, start, pause, resume, cut, restore
+    }
+
+    /// `ask: {on: emma-tablet, as: q1, handles: [pal], app: com.example.chat, expiresIn: 10m, error: ...}`
+    public struct Ask: Sendable, Decodable {
+        /// The child's device.
+        public var on: DeviceID
+        /// The name later steps use for this question.
+        public var name: String
+        public var handles: [String]
+        public var app: String
+        /// message, call, videoCall, ...
+        public var actions: [String]
+        public var expiresIn: ScenarioDuration?
+        /// The ask is expected to fail with an error whose description contains this text.
+        public var error: String?
+
+        public init(from decoder: any Decoder) throws {
+            try Scenario.allowOnly(["on", "as", "handles", "app", "actions", "expiresIn", "error"], in: decoder, what: "an ask")
+            let c = try decoder.container(keyedBy: Key.self)
+            on = try c.decode(String.self, forKey: Key("on"))
+            name = try c.decode(String.self, forKey: Key("as"))
+            handles = try c.decode([String].self, forKey: Key("handles"))
+            app = try c.decodeIfPresent(String.self, forKey: Key("app")) ?? "com.example.chat"
+            actions = try c.decodeIfPresent([String].self, forKey: Key("actions")) ?? ["message"]
+            expiresIn = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("expiresIn"))
+            error = try c.decodeIfPresent(String.self, forKey: Key("error"))
+        }
+    }
+
+    /// `approve: {question: q1, on: alice-phone, error: alreadyAnswered}`
+    public struct Answer: Sendable, Decodable {
+        public var question: String
+        /// The parent's device.
+        public var on: DeviceID
+        /// The answer is expected to be refused with this error code (e.g. `expired`, `alreadyAnswered`).
+        public var error: String?
+
+        public init(from decoder: any Decoder) throws {
+            try Scenario.allowOnly(["question", "on", "error"], in: decoder, what: "an answer")
+            let c = try decoder.container(keyedBy: Key.self)
+            question = try c.decode(String.self, forKey: Key("question"))
+            on = try c.decode(String.self, forKey: Key("on"))
+            error = try c.decodeIfPresent(String.self, forKey: Key("error"))
+        }
+    }
+
+    /// `expect: {response: q1, on: emma-tablet, answer: approval, by: alice}`, and `pending`, `notPending`, `known`,
+    /// `unknown`, `linked`; waits up to `within` (or the scenario's timeout) for it to hold.
+    public struct Expectation: Sendable, Decodable {
+        public enum Check: Sendable {
+            /// The question is (or, with `false`, is no longer) pending at a parent's device.
+            case pending(String, Bool)
+            /// The app got a response to the question (exactly one).
+            case response(String)
+            case known(String)
+            /// Checked at once: the handle is not known.
+            case unknown(String)
+            case linked(Bool)
+        }
+
+        public var check: Check
+        public var on: DeviceID
+        /// The app whose responses or known handles count (default `com.example.chat`).
+        public var app: String
+        /// For a response: `approval` or `denial`.
+        public var answer: String?
+        /// For a response: the member who answered.
+        public var by: String?
+        /// For a response: parentAnswered, alreadyKnown, defaultLimitsOff, defaultNoFamily, expired, ...
+        public var reason: String?
+        public var within: ScenarioDuration?
+
+        public init(from decoder: any Decoder) throws {
+            let checks = ["pending", "notPending", "response", "known", "unknown", "linked"]
+            try Scenario.allowOnly(Set(checks + ["on", "app", "answer", "by", "reason", "within"]), in: decoder, what: "an expectation")
+            let c = try decoder.container(keyedBy: Key.self)
+            let given = c.allKeys.map(\.stringValue).filter(checks.contains)
+            guard given.count == 1, let kind = given.first else {
+                throw ScenarioError("\(Scenario.path(decoder.codingPath)): an expectation has exactly one of \(checks.joined(separator: ", "))")
+            }
+            switch kind {
+            case "pending": check = .pending(try c.decode(String.self, forKey: Key(kind)), true)
+            case "notPending": check = .pending(try c.decode(String.self, forKey: Key(kind)), false)
+            case "response": check = .response(try c.decode(String.self, forKey: Key(kind)))
+            case "known": check = .known(try c.decode(String.self, forKey: Key(kind)))
+            case "unknown": check = .unknown(try c.decode(String.self, forKey: Key(kind)))
+            default: check = .linked(try c.decode(Bool.self, forKey: Key(kind)))
+            }
+            on = try c.decode(String.self, forKey: Key("on"))
+            app = try c.decodeIfPresent(String.self, forKey: Key("app")) ?? "com.example.chat"
+            answer = try c.decodeIfPresent(String.self, forKey: Key("answer"))
+            by = try c.decodeIfPresent(String.self, forKey: Key("by"))
+            reason = try c.decodeIfPresent(String.self, forKey: Key("reason"))
+            within = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("within"))
+        }
+
+        var summary: String {
+            switch check {
+            case .pending(let q, true): "\(q) pending on \(on)"
+            case .pending(let q, false): "\(q) no longer pending on \(on)"
+            case .response(let q):
+                "response to \(q) on \(on)" + [answer, by.map { "by \($0)" }, reason].compactMap { $0 }.map { " " + $0 }.joined()
+            case .known(let h): "\(h) known on \(on)"
+            case .unknown(let h): "\(h) not known on \(on)"
+            case .linked(let up): "\(on) \(up ? "linked to" : "cut off from") the broker"
+            }
+        }
+    }
+}

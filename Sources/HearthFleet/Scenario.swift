@@ -1,0 +1,182 @@
+import Foundation
+import HearthCore
+import Yams
+
+/// A fleet test written in YAML for people who do not write Swift: families, then steps (asks, answers, faults,
+/// expectations). `hearthctl fleet run FILE` runs one with `ScenarioRunner`; docs/FLEET.md describes the format.
+public struct Scenario: Sendable, Decodable {
+    public var name: String
+    /// `processes` (the default) or `inProcess`.
+    public var mode: Fleet.Mode?
+    /// How long an expectation waits unless it says `within:` (default 10s).
+    public var timeout: ScenarioDuration?
+    public var families: [Family]
+    /// Members in no family.
+    public var unaffiliated: [Member]?
+    public var steps: [Step]
+
+    public struct Family: Sendable, Decodable {
+        public var id: FamilyID
+        public var members: [Member]
+    }
+
+    public struct Member: Sendable, Decodable {
+        public var id: MemberID
+        /// organizer, guardian, adult or child.
+        public var role: String
+        public var devices: [DeviceID]
+        public var birthDate: String?
+        public var region: String?
+        public var communicationLimits: Bool?
+
+        public init(from decoder: any Decoder) throws {
+            try Scenario.allowOnly(["id", "role", "devices", "birthDate", "region", "communicationLimits"], in: decoder, what: "a member")
+            let c = try decoder.container(keyedBy: Key.self)
+            id = try c.decode(String.self, forKey: Key("id"))
+            role = try c.decode(String.self, forKey: Key("role"))
+            devices = try c.decodeIfPresent([String].self, forKey: Key("devices")) ?? []
+            birthDate = try c.decodeIfPresent(String.self, forKey: Key("birthDate"))
+            region = try c.decodeIfPresent(String.self, forKey: Key("region"))
+            communicationLimits = try c.decodeIfPresent(Bool.self, forKey: Key("communicationLimits"))
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try Self.allowOnly(["name", "mode", "timeout", "families", "unaffiliated", "steps"], in: decoder, what: "a scenario")
+        let c = try decoder.container(keyedBy: Key.self)
+        name = try c.decode(String.self, forKey: Key("name"))
+        if let mode = try c.decodeIfPresent(String.self, forKey: Key("mode")) {
+            guard let parsed = Fleet.Mode(rawValue: mode) else { throw ScenarioError("mode: '\(mode)' is not processes or inProcess") }
+            self.mode = parsed
+        }
+        timeout = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("timeout"))
+        families = try c.decodeIfPresent([Family].self, forKey: Key("families")) ?? []
+        unaffiliated = try c.decodeIfPresent([Member].self, forKey: Key("unaffiliated"))
+        steps = try c.decode([Step].self, forKey: Key("steps"))
+    }
+
+    /// Parses a scenario and checks that every step names a declared device and an asked question.
+    public init(yaml: String) throws {
+        do {
+            self = try YAMLDecoder().decode(Scenario.self, from: yaml)
+        } catch let error as ScenarioError {
+            throw error
+        } catch let DecodingError.dataCorrupted(context) where context.underlyingError is ScenarioError {
+            // Yams wraps what a type's own init(from:) throws.
+            throw context.underlyingError!
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw ScenarioError("\(Self.path(context.codingPath + [key])): missing")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let DecodingError.dataCorrupted(context) {
+            throw ScenarioError("\(Self.path(context.codingPath)): \(context.debugDescription)")
+        } catch {
+            throw ScenarioError("not a scenario: \(error)")
+        }
+        try validate()
+    }
+
+    /// Reads and parses a scenario file.
+    public static func load(path: String) throws -> Scenario {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ScenarioError("\(path): cannot read the file") }
+        do {
+            return try Scenario(yaml: text)
+        } catch let error as ScenarioError {
+            throw ScenarioError("\(path): \(error.message)")
+        }
+    }
+
+    /// The families as a `FleetSpec`.
+    public func fleetSpec() throws -> FleetSpec {
+        func member(_ m: Member) throws -> FleetSpec.Member {
+            guard let role = MemberRole(name: m.role) else {
+                throw ScenarioError("member \(m.id): role '\(m.role)' is not organizer, guardian, adult or child")
+            }
+            return FleetSpec.Member(
+                m.id, role: role, birthDate: m.birthDate, region: m.region ?? "US", communicationLimits: m.communicationLimits ?? true,
+                devices: m.devices)
+        }
+        return FleetSpec(
+            families: try families.map { FleetSpec.Family($0.id, members: try $0.members.map(member)) },
+            unaffiliated: try (unaffiliated ?? []).map(member))
+    }
+
+    /// Each device's role, from the families.
+    func roles() throws -> [DeviceID: MemberRole] {
+        var roles: [DeviceID: MemberRole] = [:]
+        for family in try fleetSpec().families {
+            for member in family.members { for device in member.devices { roles[device] = member.role } }
+        }
+        for member in try fleetSpec().unaffiliated { for device in member.devices { roles[device] = member.role } }
+        return roles
+    }
+
+    private func validate() throws {
+        let roles = try roles()
+        var asked: Set<String> = []
+        for (index, step) in steps.enumerated() {
+            func fail(_ why: String) -> ScenarioError { ScenarioError("steps[\(index)] (\(step.summary)): \(why)") }
+            func device(_ id: String, child: Bool? = nil) throws {
+                guard let role = roles[id] else { throw fail("no device '\(id)' in the families") }
+                if child == true, role != .child { throw fail("'\(id)' is not a child's device") }
+                if child == false, role == .child { throw fail("'\(id)' is a child's device, not a parent's") }
+            }
+            func question(_ name: String) throws {
+                guard asked.contains(name) else { throw fail("no question '\(name)' was asked before this step") }
+            }
+            switch step {
+            case .ask(let ask):
+                try device(ask.on, child: true)
+                guard !ask.handles.isEmpty else { throw fail("an ask names at least one handle") }
+                guard asked.insert(ask.name).inserted else { throw fail("question '\(ask.name)' is asked twice") }
+            case .approve(let answer), .decline(let answer):
+                try device(answer.on, child: false)
+                try question(answer.question)
+            case .expect(let expectation):
+                switch expectation.check {
+                case .pending(let name, _):
+                    try device(expectation.on, child: false)
+                    try question(name)
+                case .response(let name):
+                    try device(expectation.on, child: true)
+                    try question(name)
+                case .known, .unknown:
+                    try device(expectation.on, child: true)
+                case .linked:
+                    try device(expectation.on)
+                }
+            case .fault(let fault, let target):
+                if target == Self.broker {
+                    guard [.crash, .restart, .stop, .start].contains(fault) else { throw fail("the broker can crash, restart, stop or start") }
+                } else {
+                    try device(target)
+                }
+            case .advanceClock, .wait:
+                break
+            }
+        }
+    }
+
+    /// The name that stands for the broker in fault steps.
+    public static let broker = "broker"
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Refuses keys a mapping does not know, so a typo is an error rather than a silently ignored line.
+    static func allowOnly(_ keys: Set<String>, in decoder: any Decoder, what: String) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let unknown = container.allKeys.map(\.stringValue).filter { !keys.contains($0) }
+        guard unknown.isEmpty else {
+            throw ScenarioError("\(path(decoder.codingPath)): \(what) has no '\(unknown.sorted().joined(separator: "', '"))'; it takes \(keys.sorted().joined(separator: ", "))")
+        }
+    }
+
+    static func path(_ keys: [any CodingKey]) -> String {
+        let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+        return text.isEmpty ? "the file" : String(text.drop { $0 == "." })
+    }
+}

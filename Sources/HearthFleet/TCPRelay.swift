@@ -1,0 +1,108 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A byte relay on a loopback port in front of one of the broker's ports, so a fleet can cut a device off its broker
+/// and restore it. CURVE runs end to end between device and broker, so the relay is transparent to both.
+///
+/// `cut()` drops every live connection and closes each new one at once (the device sees its peer vanish and keeps
+/// reconnecting); `restore()` lets new connections through again.
+public final class TCPRelay: Sendable {
+    /// The loopback port devices connect to.
+    public let port: Int
+    /// The port it relays to, on 127.0.0.1.
+    public let upstreamPort: Int
+
+    private struct State {
+        var isCut = false
+        var live: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let server: any Channel
+
+    private init(port: Int, upstreamPort: Int, server: any Channel) {
+        self.port = port
+        self.upstreamPort = upstreamPort
+        self.server = server
+    }
+
+    /// Listens on a free loopback port and relays each connection to `127.0.0.1:upstreamPort`.
+    public static func start(upstreamPort: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> TCPRelay {
+        let box = RelayBox()
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { inbound in
+                guard let relay = box.relay, !relay.isCut else { return inbound.close() }
+                return ClientBootstrap(group: inbound.eventLoop)
+                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .connect(host: "127.0.0.1", port: upstreamPort)
+                    .flatMapThrowing { outbound in
+                        let (a, b) = GlueHandler.matchedPair()
+                        try inbound.pipeline.syncOperations.addHandler(a)
+                        try outbound.pipeline.syncOperations.addHandler(b)
+                        relay.track(inbound)
+                        relay.track(outbound)
+                    }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let relay = TCPRelay(port: server.localAddress?.port ?? 0, upstreamPort: upstreamPort, server: server)
+        box.relay = relay
+        return relay
+    }
+
+    /// The endpoint a device connects to: `tcp://127.0.0.1:PORT`.
+    public var endpoint: String { "tcp://127.0.0.1:\(port)" }
+
+    public var isCut: Bool { state.withLock { $0.isCut } }
+
+    /// Connections relayed now (each device connection counts twice: its side and the broker's).
+    public var liveConnections: Int { state.withLock { $0.live.count } }
+
+    /// Drops every live connection and refuses new ones until `restore()`.
+    public func cut() async {
+        let live = state.withLock { state in
+            state.isCut = true
+            return Array(state.live.values)
+        }
+        for channel in live { try? await channel.close() }
+    }
+
+    /// Lets new connections through again.
+    public func restore() {
+        state.withLock { $0.isCut = false }
+    }
+
+    /// Stops listening and drops every connection; the port is free again when this returns.
+    public func close() async {
+        let live = state.withLock { state in
+            state.isCut = true
+            return Array(state.live.values)
+        }
+        try? await server.close()
+        for channel in live { try? await channel.close() }
+    }
+
+    private func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let isCut = state.withLock { state in
+            state.live[id] = channel
+            return state.isCut
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.state.withLock { $0.live.removeValue(forKey: id) }
+        }
+        // Connected while a cut was under way: drop it like the others.
+        if isCut { channel.close(promise: nil) }
+    }
+}
+
+/// Lets the accept handler reach the relay, which exists only once the listener is bound.
+private final class RelayBox: Sendable {
+    private let stored = Mutex<TCPRelay?>(nil)
+    var relay: TCPRelay? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HearthCore
+
+/// Declared Age Range messages (protocol v1, type codes 0x40–0x4F requests, 0xC0–0xCF replies and pushes), carried
+/// as `Message.ageRange`. docs/PROTOCOL.md §6.5 gives each layout.
+public enum AgeRangeMessage: Sendable, Hashable {
+    /// 0x40: an app asks for the user's range relative to its gates (app → device, device → broker). The reply is
+    /// `result`, or `prompted` when the user must answer an Ask First prompt first.
+    case request(app: BundleID, gates: [Int])
+    /// 0x41: sets a member's sharing setting (person → device → broker); the reply is `sharingSet`.
+    case setSharing(member: MemberID, AgeSharing)
+    /// 0x42: the user answers an Ask First prompt (person → device → broker); the reply is `promptAnswered`.
+    case answerPrompt(id: UUID, share: Bool)
+    /// 0x43: forgets what was shared with `app`, so its next request gets the current range; the reply is `cacheCleared`.
+    case clearCache(app: BundleID)
+    /// 0x44: the app wants `update` pushes when its answer changes (app → device); the reply is `ok`.
+    case watch(app: BundleID)
+    /// 0x45: the prompts waiting on this device (person → device); the reply is `promptList`.
+    case listPrompts
+
+    /// 0xC0: the answer to `request`.
+    case result(app: BundleID, AgeRangeAnswer)
+    /// 0xC1: the user was prompted; the outcome follows as an `update` push naming `id`, at the latest after
+    /// `timeoutMilliseconds` (a timeout declines).
+    case prompted(id: UUID, app: BundleID, timeoutMilliseconds: UInt32)
+    /// 0xC2: the setting now in force.
+    case sharingSet(member: MemberID, AgeSharing)
+    /// 0xC3: the prompt's outcome as recorded.
+    case promptAnswered(id: UUID, AgeRangeAnswer)
+    /// 0xC4: whether there was anything to forget.
+    case cacheCleared(app: BundleID, existed: Bool)
+    /// 0xC5: waiting prompts, oldest first.
+    case promptList([AgePrompt])
+    /// 0xC6: a push (request id 0) to an app: its answer changed, or (with `promptID`) a prompt it waits on closed.
+    case update(app: BundleID, promptID: UUID?, AgeRangeAnswer)
+
+    /// The type code written in the header.
+    public var typeCode: UInt8 {
+        switch self {
+        case .request: 0x40
+        case .setSharing: 0x41
+        case .answerPrompt: 0x42
+        case .clearCache: 0x43
+        case .watch: 0x44
+        case .listPrompts: 0x45
+        case .result: 0xC0
+        case .prompted: 0xC1
+        case .sharingSet: 0xC2
+        case .promptAnswered: 0xC3
+        case .cacheCleared: 0xC4
+        case .promptList: 0xC5
+        case .update: 0xC6
+        }
+    }
+
+    /// True for the type codes this enum owns.
+    public static func owns(_ type: UInt8) -> Bool { (0x40...0x4F).contains(type) || (0xC0...0xCF).contains(type) }
+}

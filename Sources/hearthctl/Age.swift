@@ -1,0 +1,171 @@
+import ArgumentParser
+import DeclaredAgeRange
+import Foundation
+import HearthCore
+import HearthFleet
+import HearthProtocol
+import HearthTransport
+
+struct Age: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Declared Age Range: request a range as an app would, watch it, answer prompts, set sharing.",
+        subcommands: [Request.self, Watch.self, Prompts.self, Answer.self, Sharing.self, ClearCache.self])
+
+    struct SocketOption: ParsableArguments {
+        @Option(help: "The device daemon's socket (child-device or parent-device).")
+        var socket = LocalEndpoints.deviceSocket
+
+        func console() async throws -> AgeConsole {
+            AgeConsole(client: try await DaemonSocket.connect(daemon: "the device daemon", path: socket))
+        }
+    }
+
+    struct AppOptions: ParsableArguments {
+        @Option(help: "The app's bundle id.")
+        var app = "com.example.app"
+        @OptionGroup var socket: SocketOption
+        @Option(help: "Seconds to wait for the device daemon (a prompt adds its own deadline).")
+        var timeout: Double = 5
+
+        func service() -> AgeRangeService {
+            AgeRangeService(socketPath: socket.socket, bundleID: app, timeout: .milliseconds(Int(timeout * 1000)))
+        }
+    }
+
+    static func describe(_ response: AgeRangeService.Response) -> String {
+        switch response {
+        case .declinedSharing:
+            return "declined"
+        case .sharing(let range):
+            let bounds = DeclaredRange(
+                lowerBound: range.lowerBound, upperBound: range.upperBound, declaration: .selfDeclared).boundsDescription
+            var details = [range.ageRangeDeclaration.map { "\($0)" } ?? "undeclared"]
+            if range.activeParentalControls.contains(.communicationLimits) { details.append("communicationLimits") }
+            return "sharing: \(bounds) (\(details.joined(separator: ", ")))"
+        }
+    }
+
+    struct Request: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Request the user's age range, as an app would.")
+        @OptionGroup var options: AppOptions
+        @Option(help: "1 to 3 ascending ages, comma-separated, e.g. 13,16.") var gates: String
+
+        func run() async throws {
+            let parsed = try gates.split(separator: ",").map { text in
+                guard let gate = Int(text.trimmingCharacters(in: .whitespaces)) else { throw ValidationError("'\(text)' is not an age") }
+                return gate
+            }
+            if parsed.count > 3 {
+                // The Apple-shaped call takes at most three; the rule is still the one the broker names.
+                do { try AgeRangeRules.validate(parsed) } catch { throw ValidationError("invalid age range request: \(error)") }
+            }
+            let service = options.service()
+            defer { Task { await service.close() } }
+            do {
+                let response = try await service.requestAgeRange(
+                    ageGates: parsed.first ?? 0, parsed.count > 1 ? parsed[1] : nil, parsed.count > 2 ? parsed[2] : nil)
+                print(Age.describe(response))
+            } catch let error as AgeRangeService.Error {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print this app's new age range answers as the user's devices learn them.")
+        @OptionGroup var options: AppOptions
+        @Option(help: "Stop after this many answers.") var count: Int?
+        @Option(help: "Stop after this many seconds.") var seconds: Double?
+
+        func run() async throws {
+            let service = options.service()
+            let stopper = Task {
+                guard let seconds else { return }
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                await service.close()
+            }
+            var seen = 0
+            for await response in service.updates {
+                print(Age.describe(response))
+                seen += 1
+                if let count, seen >= count { break }
+            }
+            stopper.cancel()
+            await service.close()
+        }
+    }
+
+    struct Prompts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the Ask First prompts waiting on this device.")
+        @OptionGroup var options: SocketOption
+
+        func run() async throws {
+            let console = try await options.console()
+            defer { Task { await console.close() } }
+            let prompts = try await Age.explained { try await console.prompts() }
+            if prompts.isEmpty { print("No age range prompts are waiting.") }
+            for prompt in prompts {
+                print("\(prompt.id)  \(prompt.app) asks to learn: \(prompt.range.boundsDescription); expires \(prompt.expiresAt)")
+            }
+        }
+    }
+
+    struct Answer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Answer a prompt (id or unique prefix): share or decline.")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The prompt's id, or a unique prefix of it.") var prompt: String
+        @Argument(help: "share or decline.") var choice: String
+
+        func run() async throws {
+            guard ["share", "decline"].contains(choice) else { throw ValidationError("answer with share or decline, not '\(choice)'") }
+            let console = try await options.console()
+            defer { Task { await console.close() } }
+            let waiting = try await Age.explained { try await console.prompts() }
+            let id = try IDPrefix.resolve(prompt, among: waiting.map(\.id), what: "prompt", listing: "hearthctl age prompts")
+            let answer = try await Age.explained { try await console.answer(id, share: choice == "share") }
+            switch answer {
+            case .sharing(let range): print("shared \(range.boundsDescription) (prompt \(id))")
+            case .declined: print("declined (prompt \(id))")
+            }
+        }
+    }
+
+    struct Sharing: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a member's sharing: always, ask or never (a parent for a child, an adult for themself).")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The member id.") var member: String
+        @Argument(help: "always, ask or never.") var setting: String
+
+        func run() async throws {
+            guard let value = AgeSharing(name: setting) else { throw ValidationError("'\(setting)' is not always, ask or never") }
+            let console = try await options.console()
+            defer { Task { await console.close() } }
+            try await Age.explained { try await console.setSharing(value, of: member) }
+            print("\(member): \(value.name)")
+        }
+    }
+
+    struct ClearCache: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clear-cache", abstract: "Forget what an app was told; its next request gets the current range.")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The app's bundle id.") var app: String
+
+        func run() async throws {
+            let console = try await options.console()
+            defer { Task { await console.close() } }
+            let existed = try await Age.explained { try await console.clearCache(app: app) }
+            print(existed ? "cleared \(app)" : "\(app) had nothing cached")
+        }
+    }
+
+    @discardableResult
+    static func explained<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw DaemonSocket.explain(error, daemon: "the device daemon")
+        }
+    }
+}

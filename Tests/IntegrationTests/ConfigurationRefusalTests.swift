@@ -1,0 +1,108 @@
+import DeviceRuntime
+import FamilyBroker
+import Foundation
+import HearthFleet
+import HearthService
+import HearthTransport
+import Testing
+
+/// Invalid configuration is refused at start-up by the real executables: exit 78 (EX_CONFIG), naming the key.
+@Suite("Configuration refusal")
+struct ConfigurationRefusalTests {
+    /// A directory with a valid family file and its keys, so only the setting under test is wrong.
+    static func brokerFixture() throws -> String {
+        let dir = try ExecutableRun.temporaryDirectory()
+        let yaml = """
+            families:
+              - id: f
+                members:
+                  - {id: alice, role: organizer, devices: [{id: alice-phone, keyFile: alice-phone.pub}]}
+            """
+        try yaml.write(toFile: dir + "/families.yaml", atomically: true, encoding: .utf8)
+        _ = try KeyFiles.generate(at: dir + "/alice-phone")
+        return dir
+    }
+
+    static func broker(_ dir: String, _ extra: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+        try await ExecutableRun.run(
+            "family-broker",
+            ["--state", dir + "/state", "--families", dir + "/families.yaml", "--ingress", "tcp://127.0.0.1:0", "--egress", "tcp://127.0.0.1:0"] + extra,
+            environment: environment)
+    }
+
+    @Test func badFlagValueIsRefusedNamingTheKey() async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, output) = try await Self.broker(dir, ["--subscriber-hwm", "lots"])
+        #expect(status == 78)
+        #expect(output.contains("--subscriber-hwm: subscriberHwm: 'lots' is not a whole number"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state/broker.sqlite"), "nothing is created before the configuration is accepted")
+    }
+
+    @Test func badEnvironmentValueIsRefusedNamingTheVariable() async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, output) = try await Self.broker(dir, [], environment: ["HEARTH_BROKER_HEARTBEAT": "0"])
+        #expect(status == 78)
+        #expect(output.contains("HEARTH_BROKER_HEARTBEAT: heartbeat: 0 seconds is out of range"), "\(output)")
+    }
+
+    @Test func misspeltKeyInTheConfigFileIsRefused() async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "heartbeat: 1\nsubscriberHWM: 10\n".write(toFile: dir + "/broker.yaml", atomically: true, encoding: .utf8)
+        let (status, output) = try await Self.broker(dir, ["--config", dir + "/broker.yaml"])
+        #expect(status == 78)
+        #expect(output.contains("broker.yaml: subscriberHWM: unknown key"), "\(output)")
+    }
+
+    @Test func badEndpointInTheConfigFileIsRefused() async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "metrics: 127.0.0.1:http\n".write(toFile: dir + "/broker.yaml", atomically: true, encoding: .utf8)
+        let (status, output) = try await ExecutableRun.run(
+            "family-broker", ["--state", dir + "/state", "--families", dir + "/families.yaml"],
+            environment: ["HEARTH_BROKER_CONFIG": dir + "/broker.yaml"])
+        #expect(status == 78)
+        #expect(output.contains("broker.yaml: metrics: '127.0.0.1:http': port is not a number"), "\(output)")
+    }
+
+    @Test func deviceWithoutAKeyFileIsRefusedNamingEveryWayToSetIt() async throws {
+        let dir = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, output) = try await ExecutableRun.run("child-device", ["--state", dir + "/device"])
+        #expect(status == 78)
+        #expect(output.contains("keyFile: is required: give --key-file, HEARTH_CHILD_DEVICE_KEY_FILE or 'keyFile' in the config file"), "\(output)")
+    }
+
+    @Test func deviceWithAnUnreadableBrokerKeyIsRefused() async throws {
+        let dir = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, output) = try await ExecutableRun.run(
+            "parent-device", ["--key-file", dir + "/p.key", "--state", dir + "/device"],
+            environment: ["HEARTH_PARENT_DEVICE_BROKER_KEY_FILE": dir + "/missing.pub"])
+        #expect(status == 78)
+        #expect(output.contains("HEARTH_PARENT_DEVICE_BROKER_KEY_FILE: brokerKeyFile:"), "\(output)")
+    }
+
+    /// Every key is documented, with its flag, variable and default, in docs/CONFIGURATION.md and the config files.
+    @Test func everyKeyIsDocumented() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let docs = try String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
+        let daemons: [(String, String, [SettingKey])] = [
+            ("broker.yaml", BrokerSettings.environmentPrefix, BrokerSettings.keys),
+            ("child-device.yaml", DeviceSettings.environmentPrefix(daemon: "child-device"), DeviceSettings.keys),
+            ("parent-device.yaml", DeviceSettings.environmentPrefix(daemon: "parent-device"), DeviceSettings.keys),
+        ]
+        for (file, prefix, keys) in daemons {
+            let config = try String(contentsOf: root.appendingPathComponent("config/" + file), encoding: .utf8)
+            for key in keys {
+                #expect(docs.contains("`\(key.environmentVariable(prefix: prefix))`"), "\(key.name) of \(file): variable")
+                #expect(docs.contains("`\(key.flag)`"), "\(key.name): flag")
+                #expect(docs.contains("`\(key.name)`"), "\(key.name): key")
+                #expect(config.contains("\(key.name):"), "\(key.name) in config/\(file)")
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HearthFleet
+
+/// Runs one of the package's executables to completion and returns its exit status and output (stdout + stderr).
+enum ExecutableRun {
+    static func run(
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> (status: Int32, output: String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-run-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/" + name)
+        process.arguments = arguments
+        // Only the variables we pass under the daemons' prefixes: the test runner's own must not leak in.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }.merging(environment) { $1 }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw FleetError("\(name) did not exit within \(timeout)")
+        }
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+    }
+
+    /// A fresh temporary directory.
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-it-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+
+/// Hostile input for the broker's ingress, reproducible from a seed: valid frames of every message type mutated the
+/// ways a broken or malicious peer would, and crafted frames that each break one decoding rule.
+struct FrameFuzzer {
+    /// One message to send: its ZeroMQ frames (one, unless the frame count is what is wrong) and what was done to it.
+    struct Case: Sendable {
+        var frames: [[UInt8]]
+        var mutation: String
+
+        /// Writes `id` into the request id of the last frame when its header is whole, so the reply can be matched.
+        mutating func stamp(_ id: UInt64) {
+            guard let last = frames.indices.last, frames[last].count >= Wire.headerSize else { return }
+            for i in 0..<8 { frames[last][2 + i] = UInt8(truncatingIfNeeded: id >> (56 - 8 * UInt64(i))) }
+        }
+
+        /// The request id the broker echoes: the last frame's, or 0 when its header is cut short.
+        var requestID: UInt64 { MessageCodec.peekRequestID(frames.last ?? []) }
+    }
+
+    private var state: UInt64
+    /// Valid frames of every message type, the broker's commands among them, naming the fleet's real ids.
+    let corpus: [[UInt8]]
+
+    init(seed: UInt64, child: MemberID, questionID: UUID) {
+        state = seed
+        corpus = Self.messages(child: child, questionID: questionID).map { MessageCodec.encode($0, requestID: 1) }
+    }
+
+    /// A mutated frame: one to three changes to a valid one, or a wrong frame count, or random bytes.
+    mutating func next() -> Case {
+        var frame = corpus[below(corpus.count)]
+        switch below(16) {
+        case 0:
+            frame[0] = pick([0, 2, 3, 0x7F, 0xFF] as [UInt8])
+            return Case(frames: [frame], mutation: "version")
+        case 1:
+            frame[1] = UInt8(truncatingIfNeeded: random())
+            return Case(frames: [frame], mutation: "type")
+        case 2:
+            return Case(frames: [Array(frame.prefix(below(frame.count)))], mutation: "truncated")
+        case 3:
+            // A DEALER cannot send zero frames; an empty first part is what a REQ socket would add.
+            var frames: [[UInt8]] = []
+            for _ in 0..<(1 + below(4)) { frames.append(below(3) == 0 ? [] : randomBytes(below(24))) }
+            frames.append(frame)
+            if below(2) == 0 { frames.reverse() }
+            return Case(frames: frames, mutation: "frame count")
+        case 4:
+            return Case(frames: [randomBytes(below(64))], mutation: "random bytes")
+        default:
+            var names: [String] = []
+            for _ in 0..<(1 + below(3)) { names.append(mutate(&frame)) }
+            return Case(frames: [frame], mutation: names.joined(separator: "+"))
+        }
+    }
+
+    /// One change to a frame's body (the header is left whole so the reply can be matched).
+    private mutating func mutate(_ frame: inout [UInt8]) -> String {
+        guard frame.count > Wire.headerSize else {
+            frame.append(UInt8(truncatingIfNeeded: random()))
+            return "appended"
+        }
+        let at = Wire.headerSize + below(frame.count - Wire.headerSize)
+        switch below(9) {
+        case 0:
+            frame[at] ^= 1 << UInt8(below(8))
+            return "bit flip"
+        case 1:
+            frame[at] = UInt8(truncatingIfNeeded: random())
+            return "byte"
+        case 2:
+            frame.insert(UInt8(truncatingIfNeeded: random()), at: at)
+            return "inserted"
+        case 3:
+            frame.remove(at: at)
+            return "deleted"
+        case 4:
+            frame = Array(frame.prefix(at))
+            return "cut"
+        case 5:
+            // A length or count field blown up.
+            for i in at..<min(at + 4, frame.count) { frame[i] = 0xFF }
+            return "huge length"
+        case 6:
+            let invalid: [UInt8] = pick([[0xC3, 0x28], [0xFF, 0xFE], [0xED, 0xA0, 0x80], [0xC0, 0x80]])
+            for (i, byte) in invalid.enumerated() where at + i < frame.count {
+                frame[at + i] = byte
+            }
+            return "invalid UTF-8"
+        case 7:
+            // Enum, bool and presence bytes are single bytes: values just past the defined ones.
+            frame[at] = pick([0, 2, 4, 5, 9, 11, 99, 0xFF] as [UInt8])
+            return "enum value"
+        default:
+            let chunk = frame[at..<min(at + 1 + below(16), frame.count)]
+            frame.insert(contentsOf: chunk, at: at)
+            return "repeated"
+        }
+    }
+
+    // MARK: crafted
+
+    /// Frames that each break one rule, for every command that has the field: invalid UTF-8, unknown enum values,
+    /// huge lengths, out-of-range values, other versions, and every type code with an empty body.
+    static func crafted(child: MemberID, questionID: UUID) -> [Case] {
+        func frame(_ type: UInt8, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
+            var w = WireWriter()
+            w.u8(version)
+            w.u8(type)
+            w.u64(1)
+            body(&w)
+            return w.bytes
+        }
+        let badUTF8: [UInt8] = [0x65, 0xC3, 0x28]
+        let handle = CommunicationHandle(value: "pal", kind: .custom)
+        var cases: [Case] = []
+        func add(_ mutation: String, _ bytes: [UInt8]) { cases.append(Case(frames: [bytes], mutation: mutation)) }
+
+        // Invalid UTF-8 in each string a command carries.
+        add("ask.appBundleID UTF-8", frame(0x03) { $0.blob(badUTF8) })
+        add("answer.choiceID UTF-8", frame(0x04) { w in
+            w.uuid(questionID)
+            w.blob(badUTF8)
+        })
+        for type: UInt8 in [0x07, 0x08, 0x09, 0x0A, 0x0B] { add("childID UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) }) }
+        add("knownHandles handle UTF-8", frame(0x05) { w in
+            w.u32(1)
+            w.u8(3)
+            w.blob(badUTF8)
+        })
+        add("setPasscode.passcode UTF-8", frame(0x0B) { w in
+            w.string(child)
+            w.blob(badUTF8)
+        })
+        add("approveInPerson.passcode UTF-8", frame(0x0C) { w in
+            w.uuid(questionID)
+            w.blob(badUTF8)
+        })
+        add("editContacts contact UTF-8", frame(0x09) { w in
+            w.string(child)
+            w.u32(1)
+            w.u8(1)
+            w.blob(badUTF8)
+        })
+        add("adminRequest on ingress UTF-8", frame(0x50) { $0.blob(badUTF8) })
+
+        // Unknown enum values.
+        func settings(enabled: UInt8 = 1, screenTime: UInt8 = 1, downtime: UInt8 = 1, presence: UInt8 = 0, editing: UInt8 = 0) -> [UInt8] {
+            frame(0x07) { w in
+                w.string(child)
+                for byte in [enabled, screenTime, downtime, presence] { w.u8(byte) }
+                if presence == 1 {
+                    w.u16(0)
+                    w.u16(60)
+                }
+                w.u8(editing)
+            }
+        }
+        for value: UInt8 in [0, 5, 0xFF] {
+            add("settings.screenTime \(value)", settings(screenTime: value))
+            add("settings.downtime \(value)", settings(downtime: value))
+        }
+        add("settings.screenTime specificContacts", settings(screenTime: 4))
+        add("settings.enabled 2", settings(enabled: 2))
+        add("settings.allowContactEditing 7", settings(editing: 7))
+        add("settings.downtimeSchedule presence 2", settings(presence: 2))
+        add("settings.downtimeSchedule minute 1440", frame(0x07) { w in
+            w.string(child)
+            for byte: UInt8 in [1, 1, 4, 1] { w.u8(byte) }
+            w.u16(1440)
+            w.u16(0)
+            w.u8(0)
+        })
+        for kind: UInt8 in [0, 4, 99, 0xFF] {
+            add("handle.kind \(kind)", frame(0x0A) { w in
+                w.string(child)
+                w.u32(1)
+                w.u8(kind)
+                w.string("pal")
+            })
+        }
+        add("contact.allowedDuringDowntime 2", frame(0x09) { w in
+            w.string(child)
+            w.u32(1)
+            w.handle(handle)
+            w.u8(2)
+            w.u32(0)
+        })
+        for topic: UInt8 in [0, 3, 0xFF] {
+            add("question.topic \(topic)", frame(0x03) { w in
+                w.string("com.example.chat")
+                w.uuid(questionID)
+                w.u8(topic)
+            })
+        }
+
+        // Huge lengths and counts, and ids that break the id rule.
+        for type: UInt8 in [0x03, 0x05, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x50] {
+            add("u32.max length (0x\(String(type, radix: 16)))", frame(type) { $0.u32(.max) })
+        }
+        add("editContacts.add count u32.max", frame(0x09) { w in
+            w.string(child)
+            w.u32(.max)
+        })
+        add("revokeApproval.handles count 1001", frame(0x0A) { w in
+            w.string(child)
+            w.u32(1001)
+        })
+        add("setPasscode.passcode 65 bytes", frame(0x0B) { w in
+            w.string(child)
+            w.string(String(repeating: "9", count: 65))
+        })
+        for bad in ["", "emma/../alice", "emma alice", String(repeating: "e", count: 65)] {
+            add("getLimits.childID \(bad.debugDescription)", frame(0x08) { $0.string(bad) })
+        }
+
+        // Other versions of a valid command; every type code with an empty body, and with trailing bytes.
+        for version: UInt8 in [0, 2, 0x80, 0xFF] { add("version \(version)", frame(0x06, version: version)) }
+        for type in UInt8.min...UInt8.max {
+            add("type 0x\(String(type, radix: 16)) empty", frame(type))
+        }
+        add("ping with trailing bytes", frame(0x06) { $0.u8(0) })
+        return cases
+    }
+
+    /// A valid message of every type protocol v1 defines, naming the fleet's child and one of its questions.
+    static func messages(child: MemberID, questionID: UUID) -> [Message] {
+        let pal = CommunicationHandle(value: "pal", kind: .custom)
+        let phone = CommunicationHandle(value: "+1 555 0100", kind: .phoneNumber)
+        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: pal)])
+        topic.actions = [.message, .call]
+        let question = Question(id: questionID, topic: .communication(topic))
+        let asked = AskedQuestion(question: question, childMemberID: child, appBundleID: "com.example.chat", askingDeviceID: "d", askedAt: Date(timeIntervalSince1970: 1))
+        let resolution = Resolution(questionID: questionID, choice: .approve, reason: .parentAnswered, answeredBy: "p", resolvedAt: Date(timeIntervalSince1970: 2))
+        let settings = CommunicationSettings(
+            enabled: true, screenTime: .contactsAndGroups, downtime: .specificContacts,
+            downtimeSchedule: .init(startMinute: 1320, endMinute: 420), allowContactEditing: true)
+        let contacts = [Contact(handle: pal, allowedDuringDowntime: true), Contact(handle: phone)]
+        return [
+            .hello(minVersion: 1, maxVersion: 1),
+            .sync(after: 0, limit: 1000),
+            .ask(appBundleID: "com.example.chat", question: question),
+            .ask(appBundleID: "com.example.chat", question: Question(topic: .significantAppUpdate(description: "voice chat"))),
+            .answer(questionID: questionID, choiceID: "approve"),
+            .knownHandles([pal, phone]),
+            .ping,
+            .setLimits(childID: child, settings: settings),
+            .getLimits(childID: child),
+            .editContacts(childID: child, add: contacts, remove: [CommunicationHandle(value: "old", kind: .emailAddress)]),
+            .revokeApproval(childID: child, handles: [pal]),
+            .setPasscode(childID: child, passcode: "1357"),
+            .approveInPerson(questionID: questionID, passcode: "2468"),
+            .welcome(version: 1, familyID: "f", memberID: child, deviceID: "d", role: .child, head: 3),
+            .events(head: 1, events: [Event(memberID: child, sequence: 1, createdAt: Date(timeIntervalSince1970: 3), body: .questionPending(asked))]),
+            .askAccepted(asked, resolution),
+            .answerAccepted(resolution),
+            .knownHandlesResult([pal]),
+            .pong(head: 9),
+            .limits(childID: child, settings: settings, contacts: contacts),
+            .handlesRevoked([pal]),
+            .error(ErrorReply(.lockedOut, "locked")),
+            .event(Event(memberID: child, sequence: 2, createdAt: Date(timeIntervalSince1970: 4), body: .handlesChanged(added: [pal], removed: []))),
+            .heartbeat(head: 2),
+            .appHello(bundleID: "com.example.chat"),
+            .appWelcome(memberID: child, brokerConnected: true),
+            .appResponse(inboxID: 1, asked, resolution),
+            .appAck(inboxID: 1),
+            .ok,
+            .listPending,
+            .pendingList([asked]),
+            .adminRequest(#"{"command":"revoke","device":"d"}"#),
+            .adminResult(#"{"summary":"x","disconnectedDevices":[]}"#),
+        ]
+    }
+
+    // MARK: randomness (SplitMix64: the same seed gives the same frames on every machine)
+
+    private mutating func random() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    private mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(random() % UInt64(n)) }
+
+    private mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
+
+    private mutating func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for _ in 0..<count { bytes.append(UInt8(truncatingIfNeeded: random())) }
+        return bytes
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HearthFleet
+import Synchronization
+import Testing
+
+/// `deploy/local/run` as a user runs it: three daemons with the demo family, keys made on the first run, a clean stop
+/// on Ctrl-C (SIGINT), and state kept for the next run.
+@Suite("deploy/local/run", .serialized)
+struct LocalRunTests {
+    /// The script, spawned as a terminal would: every signal unblocked and at its default disposition. (Foundation's
+    /// `Process` passes on the test runner's blocked signals, and a shell cannot trap a signal ignored at its start.)
+    final class Run: Sendable {
+        let pid: pid_t
+        let output: String
+        private let exitStatus = Mutex<Int32?>(nil)
+
+        init(state: String) throws {
+            var root = URL(fileURLWithPath: #filePath)
+            for _ in 0..<3 { root = root.deletingLastPathComponent() }
+            output = state + "/run-\(UUID().uuidString.prefix(6)).out"
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+            environment["HEARTH_BIN_DIR"] = try BinaryLocator.directory()
+            environment["HEARTH_STATE"] = state
+            // Free ports instead of the documented 9701-9703, which a developer's own run may hold: the environment
+            // overrides config/*.yaml.
+            for prefix in ["HEARTH_BROKER", "HEARTH_CHILD_DEVICE", "HEARTH_PARENT_DEVICE"] { environment[prefix + "_METRICS"] = "127.0.0.1:0" }
+
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t()
+            sigemptyset(&none)
+            var all = sigset_t()
+            sigfillset(&all)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+            let script = root.appendingPathComponent("deploy/local/run").path
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup(script), nil]
+            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+            var pid: pid_t = 0
+            let result = posix_spawn(&pid, script, &actions, &attributes, argv, envp)
+            guard result == 0 else { throw FleetError("cannot start deploy/local/run: \(String(cString: strerror(result)))") }
+            self.pid = pid
+        }
+
+        var text: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+
+        var isRunning: Bool {
+            if exitStatus.withLock({ $0 }) != nil { return false }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+            exitStatus.withLock { $0 = status }
+            return false
+        }
+
+        /// Ctrl-C in the terminal.
+        func interrupt() { kill(pid, SIGINT) }
+
+        func waitUntilExit(timeout: Duration) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+            if isRunning {
+                kill(pid, SIGKILL)
+                _ = waitUntilGone()
+                return false
+            }
+            return true
+        }
+
+        private func waitUntilGone() -> Bool {
+            var status: Int32 = 0
+            return waitpid(pid, &status, 0) == pid
+        }
+    }
+
+    static func eventually(_ what: String, timeout: Duration = .seconds(60), run: Run, _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return }
+            if !run.isRunning { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw FleetError("deploy/local/run: \(what) did not happen; output:\n\(run.text)")
+    }
+
+    /// Every daemon of the run is ready on its ops endpoint (devices: linked to the broker).
+    static func allReady(_ state: String) async -> Bool {
+        for dir in ["broker", "alice-phone", "emma-tablet"] {
+            guard let probe = try? OpsProbe(addressFile: state + "/" + dir + "/metrics.address"),
+                  let ready = try? await probe.readiness(), ready.ok
+            else { return false }
+        }
+        return true
+    }
+
+    @Test func runsAllThreeStopsCleanlyOnCtrlCAndKeepsState() async throws {
+        let state = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+
+        let first = try Run(state: state)
+        try await Self.eventually("all three daemons ready", run: first) {
+            await Self.allReady(state) && first.text.contains("Ctrl-C stops all three.")
+        }
+        #expect(first.text.contains("logs:    \(state)/logs/"))
+        let keys = try ["alice-phone.pub", "emma-tablet.pub"].map { try String(contentsOfFile: state + "/keys/" + $0, encoding: .utf8) }
+        let brokerKey = try String(contentsOfFile: state + "/broker/broker.pub", encoding: .utf8)
+        first.interrupt()
+        #expect(await first.waitUntilExit(timeout: .seconds(20)), "the run stops on SIGINT")
+        for daemon in ["family-broker", "parent-device", "child-device"] {
+            #expect(first.text.contains("\(daemon) exited with status 0"), "\(first.text)")
+        }
+        for log in ["family-broker", "parent-device", "child-device"] {
+            #expect(FileManager.default.fileExists(atPath: "\(state)/logs/\(log).log"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: state + "/broker/broker.ready.json"), "the broker removed its ready file")
+
+        let second = try Run(state: state)
+        try await Self.eventually("all three daemons ready again", run: second) { await Self.allReady(state) }
+        #expect(try ["alice-phone.pub", "emma-tablet.pub"].map { try String(contentsOfFile: state + "/keys/" + $0, encoding: .utf8) } == keys)
+        #expect(try String(contentsOfFile: state + "/broker/broker.pub", encoding: .utf8) == brokerKey, "the broker kept its key")
+        second.interrupt()
+        #expect(await second.waitUntilExit(timeout: .seconds(20)))
+        #expect(second.text.contains("stopped; state kept in \(state)"))
+    }
+}

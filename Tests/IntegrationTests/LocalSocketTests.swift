@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthFleet
+import HearthProtocol
+import HearthTransport
+import PermissionKit
+import Testing
+
+/// The daemons' local sockets are the owning user's only, and on child-device one app never gets another app's responses.
+@Suite("Local sockets", .serialized)
+struct LocalSocketTests {
+    static let spec = FleetSpec(families: [
+        .init("appleseed", members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])]),
+    ])
+
+    /// The file type bits and the permission bits of `path`, or nil if it does not exist.
+    static func mode(_ path: String) -> (type: mode_t, permissions: mode_t)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (info.st_mode & S_IFMT, info.st_mode & 0o7777)
+    }
+
+    /// A device daemon of `kind` with a key the broker does not know (it never links; its socket is what is tested).
+    static func launch(_ kind: String, socket: String, in fleet: Fleet) throws -> (process: Process, log: String) {
+        let name = (socket as NSString).lastPathComponent
+        let log = fleet.directory + "/logs/\(name).log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/" + kind)
+        process.arguments = [
+            "--key-file", fleet.directory + "/keys/\(name).key", "--state", fleet.directory + "/devices/\(name)",
+            "--socket", socket, "--broker-ready", fleet.readyFile,
+        ]
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return (process, log)
+    }
+
+    static func stop(_ process: Process) {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// Entries waiting in emma-tablet's per-app inbox, read from its database without writing.
+    static func inboxCount(in fleet: Fleet) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: fleet.directory + "/devices/emma-tablet/device.sqlite", configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox") ?? 0 }
+    }
+
+    @Test func everyLocalSocketIsOwnerOnlyInAnOwnerOnlyDirectory() async throws {
+        try await Fleet.with(Self.spec) { fleet in
+            let admin = fleet.directory + "/broker/admin.sock"
+            for path in [fleet.socket(of: "emma-tablet"), fleet.socket(of: "alice-phone"), admin] {
+                let mode = Self.mode(path)
+                #expect(mode?.type == S_IFSOCK, "\(path) is a socket")
+                #expect(mode?.permissions == 0o600, "\(path): \(String(mode?.permissions ?? 0, radix: 8))")
+            }
+            // The broker makes its state directory (where the admin socket lives) owner-only even when it was not.
+            chmod(fleet.directory + "/broker", 0o755)
+            try await fleet.restartBroker()
+            #expect(Self.mode(fleet.directory + "/broker")?.permissions == 0o700)
+            #expect(Self.mode(admin)?.permissions == 0o600)
+
+            // Each device daemon makes the directory of its socket, owner-only.
+            for kind in ["child-device", "parent-device"] {
+                let directory = fleet.directory + "/fresh-\(kind)/nested"
+                let socket = directory + "/\(kind).sock"
+                let (process, _) = try Self.launch(kind, socket: socket, in: fleet)
+                defer { Self.stop(process) }
+                try await fleet.eventually("\(kind) binds its socket") { Self.mode(socket)?.permissions == 0o600 }
+                #expect(Self.mode(directory)?.permissions == 0o700, "\(kind) made \(directory) owner-only")
+                #expect(Self.mode(socket)?.type == S_IFSOCK)
+            }
+        }
+    }
+
+    @Test func aDeviceDaemonRefusesASocketDirectoryOtherUsersCanWrite() async throws {
+        try await Fleet.with(Self.spec) { fleet in
+            let shared = fleet.directory + "/shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+            chmod(shared, 0o777)
+            let (refused, log) = try Self.launch("child-device", socket: shared + "/child.sock", in: fleet)
+            refused.waitUntilExit()
+            #expect(refused.terminationStatus != 0)
+            #expect(Self.mode(shared + "/child.sock") == nil, "no socket was made")
+            #expect(try String(contentsOfFile: log, encoding: .utf8).contains("other users may write to it"))
+
+            // A sticky directory such as /tmp is fine: others cannot remove or replace what the daemon puts there.
+            chmod(shared, 0o1777)
+            let (accepted, _) = try Self.launch("child-device", socket: shared + "/sticky.sock", in: fleet)
+            defer { Self.stop(accepted) }
+            try await fleet.eventually("the daemon binds in a sticky directory") { Self.mode(shared + "/sticky.sock")?.permissions == 0o600 }
+        }
+    }
+
+    @Test func oneAppNeverReceivesNorTakesAnotherAppsResponses() async throws {
+        try await Fleet.with(Self.spec) { fleet in
+            var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: "pal", kind: .custom))])
+            topic.actions = [.message]
+            let question = PermissionQuestion(communicationTopic: topic)
+            // App A asks and quits before the answer, so its response waits in the daemon's inbox.
+            let appA = fleet.app("com.example.a", on: "emma-tablet")
+            try await appA.ask(question)
+            await appA.close()
+
+            // App B is connected all along, as a raw client that records every push.
+            let appB = try LocalClient(endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
+            try await appB.start()
+            guard case .appWelcome(let member, _) = try await appB.request(.appHello(bundleID: "com.example.b")) else {
+                Issue.record("no welcome for app B")
+                return
+            }
+            #expect(member == "emma")
+            let pushed = Recorder<Envelope>()
+            let pushes = appB.pushes
+            let reader = Task { for await push in pushes { pushed.append(push) } }
+
+            let alice = try await fleet.parent(on: "alice-phone")
+            _ = try await alice.waitForQuestion(question.id)
+            _ = try await alice.approve(question.id)
+            try await fleet.eventually("the response waits in child-device's inbox") { try Self.inboxCount(in: fleet) == 1 }
+            // B tries to take A's response by guessing inbox ids: each ack is answered, none removes it.
+            for inboxID in UInt64(1)...20 {
+                #expect(try await appB.request(.appAck(inboxID: inboxID)) == .ok)
+            }
+            #expect(try Self.inboxCount(in: fleet) == 1)
+
+            // A comes back and receives its response: B neither saw it nor took it.
+            let appAAgain = fleet.app("com.example.a", on: "emma-tablet")
+            // Iterating `updates` connects and says hello, which makes the daemon push the app's inbox.
+            let responses = ResponseCollector(appAAgain)
+            try await fleet.eventually("app A receives its response") { !responses.responses(for: question.id).isEmpty }
+            try await fleet.eventually("app A acknowledged it") { try Self.inboxCount(in: fleet) == 0 }
+            #expect(pushed.all.isEmpty, "app B was pushed \(pushed.all)")
+            responses.cancel()
+            reader.cancel()
+            await appB.close()
+            await appAAgain.close()
+            await alice.close()
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HearthFleet
+import Testing
+
+/// The example scenarios in config/scenarios run through the real `hearthctl fleet run` and pass; a scenario that
+/// expects the wrong thing fails with exit status 1 and a report that says which step and why.
+@Suite("Scenario files through hearthctl", .serialized)
+struct ScenarioFileTests {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    static var examples: [String] {
+        let directory = root + "/config/scenarios"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { directory + "/" + $0 }
+    }
+
+    /// Runs hearthctl with `arguments`; returns its exit status and what it printed.
+    static func hearthctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
+        process.arguments = arguments
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("hearthctl-\(UUID().uuidString).out")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        try handle.close()
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test func thereAreExamples() {
+        #expect(Self.examples.count >= 3)
+    }
+
+    @Test(arguments: examples.map { ($0 as NSString).lastPathComponent })
+    func exampleScenarioPasses(file: String) async throws {
+        let (status, output) = try await Self.hearthctl(["fleet", "run", Self.root + "/config/scenarios/" + file])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("PASSED"))
+        #expect(!output.contains("✘"))
+    }
+
+    @Test func aFailingScenarioExitsOneWithAReadableReport() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("failing-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+            name: deliberately failing
+            timeout: 2s
+            families:
+              - id: appleseed
+                members:
+                  - {id: alice, role: organizer, devices: [alice-phone]}
+                  - {id: emma, role: child, devices: [emma-tablet]}
+            steps:
+              - ask: {on: emma-tablet, as: q, handles: [pal]}
+              - decline: {question: q, on: alice-phone}
+              - expect: {response: q, on: emma-tablet, answer: approval}
+              - expect: {known: pal, on: emma-tablet}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try await Self.hearthctl(["fleet", "run", file])
+        #expect(status == 1)
+        #expect(output.contains("✔  1. ask q on emma-tablet"))
+        #expect(output.contains("✘  3. expect response to q on emma-tablet approval"))
+        #expect(output.contains("answer denial, not approval"), "says what was wrong")
+        #expect(output.contains("---- family-broker"), "shows the daemons' logs")
+        #expect(output.contains("-  4. expect pal known on emma-tablet  (not run)"))
+        #expect(output.contains("FAILED: deliberately failing: step 3 of 4 failed (2 passed)"))
+    }
+
+    @Test func aBadScenarioFileExitsOneAndSaysWhere() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+            name: bad
+            families:
+              - id: appleseed
+                members:
+                  - {id: emma, role: child, devices: [emma-tablet]}
+            steps:
+              - ask: {on: emma-phone, as: q, handles: [pal]}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try await Self.hearthctl(["fleet", "run", file])
+        #expect(status == 1)
+        #expect(output.contains("steps[0] (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"), "\(output)")
+    }
+}
+
+/// Scenario parsing: typos and dangling names are errors that say where, before any daemon starts.
+@Suite("Scenario parsing")
+struct ScenarioParsingTests {
+    static func error(_ yaml: String) -> String {
+        do {
+            _ = try Scenario(yaml: yaml)
+            return "parsed"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static let family = """
+        name: s
+        families:
+          - id: f
+            members:
+              - {id: alice, role: organizer, devices: [alice-phone]}
+              - {id: emma, role: child, devices: [emma-tablet]}
+
+        """
+
+    @Test func aValidScenarioParses() throws {
+        let scenario = try Scenario(yaml: Self.family + """
+            mode: inProcess
+            timeout: 1500ms
+            steps:
+              - ask: {on: emma-tablet, as: q, handles: ["email:pal@example.com"], expiresIn: 2h}
+              - approve: {question: q, on: alice-phone}
+              - expect: {response: q, on: emma-tablet, within: 3s}
+              - advanceClock: 30d
+              - crash: broker
+              - cut: alice-phone
+            """)
+        #expect(scenario.mode == .inProcess)
+        #expect(scenario.timeout?.seconds == 1.5)
+        #expect(scenario.steps.count == 6)
+        #expect(scenario.steps.map(\.summary)[3] == "advance the broker's clock by 30d")
+        #expect(try scenario.fleetSpec().families[0].members.map(\.role) == [.organizer, .child])
+    }
+
+    @Test func mistakesAreNamed() {
+        #expect(Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handle: [pal]}\n").contains("an ask has no 'handle'"))
+        #expect(Self.error(Self.family + "steps:\n  - approve: {question: nope, on: alice-phone}\n").contains("no question 'nope' was asked"))
+        #expect(Self.error(Self.family + "steps:\n  - ask: {on: alice-phone, as: q, handles: [pal]}\n").contains("'alice-phone' is not a child's device"))
+        #expect(Self.error(Self.family + "steps:\n  - explode: alice-phone\n").contains("'explode' is not a step"))
+        #expect(Self.error(Self.family + "steps:\n  - wait: soon\n").contains("'soon' is not a duration"))
+        #expect(Self.error(Self.family + "steps:\n  - pause: broker\n").contains("the broker can crash, restart, stop or start"))
+        #expect(Self.error(Self.family + "steps:\n  - expect: {on: emma-tablet}\n").contains("exactly one of"))
+        #expect(Self.error("name: s\nfamilies: []\n").contains("steps: missing"))
+    }
+}
