@@ -27,11 +27,11 @@ public final class LaunchedServer: Sendable {
     ) async throws -> LaunchedServer {
         // Last value wins for repeated options: quiet logs, the default heartbeat, and no per-child ask limit or
         // per-device command rate (a simulated device sends far more than a person's), unless the caller says otherwise.
-        let defaults = ["--log-level", "warning", "--heartbeat", "2", "--ask-limit", "1000000000/1", "--device-rate", "1000000000"]
+        let defaults = ["--log-level", "warning", "--heartbeat", "2", "--ask-limit", "1000000000/1", "--device-rate", "100000"]
         let fleet = try Fleet.prepare(shape.fleetSpec(), brokerArguments: defaults + arguments, deviceDaemons: false)
         do {
             try await prepare?(fleet.directory + "/broker")
-            try await fleet.start(timeout: .seconds(600))
+            try await fleet.start(timeout: .seconds(120))
             let target = try LoadTarget.fromReadyFile(fleet.readyFile, kind: .broker)
             return LaunchedServer(target: target, keysDirectory: fleet.directory + "/keys", fleet: fleet, relay: nil, relayDirectory: nil)
         } catch {
