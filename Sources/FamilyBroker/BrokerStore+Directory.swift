@@ -29,9 +29,19 @@ extension BrokerStore {
     static func storedFile(in db: Database) throws -> FamilyFile? {
         let rows = try familyRows(in: db)
         guard !rows.isEmpty else { return nil }
-        return FamilyFile(
-            families: rows.filter { $0.key != unaffiliatedRow }.values.map(\.family).sorted { $0.id < $1.id },
-            unaffiliated: rows[unaffiliatedRow]?.family.members ?? [])
+        return file(from: rows.mapValues(\.family))
+    }
+
+    /// A family file's rows as stored: one per family, and members in no family under `unaffiliatedRow`.
+    static func rows(of file: FamilyFile) -> [(id: FamilyID, family: FamilyFile.Family)] {
+        file.families.map { ($0.id, $0) } + [(unaffiliatedRow, FamilyFile.Family(id: unaffiliatedRow, members: file.unaffiliated ?? []))]
+    }
+
+    /// The family file that stored rows make (the inverse of `rows(of:)`).
+    static func file(from rows: [FamilyID: FamilyFile.Family]) -> FamilyFile {
+        FamilyFile(
+            families: rows.filter { $0.key != unaffiliatedRow }.values.sorted { $0.id < $1.id },
+            unaffiliated: rows[unaffiliatedRow]?.members ?? [])
     }
 
     static func saveFamily(_ family: FamilyFile.Family, id: FamilyID, sourceHash: String?, in db: Database) throws {
@@ -65,7 +75,8 @@ extension BrokerStore {
     // MARK: settings and contacts
 
     static func settings(of child: MemberID, in db: Database) throws -> CommunicationSettings? {
-        guard let data = try Data.fetchOne(db, sql: "SELECT settings FROM child_settings WHERE member_id = ?", arguments: [child]) else {
+        let statement = try db.cachedStatement(sql: "SELECT settings FROM child_settings WHERE member_id = ?")
+        guard let data = try Data.fetchOne(statement, arguments: [child]) else {
             return nil
         }
         return try JSONDecoder().decode(CommunicationSettings.self, from: data)
@@ -81,6 +92,16 @@ extension BrokerStore {
         try Row.fetchAll(db, sql: "SELECT kind, value, downtime FROM contact WHERE child_id = ? ORDER BY kind, value", arguments: [child]).compactMap { row in
             CommunicationHandle.Kind(rawValue: row[0]).map { Contact(handle: CommunicationHandle(value: row[1], kind: $0), allowedDuringDowntime: row[2]) }
         }
+    }
+
+    /// Which of `handles` are the child's contacts, each with whether it is allowed during downtime.
+    static func contactFlags(of child: MemberID, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle: Bool] {
+        let statement = try db.cachedStatement(sql: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?")
+        var flags: [CommunicationHandle: Bool] = [:]
+        for handle in handles where flags[handle] == nil {
+            if let downtime = try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) { flags[handle] = downtime }
+        }
+        return flags
     }
 
     /// Adds or updates contacts; returns the handles that were not contacts before.

@@ -16,9 +16,7 @@ extension Transaction {
         var hashes: [FamilyID: String?] = [:]
         var families: [FamilyID: FamilyFile.Family] = rows.mapValues(\.family)
         var taken: [String] = []
-        var entries = configured.file.families.map { ($0.id, $0) }
-        entries.append((BrokerStore.unaffiliatedRow, FamilyFile.Family(id: BrokerStore.unaffiliatedRow, members: configured.file.unaffiliated ?? [])))
-        for (id, family) in entries {
+        for (id, family) in BrokerStore.rows(of: configured.file) {
             let hash = Self.hash(family)
             hashes[id] = hash
             if rows[id]?.sourceHash == hash { continue }
@@ -38,11 +36,8 @@ extension Transaction {
             taken.append("-\(id)")
         }
         guard !taken.isEmpty else { return "the family file is unchanged" }
-        let file = FamilyFile(
-            families: families.filter { $0.key != BrokerStore.unaffiliatedRow }.values.sorted { $0.id < $1.id },
-            unaffiliated: families[BrokerStore.unaffiliatedRow]?.members ?? [])
         let merged = try Directory(
-            file: file, keysDirectory: "/", source: "\(Self.storedSource) merged with the family file", rules: policy.regions,
+            file: BrokerStore.file(from: families), keysDirectory: "/", source: "\(Self.storedSource) merged with the family file", rules: policy.regions,
             maxFamilyMembers: policy.maxFamilyMembers)
         try replaceDirectory(with: merged, sourceHashes: hashes, in: db)
         return "applied from the family file: \(taken.joined(separator: ", "))"
@@ -54,10 +49,8 @@ extension Transaction {
     mutating func replaceDirectory(with new: Directory, sourceHashes: [FamilyID: String?] = [:], in db: Database) throws {
         let old = directory
         let rows = try BrokerStore.familyRows(in: db)
-        var entries = new.file.families.map { ($0.id, $0) }
-        entries.append((BrokerStore.unaffiliatedRow, FamilyFile.Family(id: BrokerStore.unaffiliatedRow, members: new.file.unaffiliated ?? [])))
         var kept: Set<FamilyID> = []
-        for (id, family) in entries {
+        for (id, family) in BrokerStore.rows(of: new.file) {
             kept.insert(id)
             let hash = sourceHashes[id] ?? rows[id]?.sourceHash
             if rows[id]?.family != family || rows[id]?.sourceHash != hash {

@@ -34,7 +34,7 @@ extension Transaction {
             return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff, in: db)
         }
         let handles = question.handles
-        if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, in: db)) == Set(handles) {
+        if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, settings: settings, in: db)) == Set(handles) {
             let approval = question.choices.first { $0.answer == .approval }!
             return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown, in: db)
         }

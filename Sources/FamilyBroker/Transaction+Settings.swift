@@ -29,12 +29,15 @@ extension Transaction {
     /// or scope `everyone`, all; `contactsOnly`: contacts and approved handles; `contactsAndGroups`: the same, and a group
     /// (more than one handle) as a whole when at least one of them is a contact or approved; during downtime with
     /// `specificContacts`: only contacts marked as allowed during downtime.
-    func knownHandles(of child: Directory.Member, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle] {
-        let settings = try settings(of: child, in: db)
+    /// `settings`: the child's, when the caller has already read them.
+    func knownHandles(
+        of child: Directory.Member, among handles: [CommunicationHandle], settings: CommunicationSettings? = nil, in db: Database
+    ) throws -> [CommunicationHandle] {
+        let settings = try settings ?? self.settings(of: child, in: db)
         guard settings.enabled else { return handles }
         let scope = inDowntime(settings, child: child) ? settings.downtime : settings.screenTime
         if scope == .everyone { return handles }
-        let contacts = Dictionary(try BrokerStore.contacts(of: child.id, in: db).map { ($0.handle, $0.allowedDuringDowntime) }, uniquingKeysWith: { a, _ in a })
+        let contacts = try BrokerStore.contactFlags(of: child.id, among: handles, in: db)
         let approved = Set(try BrokerStore.knownHandles(of: child.id, among: handles, in: db))
         let emergency = policy.childDefaults.emergencyHandles
         let known = handles.filter { handle in

@@ -35,9 +35,7 @@ struct Child: AsyncParsableCommand {
         @Argument(help: "The child's member id.") var child: String
 
         func run() async throws {
-            guard case .limits(_, let settings, let contacts) = try await DaemonSocket.request(.getLimits(childID: child), daemon: "child-device", path: options.socket) else {
-                throw ValidationError("child-device gave an unexpected reply")
-            }
+            let (settings, contacts) = try await DaemonSocket.limits(.getLimits(childID: child), daemon: "child-device", path: options.socket)
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }
     }
@@ -50,10 +48,9 @@ struct Child: AsyncParsableCommand {
         @Option(help: "A contact to remove, KIND:VALUE.") var remove: [String] = []
 
         func run() async throws {
-            let reply = try await DaemonSocket.request(
+            let (settings, contacts) = try await DaemonSocket.limits(
                 .editContacts(childID: child, add: try add.map { Contact(handle: try DaemonSocket.handle($0)) }, remove: try remove.map(DaemonSocket.handle)),
                 daemon: "child-device", path: options.socket)
-            guard case .limits(_, let settings, let contacts) = reply else { throw ValidationError("child-device gave an unexpected reply") }
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }
     }

@@ -63,6 +63,14 @@ extension DaemonSocket {
         return CommunicationHandle(value: value, kind: kind)
     }
 
+    /// Sends a request whose reply is `limits` (getLimits, editContacts) and returns the child's settings and contacts.
+    static func limits(_ message: Message, daemon: String, path: String) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
+        guard case .limits(_, let settings, let contacts) = try await request(message, daemon: daemon, path: path) else {
+            throw ValidationError("\(daemon) gave an unexpected reply")
+        }
+        return (settings, contacts)
+    }
+
     static func describe(_ settings: CommunicationSettings, contacts: [Contact], child: MemberID) -> String {
         var lines = ["\(child): Communication Limits \(settings.enabled ? "on" : "off")"]
         lines.append("  during Screen Time: \(settings.screenTime.name)")

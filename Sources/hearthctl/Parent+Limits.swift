@@ -16,9 +16,7 @@ extension Parent {
         @Option(help: "Whether the child may edit contacts: yes or no.") var contactEditing: String?
 
         func run() async throws {
-            guard case .limits(_, var settings, let contacts) = try await DaemonSocket.request(.getLimits(childID: child), daemon: "parent-device", path: options.socket) else {
-                throw ValidationError("parent-device gave an unexpected reply")
-            }
+            var (settings, contacts) = try await DaemonSocket.limits(.getLimits(childID: child), daemon: "parent-device", path: options.socket)
             let changing = limits != nil || screenTime != nil || downtime != nil || schedule != nil || contactEditing != nil
             if changing {
                 if let limits { settings.enabled = limits }
@@ -64,9 +62,8 @@ extension Parent {
             let added = try add.map { Contact(handle: try DaemonSocket.handle($0)) }
                 + addDowntime.map { Contact(handle: try DaemonSocket.handle($0), allowedDuringDowntime: true) }
             let removed = try remove.map(DaemonSocket.handle)
-            guard case .limits(_, let settings, let contacts) = try await DaemonSocket.request(
+            let (settings, contacts) = try await DaemonSocket.limits(
                 .editContacts(childID: child, add: added, remove: removed), daemon: "parent-device", path: options.socket)
-            else { throw ValidationError("parent-device gave an unexpected reply") }
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }
     }
