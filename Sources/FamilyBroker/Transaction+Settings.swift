@@ -45,7 +45,8 @@ extension Transaction {
             if scope == .specificContacts { return contacts[handle] == true }
             return contacts[handle] != nil || approved.contains(handle)
         }
-        if scope == .contactsAndGroups, Set(handles).count > 1, !known.isEmpty { return handles }
+        // An emergency number in a group does not vouch for the others: only a contact or an approved handle does.
+        if scope == .contactsAndGroups, Set(handles).count > 1, known.contains(where: { !emergency.contains($0) }) { return handles }
         return known
     }
 

@@ -92,6 +92,7 @@ struct FamilyRulesTests {
             #expect(try await known([Self.contact, Self.stranger], broker) == [Self.contact, Self.stranger])
             #expect(try await known([Self.stranger], broker).isEmpty)
             #expect(try await known([Self.stranger, handle("other")], broker).isEmpty)
+            #expect(try await known([Self.emergency, Self.stranger], broker) == [Self.emergency], "an emergency number vouches for nobody")
 
             settings.screenTime = .everyone
             try await set(settings, broker)
