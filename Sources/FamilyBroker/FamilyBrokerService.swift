@@ -57,6 +57,8 @@ public final class FamilyBrokerService: Service {
         let startup = try await BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock)
             .applyConfiguration(try configuration())
         if !startup.events.isEmpty { logger.info("family file applied", metadata: ["events": "\(startup.events.count)"]) }
+        // The file's parse and the import free far more than the directory keeps.
+        FreedMemory.release()
         let subscriptionLimiter = RateLimiter(rate: 1, burst: 20)
 
         let loop = try SocketLoop(name: "broker-io", sockets: [
