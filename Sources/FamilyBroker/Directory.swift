@@ -120,7 +120,9 @@ public struct Directory: Sendable {
                 guard deviceByKey[key] == nil else { throw fail("\(dpath).publicKey", "the same key is enrolled twice") }
                 devices[device.id] = Device(id: device.id, memberID: entry.id, publicKey: key)
                 deviceByKey[key] = device.id
-                store(&resolved, FamilyFile.Device(id: device.id, publicKey: key), d)
+                // Written only when it changes: rewriting an inline key copied every member's arrays of a large file.
+                let inline = FamilyFile.Device(id: device.id, publicKey: key)
+                if device != inline { store(&resolved, inline, d) }
             }
         }
         for (f, family) in file.families.enumerated() where organizerCount[family.id, default: 0] != 1 {

@@ -21,7 +21,8 @@ extension Transaction {
             hashes[id] = hash
             if rows[id]?.sourceHash == hash { continue }
             var family = family
-            for m in family.members.indices {
+            // Only members naming a revoked key are rewritten: filtering every member copied each one's arrays.
+            for m in family.members.indices where family.members[m].devices?.contains(where: { $0.publicKey.map(revoked.contains) == true }) == true {
                 family.members[m].devices = family.members[m].devices?.filter { device in
                     guard let key = device.publicKey, revoked.contains(key) else { return true }
                     logger.warning("the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
