@@ -57,7 +57,9 @@ public final class DeviceRuntime: Service, Sendable {
             try socket.makeCurveClient(serverPublicKey: options.brokerPublicKey, keys: keys)
             try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
             try socket.setReconnectInterval(milliseconds: 100, max: 2000)
-            try socket.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 6000)
+            // A device finds a dead broker by its PINGs; it advertises no TTL, which would make the broker keep (and
+            // cancel, by a scan of all of them, on every PING) a timer per device connection (libzmq 4.3).
+            try socket.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
         }
         loop = try SocketLoop(name: "\(behavior.name)-io", sockets: [
             .init(.dealer) { socket in

@@ -10,7 +10,11 @@ public final class DeviceSwarm: Sendable {
     }
 
     /// Connects every device of `families` over `shards` threads; returns once all are welcomed and subscribed.
-    public static func connect(target: LoadTarget, families: [SimulatedFamily], shards: Int, timeout: Duration) async throws -> DeviceSwarm {
+    /// `progress` is called every `progressInterval` with the devices welcomed and subscribed so far.
+    public static func connect(
+        target: LoadTarget, families: [SimulatedFamily], shards: Int, timeout: Duration, progressInterval: Duration = .seconds(5),
+        progress: (@Sendable (_ welcomed: Int, _ subscribed: Int) -> Void)? = nil
+    ) async throws -> DeviceSwarm {
         let count = max(1, min(shards, families.count))
         let control = RunControl(shards: count)
         let plan = LoadPlan(mode: .connectOnly, connectTimeout: timeout)
@@ -21,7 +25,12 @@ public final class DeviceSwarm: Sendable {
             first += n
         }
         let swarm = DeviceSwarm(control: control)
+        var nextProgress = ContinuousClock.now + progressInterval
         while control.ready.load(ordering: .relaxed) < count {
+            if let progress, ContinuousClock.now >= nextProgress {
+                nextProgress += progressInterval
+                progress(control.welcomed.load(ordering: .relaxed), control.subscribed.load(ordering: .relaxed))
+            }
             if let failure = control.failure.withLock({ $0 }) {
                 let result = await swarm.disconnect()
                 throw LoadError("\(failure) (in all: \(result.welcomed) of \(result.devices) welcomed, \(result.subscribed) subscribed)")

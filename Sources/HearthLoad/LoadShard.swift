@@ -123,11 +123,14 @@ private final class ShardRunner {
                 try dealer.setLinger(milliseconds: 0)
                 try dealer.makeCurveClient(serverPublicKey: shard.target.serverKey, keys: device.keys)
                 try dealer.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                // ZMTP PINGs as a device daemon sends them (DeviceRuntime): the broker answers each one.
+                try dealer.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
                 try dealer.connect(shard.target.ingress)
                 let sub = try ZMQSocket(context: context, type: .sub)
                 try sub.setLinger(milliseconds: 0)
                 try sub.makeCurveClient(serverPublicKey: shard.target.serverKey, keys: device.keys)
                 try sub.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                try sub.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
                 // The broker grants only the member's own topic whatever is asked; the relay's PUB filters by prefix.
                 try sub.subscribe(relay ? topic : [])
                 try sub.connect(shard.target.egress)
@@ -329,7 +332,7 @@ private final class ShardRunner {
             guard let frame = message.frames.last else { continue }
             if relay {
                 // The relay echoes what it was sent; a probe's echo means the command path works.
-                if MessageCodec.peekRequestID(frame) == Self.controlKind { devices[index].welcomed = true }
+                if MessageCodec.peekRequestID(frame) == Self.controlKind { markWelcomed(index) }
                 continue
             }
             let envelope: Envelope
@@ -343,7 +346,7 @@ private final class ShardRunner {
             case .welcome(_, _, _, _, _, let head):
                 // Only what happens from now on is simulated: history before the run is not replayed.
                 if !devices[index].welcomed { devices[index].lastSeq = head }
-                devices[index].welcomed = true
+                markWelcomed(index)
             case .askAccepted(let asked, let resolution):
                 if resolution != nil {
                     failQuestion(asked.question.id, "ask resolved at once (\(resolution!.reason)) instead of reaching a parent")
@@ -369,6 +372,18 @@ private final class ShardRunner {
         }
     }
 
+    private func markWelcomed(_ index: Int) {
+        guard !devices[index].welcomed else { return }
+        devices[index].welcomed = true
+        control.welcomed.add(1, ordering: .relaxed)
+    }
+
+    private func markSubscribed(_ index: Int) {
+        guard !devices[index].subscribed else { return }
+        devices[index].subscribed = true
+        control.subscribed.add(1, ordering: .relaxed)
+    }
+
     private func drainSub(_ index: Int) {
         for _ in 0..<512 {
             guard let message = try? subs[index].receive(dontWait: true) else { return }
@@ -382,12 +397,12 @@ private final class ShardRunner {
             }
             switch envelope.message {
             case .heartbeat(let head):
-                devices[index].subscribed = true
+                markSubscribed(index)
                 if devices[index].welcomed, head > devices[index].lastSeq, !devices[index].syncing { sendSync(index) }
             case .event(let event):
                 apply(event, at: index)
             case .ping:
-                devices[index].subscribed = true
+                markSubscribed(index)
             case .ask(_, let question):
                 scheduleAnswer(question.id, parent: index)
             case .answer(let id, _):

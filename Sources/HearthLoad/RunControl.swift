@@ -14,6 +14,9 @@ public final class RunControl: Sendable {
     /// Set to end a connect-only run, or to abort.
     public let stop = Atomic<Bool>(false)
     public let sent = Atomic<Int>(0)
+    /// Devices welcomed (hello answered) and subscribed (subscription granted) so far.
+    public let welcomed = Atomic<Int>(0)
+    public let subscribed = Atomic<Int>(0)
     public let completed = Atomic<Int>(0)
     public let errors = Atomic<Int>(0)
     /// Latencies since the last progress line, in microseconds.

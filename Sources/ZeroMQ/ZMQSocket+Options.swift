@@ -33,6 +33,20 @@ extension ZMQSocket {
         try setOption(ZMQ_HEARTBEAT_TTL, "ZMQ_HEARTBEAT_TTL", int32: ttlMilliseconds)
     }
 
+    /// TCP keepalive probes (`ZMQ_TCP_KEEPALIVE`, `_IDLE`, `_INTVL`, `_CNT`): a peer that stops answering them is
+    /// dropped by the kernel after `idleSeconds + count × intervalSeconds`, with no timer in libzmq's I/O thread.
+    public func setTCPKeepalive(idleSeconds: Int32, intervalSeconds: Int32, count: Int32) throws {
+        try setOption(ZMQ_TCP_KEEPALIVE, "ZMQ_TCP_KEEPALIVE", int32: 1)
+        try setOption(ZMQ_TCP_KEEPALIVE_IDLE, "ZMQ_TCP_KEEPALIVE_IDLE", int32: idleSeconds)
+        try setOption(ZMQ_TCP_KEEPALIVE_INTVL, "ZMQ_TCP_KEEPALIVE_INTVL", int32: intervalSeconds)
+        try setOption(ZMQ_TCP_KEEPALIVE_CNT, "ZMQ_TCP_KEEPALIVE_CNT", int32: count)
+    }
+
+    /// Pending connections the kernel queues for a listening socket (`ZMQ_BACKLOG`, default 100).
+    public func setBacklog(_ connections: Int32) throws {
+        try setOption(ZMQ_BACKLOG, "ZMQ_BACKLOG", int32: connections)
+    }
+
     /// Initial reconnect delay (`ZMQ_RECONNECT_IVL`) and the exponential-backoff ceiling (`ZMQ_RECONNECT_IVL_MAX`; 0 disables backoff).
     public func setReconnectInterval(milliseconds: Int32, max: Int32) throws {
         try setOption(ZMQ_RECONNECT_IVL, "ZMQ_RECONNECT_IVL", int32: milliseconds)

@@ -22,6 +22,9 @@ struct ConnectCommand: AsyncParsableCommand {
     @Option(help: "Generator processes.") var workers = 4
     @Option(help: "Seconds to hold the connections before reading memory again.") var hold: Double = 5
     @Option(help: "Write the JSON report here.") var json: String?
+    @Option(help: "Seconds each worker waits for all its devices to be welcomed and subscribed.") var timeout: Double = 300
+    @Option(name: .customLong("broker-arg"), help: "An extra family-broker argument (repeat for more).")
+    var brokerArguments: [String] = []
 
     func run() async throws {
         FileLimits.raise()
@@ -29,7 +32,7 @@ struct ConnectCommand: AsyncParsableCommand {
         let questions = self.questions, families = self.families
         let prepareStart = ContinuousClock.now
         print("enrolling \(families) families (\(families * 2) device keys) and storing \(questions) answered questions per child")
-        let server = try await LaunchedServer.broker(shape, arguments: ["--heartbeat", "2"]) { state in
+        let server = try await LaunchedServer.broker(shape, arguments: ["--heartbeat", "2"] + brokerArguments) { state in
             _ = try await BrokerStore(path: state + "/broker.sqlite").appendHistory(families: families, questionsPerChild: questions)
         }
         print("broker ready after \(ContinuousClock.now - prepareStart) (enrolment, history and start-up)")
@@ -63,6 +66,7 @@ struct ConnectCommand: AsyncParsableCommand {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = [
                 "connect-worker", "--ready", server.target.readyFile ?? "", "--keys", server.keysDirectory, "--from", "\(first)", "--count", "\(n)",
+                "--timeout", "\(timeout)",
             ]
             let input = Pipe(), output = Pipe()
             process.standardInput = input
@@ -109,6 +113,7 @@ struct ConnectWorkerCommand: AsyncParsableCommand {
     @Option var from: Int
     @Option var count: Int
     @Option var shards = 4
+    @Option var timeout: Double = 300
 
     func run() async throws {
         FileLimits.raise()
@@ -117,7 +122,14 @@ struct ConnectWorkerCommand: AsyncParsableCommand {
             try KeyFiles.loadPair(secretPath: keys + "/" + device + ".key")
         }
         do {
-            let swarm = try await DeviceSwarm.connect(target: target, families: families, shards: shards, timeout: .seconds(300))
+            let start = ContinuousClock.now, from = self.from, devices = families.count * 2
+            let swarm = try await DeviceSwarm.connect(
+                target: target, families: families, shards: shards, timeout: .milliseconds(Int(timeout * 1000))
+            ) { welcomed, subscribed in
+                // On stderr, which the coordinator passes through: how connecting progresses, worker by worker.
+                let elapsed = (ContinuousClock.now - start).components.seconds
+                FileHandle.standardError.write(Data("worker \(from): \(elapsed) s: \(welcomed) welcomed, \(subscribed) subscribed of \(devices)\n".utf8))
+            }
             Self.say("connected \(families.count * 2)")
             // Hold until the coordinator closes our input.
             _ = FileHandle.standardInput.readDataToEndOfFile()
