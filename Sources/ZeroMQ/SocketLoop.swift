@@ -57,10 +57,14 @@ public final class SocketLoop: Sendable {
     private let inboundCapacity: Int
     private let state = Mutex(State())
 
-    /// A loop over `sockets` in a context of its own; nothing runs until `start()`.
-    public init(name: String, sockets: [Spec], inboundCapacity: Int = 50_000) throws {
+    /// A loop over `sockets` in a context of its own; nothing runs until `start()`. `configureContext` sets the
+    /// context's options before any socket exists.
+    public init(
+        name: String, sockets: [Spec], inboundCapacity: Int = 50_000, configureContext: (ZMQContext) throws -> Void = { _ in }
+    ) throws {
         self.name = name
         self.context = try ZMQContext()
+        try configureContext(context)
         self.specs = sockets
         self.inboundCapacity = inboundCapacity
         self.wake = try WakeSignal()
