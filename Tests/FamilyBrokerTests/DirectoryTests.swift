@@ -224,4 +224,54 @@ struct DirectoryTests {
         let error = try #require(throws: ConfigurationError.self) { try FamilyFile.parse(yaml, source: "family.yaml") }
         #expect(error.key.hasSuffix("communicationLimits"), "\(error)")
     }
+
+    @Test func theResolvedFileHasEveryKeyInlineAndNothingElseChanged() throws {
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-dirtest-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let fromFile = try key(), inline = try key(), both = try key()
+        try (fromFile + "\n").write(toFile: keys + "/k.pub", atomically: true, encoding: .utf8)
+        let file = FamilyFile(families: [
+            .init(id: "f1", name: "One", members: [
+                .init(id: "alice", name: "Alice", role: "organizer", region: "FR", devices: [.init(id: "a1", publicKey: inline)]),
+                .init(id: "emma", role: "child", birthDate: "2015-06-01", devices: [
+                    .init(id: "e1", keyFile: "k.pub"),
+                    .init(id: "e2", publicKey: both, keyFile: "k.pub"),
+                ]),
+            ]),
+        ], unaffiliated: [.init(id: "nora", role: "child", devices: [.init(id: "n1", publicKey: try key())])])
+        let directory = try Directory(file: file, keysDirectory: keys, source: "family.yaml")
+        var expected = file
+        expected.families[0].members[1].devices = [.init(id: "e1", publicKey: fromFile), .init(id: "e2", publicKey: both)]
+        #expect(directory.file == expected)
+        #expect(directory.deviceByKey[fromFile] == "e1")
+        #expect(directory.deviceByKey[both] == "e2")
+    }
+
+    @Test func aJSONDocumentReadsAsTheSameYAMLDoes() throws {
+        let file = FamilyFile(families: [
+            .init(id: "f1", name: "The \"Ones\" / é", members: [
+                .init(id: "alice", name: "Alice", role: "organizer", birthDate: "1980-02-29", region: "US-AL", timeZone: "America/Chicago",
+                      devices: [.init(id: "a1", publicKey: try key())]),
+                .init(id: "emma", role: "child", communicationLimits: false, devices: [.init(id: "e1", keyFile: "keys/e1.pub")]),
+            ]),
+        ], unaffiliated: [.init(id: "nora", role: "adult")])
+        let json = String(decoding: try JSONEncoder().encode(file), as: UTF8.self)
+        let parsed = try FamilyFile.parse("\n  " + json, source: "family.yaml")
+        #expect(parsed == file)
+        // The same file as block-style YAML, which only Yams reads.
+        #expect(parsed == (try FamilyFile.parse(try file.yaml(), source: "family.yaml")))
+    }
+
+    @Test func flowStyleYAMLThatIsNotJSONStillParses() throws {
+        let parsed = try FamilyFile.parse("{families: [{id: f1, members: [{id: alice, role: organizer}]}]}", source: "family.yaml")
+        #expect(parsed.families.first?.members.first?.id == "alice")
+    }
+
+    @Test func aJSONDocumentsErrorNamesTheKeyAsForYAML() throws {
+        let json = #"{"families": [{"id": "f1", "members": [{"id": "alice", "role": "organizer"}, {"id": "emma"}]}]}"#
+        let error = try #require(throws: ConfigurationError.self) { try FamilyFile.parse(json, source: "family.yaml") }
+        #expect(error.key == "families[0].members[1].role", "\(error)")
+        #expect(error.reason == "required key is missing")
+    }
 }
