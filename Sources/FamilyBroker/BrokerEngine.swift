@@ -30,6 +30,8 @@ public final class BrokerEngine: Sendable {
     public struct Output: Sendable {
         public var replies: [(routingID: [UInt8], frame: [UInt8])] = []
         public var events: [Event] = []
+        /// The frame publishing each of `events`, in the same order.
+        public var eventFrames: [[UInt8]] = []
         /// Devices revoked or removed by this transaction: their open connections must be closed.
         public var disconnectedDevices: [DeviceID] = []
     }
@@ -127,7 +129,7 @@ public final class BrokerEngine: Sendable {
             }
             self.sequences.update(tx.changedHeads)
             if tx.directoryChanged { self.directory.replace(tx.directory) }
-            let output = Output(replies: tx.replies, events: tx.events, disconnectedDevices: tx.disconnectedDevices)
+            let output = Output(replies: tx.replies, events: tx.events, eventFrames: tx.eventFrames, disconnectedDevices: tx.disconnectedDevices)
             self.deliver(output)
             return (result!, output)
         }

@@ -79,7 +79,7 @@ extension BrokerStore {
         guard let data = try Data.fetchOne(statement, arguments: [child]) else {
             return nil
         }
-        return try JSONDecoder().decode(CommunicationSettings.self, from: data)
+        return try DecodedSettingsCache.shared.settings(from: data)
     }
 
     static func saveSettings(_ settings: CommunicationSettings, of child: MemberID, in db: Database) throws {

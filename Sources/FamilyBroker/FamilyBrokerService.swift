@@ -223,8 +223,8 @@ public final class FamilyBrokerService: Service {
         for reply in output.replies {
             loop.send([reply.routingID, reply.frame], on: Slot.ingress)
         }
-        for event in output.events {
-            loop.send([Wire.topic(for: event.memberID), MessageCodec.encode(.event(event))], on: Slot.egress)
+        for (event, frame) in zip(output.events, output.eventFrames) {
+            loop.send([Wire.topic(for: event.memberID), frame], on: Slot.egress)
         }
     }
 

@@ -20,9 +20,9 @@ extension Transaction {
         }
         try validate(question)
         let limit = policy.childDefaults.askLimit
-        let recent = try BrokerStore.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), in: db)
+        let recent = try BrokerStore.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count, in: db)
         guard recent < limit.count else {
-            throw ErrorReply(.rateLimited, "\(child.id) asked \(recent) questions in the last \(limit.perSeconds) s; at most \(limit.count) are allowed, ask again later")
+            throw ErrorReply(.rateLimited, "\(child.id) reached its ask limit: at most \(limit.count) questions in \(limit.perSeconds) s are allowed, ask again later")
         }
         let asked = AskedQuestion(question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
         let settings = try settings(of: child, in: db)

@@ -19,6 +19,8 @@ struct Transaction {
     /// Each staged head change with the value it replaced, for rolling a command back.
     private var headUndo: [(member: MemberID, previous: UInt64?)] = []
     var events: [Event] = []
+    /// The frame publishing each of `events`, in the same order.
+    var eventFrames: [[UInt8]] = []
     var replies: [(routingID: [UInt8], frame: [UInt8])] = []
     var disconnectedDevices: [DeviceID] = []
     /// Passcode hashing done before the transaction, by command index (`PasscodeWork`).
@@ -83,6 +85,7 @@ struct Transaction {
         directory = saved.directory
         directoryChanged = saved.directoryChanged
         events.removeSubrange(saved.events...)
+        eventFrames.removeSubrange(saved.events...)
         disconnectedDevices.removeSubrange(saved.disconnectedDevices...)
         while headUndo.count > saved.headUndo {
             let (member, previous) = headUndo.removeLast()
@@ -147,7 +150,7 @@ struct Transaction {
     mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
         let sequence = head(of: member) + 1
         let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
-        try BrokerStore.appendEvent(event, in: db)
+        eventFrames.append(try BrokerStore.appendEvent(event, in: db))
         headUndo.append((member, changedHeads[member]))
         changedHeads[member] = sequence
         events.append(event)

@@ -48,6 +48,24 @@ let benchmarks: @Sendable () -> Void = {
         pair.close()
     }
 
+    // Policy decisions the broker makes per command, without SQL: who is a child today (birth date in the member's
+    // time zone against the region's age of majority), the age-appropriate defaults, and a declared age range.
+    let policyDirectory = try? PolicyBench.directory()
+    Benchmark("policy: is a child (birth date, time zone, region)") { benchmark in
+        guard let directory = policyDirectory, let child = directory.members["c"] else { return }
+        let now = Date()
+        for _ in benchmark.scaledIterations { blackHole(directory.isChild(child, on: now)) }
+    }
+    Benchmark("policy: age-appropriate Communication Limits defaults") { benchmark in
+        let defaults = ChildDefaults.builtIn
+        for i in benchmark.scaledIterations { blackHole(defaults.settings(forAge: i % 18)) }
+    }
+    Benchmark("policy: declared age range (gates 13, 16, 18)") { benchmark in
+        for i in benchmark.scaledIterations {
+            blackHole(AgeRangeRules.range(age: 10 + i % 10, gates: [13, 16, 18], ageOfMajority: 19, inFamily: true, communicationLimitsOn: true))
+        }
+    }
+
     // Policy, SQL and one synchronous=FULL commit: the same asks one per transaction and 64 per transaction.
     for batch in [1, 64] {
         Benchmark("engine: \(batch) ask(s) per group commit", configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(3))) { benchmark in
@@ -80,6 +98,22 @@ final class InprocPair {
         a.close()
         b.close()
         context.terminate()
+    }
+}
+
+/// A directory of one family (organizer `p`, child `c` born 2016-01-01 in Korea, in Seoul's time zone).
+enum PolicyBench {
+    static func directory() throws -> Directory {
+        let directory = NSTemporaryDirectory() + "hearth-bench-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let file = FamilyFile(families: [FamilyFile.Family(id: "f", members: [
+            FamilyFile.Member(id: "p", role: "organizer", region: "KR", devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
+            FamilyFile.Member(
+                id: "c", role: "child", birthDate: "2016-01-01", region: "KR", timeZone: "Asia/Seoul",
+                devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
+        ])])
+        return try Directory(file: file, keysDirectory: directory, source: "bench")
     }
 }
 
