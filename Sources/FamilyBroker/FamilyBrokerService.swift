@@ -88,7 +88,7 @@ public final class FamilyBrokerService: Service {
                 chmod(options.adminSocket, 0o600)
             }),
         ], configureContext: { context in
-            // ~10 KiB less per connection (two per device): what a device sends is small, copying it costs little.
+            // ~4 KiB less per connection (two per device): what a device sends is small, copying it costs little.
             try context.setZeroCopyReceive(false)
         })
         let engine = BrokerEngine(
