@@ -88,7 +88,7 @@ public final class FamilyBrokerService: Service {
                 chmod(options.adminSocket, 0o600)
             }),
         ], configureContext: { context in
-            // ~4 KiB less per connection (two per device): what a device sends is small, copying it costs little.
+            // ~5 KiB less per connection (two per device): what a device sends is small, copying it costs little.
             try context.setZeroCopyReceive(false)
         })
         let engine = BrokerEngine(

@@ -13,7 +13,7 @@ extension ZMQContext {
 
     /// Whether a connection decodes messages in place in a shared receive buffer (`ZMQ_ZERO_COPY_RECV`, default on).
     /// Off, each connection keeps a plain 8 KiB buffer and messages are copied out of it: the shared buffer also
-    /// reserves reference counters for the messages it may hold (measured: ~4 KiB more per connection).
+    /// reserves reference counters for the messages it may hold (measured: ~5 KiB more per connection).
     public func setZeroCopyReceive(_ on: Bool) throws {
         // ZMQ_ZERO_COPY_RECV (10): libzmq 4.3 implements it, but its header declares it only with the draft API.
         try set(10, on ? 1 : 0, "ZMQ_ZERO_COPY_RECV")
