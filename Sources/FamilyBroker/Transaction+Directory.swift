@@ -21,10 +21,11 @@ extension Transaction {
             hashes[id] = hash
             if rows[id]?.sourceHash == hash { continue }
             var family = family
+            let isRevoked = { (device: FamilyFile.Device) in device.publicKey.map(revoked.contains) == true }
             // Only members naming a revoked key are rewritten: filtering every member copied each one's arrays.
-            for m in family.members.indices where family.members[m].devices?.contains(where: { $0.publicKey.map(revoked.contains) == true }) == true {
+            for m in family.members.indices where family.members[m].devices?.contains(where: isRevoked) == true {
                 family.members[m].devices = family.members[m].devices?.filter { device in
-                    guard let key = device.publicKey, revoked.contains(key) else { return true }
+                    guard isRevoked(device) else { return true }
                     logger.warning("the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
                     return false
                 }
