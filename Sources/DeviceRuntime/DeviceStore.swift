@@ -9,6 +9,8 @@ public final class DeviceStore: Sendable {
     public init(path: String, behavior: some DeviceBehavior) throws {
         var config = Configuration()
         config.label = behavior.name
+        // A restarted daemon may open the file while the previous run's last connection still checkpoints it.
+        config.busyMode = .timeout(10)
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         pool = try DatabasePool(path: path, configuration: config)
         var migrator = DatabaseMigrator()

@@ -12,6 +12,7 @@ public final class BrokerStore: Sendable {
     public init(path: String) throws {
         var config = Configuration()
         config.label = "family-broker"
+        config.busyMode = .timeout(Self.busyTimeout)
         config.prepareDatabase { db in
             // FULL: a commit survives power loss once the broker has acknowledged it.
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -29,6 +30,10 @@ public final class BrokerStore: Sendable {
         pool = try DatabasePool(path: path, configuration: config)
         try Self.migrator.migrate(pool)
     }
+
+    /// How long opening or writing waits for another connection's lock instead of failing with `SQLITE_BUSY`:
+    /// a previous broker on the same file (an in-process restart) still runs its closing checkpoint for a moment.
+    static let busyTimeout: TimeInterval = 10
 
     /// WAL pages between automatic checkpoints.
     static let walCheckpointPages = 16_384

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthProtocol
 import Testing
@@ -73,5 +74,25 @@ struct BrokerStoreDurabilityTests {
             let outcome = try await broker.ask(question(["r\(round)"]), from: "nora")
             #expect(outcome.events.map(\.sequence) == [UInt64(round)])
         }
+    }
+
+    /// A restarted broker may open its file while the previous one's last connection still holds the lock for its
+    /// closing checkpoint: opening waits for the lock instead of failing with "database is locked".
+    @Test func openingWaitsForAnotherConnectionsLock() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        _ = try BrokerHarness(temp: temp)
+        let holder = try DatabaseQueue(path: temp.databasePath)
+        try holder.inDatabase { db in
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+            try db.execute(sql: "CREATE TABLE held (x)")  // a write takes the exclusive lock, kept until close
+        }
+        let released = Task.detached {
+            try await Task.sleep(for: .milliseconds(300))
+            try holder.close()
+        }
+        let reopened = try BrokerStore(path: temp.databasePath)
+        try await released.value
+        #expect(try reopened.heads().isEmpty)
     }
 }
