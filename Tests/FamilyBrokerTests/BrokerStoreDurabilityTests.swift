@@ -78,7 +78,7 @@ struct BrokerStoreDurabilityTests {
 
     /// A restarted broker may open its file while the previous one's last connection still holds the lock for its
     /// closing checkpoint: opening waits for the lock instead of failing with "database is locked".
-    @Test func openingWaitsForAnotherConnectionsLock() async throws {
+    @Test func openingWaitsForAnotherConnectionsLock() throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
         _ = try BrokerHarness(temp: temp)
@@ -87,12 +87,16 @@ struct BrokerStoreDurabilityTests {
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "CREATE TABLE held (x)")  // a write takes the exclusive lock, kept until close
         }
-        let released = Task.detached {
-            try await Task.sleep(for: .milliseconds(300))
-            try holder.close()
+        // A thread of its own: the store's initializer blocks this task's thread while it waits, and on a busy
+        // machine the cooperative pool may have no other thread free to run a release.
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? holder.close()
+            released.signal()
         }
         let reopened = try BrokerStore(path: temp.databasePath)
-        try await released.value
+        released.wait()
         #expect(try reopened.heads().isEmpty)
     }
 }
