@@ -25,6 +25,14 @@ extension BrokerStore {
         return rows
     }
 
+    /// Each stored row's source hash (nil for a row that is only the broker's), without decoding the entries.
+    static func sourceHashes(in db: Database) throws -> [FamilyID: String?] {
+        var hashes: [FamilyID: String?] = [:]
+        let cursor = try Row.fetchCursor(db, sql: "SELECT id, source_hash FROM family_entry")
+        while let row = try cursor.next() { hashes[row[0]] = .some(row[1]) }
+        return hashes
+    }
+
     /// The stored directory as a family file (nil when nothing was ever stored).
     static func storedFile(in db: Database) throws -> FamilyFile? {
         let rows = try familyRows(in: db)
@@ -44,12 +52,17 @@ extension BrokerStore {
             unaffiliated: rows[unaffiliatedRow]?.members ?? [])
     }
 
-    static func saveFamily(_ family: FamilyFile.Family, id: FamilyID, sourceHash: String?, in db: Database) throws {
+    /// The encoder of stored entries and of the source hash: sorted keys, so equal entries give equal bytes.
+    static func entryEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO family_entry (id, entry, source_hash) VALUES (?, ?, ?)",
-            arguments: [id, try encoder.encode(family), sourceHash])
+        return encoder
+    }
+
+    /// Stores a family's row; `entry` is the family as `entryEncoder()` encodes it.
+    static func saveFamily(entry: Data, id: FamilyID, sourceHash: String?, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO family_entry (id, entry, source_hash) VALUES (?, ?, ?)")
+        try statement.execute(arguments: [id, entry, sourceHash])
     }
 
     static func deleteFamily(_ id: FamilyID, in db: Database) throws {
@@ -83,9 +96,8 @@ extension BrokerStore {
     }
 
     static func saveSettings(_ settings: CommunicationSettings, of child: MemberID, in db: Database) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO child_settings (member_id, settings) VALUES (?, ?)",
-            arguments: [child, try JSONEncoder().encode(settings)])
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO child_settings (member_id, settings) VALUES (?, ?)")
+        try statement.execute(arguments: [child, try JSONEncoder().encode(settings)])
     }
 
     static func contacts(of child: MemberID, in db: Database) throws -> [Contact] {

@@ -52,7 +52,10 @@ public struct Directory: Sendable {
             ConfigurationError(source: source, key: key, reason: reason)
         }
         var resolved = file
-        var entries: [(FamilyID?, String, FamilyFile.Member, (inout FamilyFile, FamilyFile.Device, Int) -> Void)] = []
+        // Indexes, not paths or closures: a path is written only for an error (a string and a closure per member of a
+        // large file were two allocations each).
+        var entries: [(familyID: FamilyID?, family: Int?, index: Int, member: FamilyFile.Member)] = []
+        func memberPath(_ f: Int?, _ m: Int) -> String { f.map { "families[\($0)].members[\(m)]" } ?? "unaffiliated[\(m)]" }
         var familyIDs: Set<FamilyID> = []
         for (f, family) in file.families.enumerated() {
             guard Identifier.isValid(family.id) else { throw fail("families[\(f)].id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
@@ -60,18 +63,14 @@ public struct Directory: Sendable {
             guard family.members.count <= maxFamilyMembers else {
                 throw fail("families[\(f)].members", "a family has at most \(maxFamilyMembers) members, found \(family.members.count)")
             }
-            for (m, member) in family.members.enumerated() {
-                entries.append((family.id, "families[\(f)].members[\(m)]", member, { file, device, d in
-                    file.families[f].members[m].devices?[d] = device
-                }))
-            }
+            for (m, member) in family.members.enumerated() { entries.append((family.id, f, m, member)) }
         }
-        for (m, member) in (file.unaffiliated ?? []).enumerated() {
-            entries.append((nil, "unaffiliated[\(m)]", member, { file, device, d in file.unaffiliated?[m].devices?[d] = device }))
-        }
+        for (m, member) in (file.unaffiliated ?? []).enumerated() { entries.append((nil, nil, m, member)) }
 
         var organizerCount: [FamilyID: Int] = [:]
-        for (familyID, path, entry, store) in entries {
+        let utc = TimeZone(identifier: "UTC")!
+        for (familyID, f, m, entry) in entries {
+            var path: String { memberPath(f, m) }
             guard Identifier.isValid(entry.id) else { throw fail("\(path).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
             guard members[entry.id] == nil else { throw fail("\(path).id", "member id '\(entry.id)' is used twice") }
             guard let role = MemberRole(name: entry.role) else {
@@ -88,7 +87,7 @@ public struct Directory: Sendable {
             if let region = entry.region, !RegionRules.isValidRegionCode(region) {
                 throw fail("\(path).region", "'\(region)' is not an ISO 3166 region code such as US or US-AL")
             }
-            var timeZone = TimeZone(identifier: "UTC")!
+            var timeZone = utc
             if let name = entry.timeZone {
                 guard let zone = TimeZone(identifier: name) else { throw fail("\(path).timeZone", "'\(name)' is not an IANA time zone such as Europe/Paris") }
                 timeZone = zone
@@ -101,7 +100,7 @@ public struct Directory: Sendable {
             if let familyID, role == .organizer { organizerCount[familyID, default: 0] += 1 }
 
             for (d, device) in (entry.devices ?? []).enumerated() {
-                let dpath = "\(path).devices[\(d)]"
+                var dpath: String { "\(path).devices[\(d)]" }
                 guard Identifier.isValid(device.id) else { throw fail("\(dpath).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
                 guard devices[device.id] == nil else { throw fail("\(dpath).id", "device id '\(device.id)' is used twice") }
                 let key: String
@@ -122,13 +121,26 @@ public struct Directory: Sendable {
                 deviceByKey[key] = device.id
                 // Written only when it changes: rewriting an inline key copied every member's arrays of a large file.
                 let inline = FamilyFile.Device(id: device.id, publicKey: key)
-                if device != inline { store(&resolved, inline, d) }
+                if device != inline {
+                    if let f { resolved.families[f].members[m].devices?[d] = inline } else { resolved.unaffiliated?[m].devices?[d] = inline }
+                }
             }
         }
         for (f, family) in file.families.enumerated() where organizerCount[family.id, default: 0] != 1 {
             throw fail("families[\(f)].members", "a family has exactly one organizer, found \(organizerCount[family.id, default: 0])")
         }
         self.file = resolved
+    }
+
+    /// `directory` with `rules`, its file as stored rows give it back (families sorted by id, members in no family as a
+    /// list): what building it again from those rows makes, without resolving and validating every family again.
+    init(storedFormOf directory: Directory, rules: RegionRules) {
+        self.rules = rules
+        members = directory.members
+        devices = directory.devices
+        deviceByKey = directory.deviceByKey
+        parentsByFamily = directory.parentsByFamily
+        file = FamilyFile(families: directory.file.families.sorted { $0.id < $1.id }, unaffiliated: directory.file.unaffiliated ?? [])
     }
 
     /// The member a device belongs to.

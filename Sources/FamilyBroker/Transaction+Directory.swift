@@ -11,52 +11,98 @@ extension Transaction {
     /// applied (or that is new) is taken from the file; a family that came from the file and left it is removed; the
     /// others, including admin edits of unchanged entries, stay as stored. Revoked keys are not enrolled again.
     mutating func applyConfiguration(_ configured: Directory, in db: Database) throws -> String {
-        let rows = try BrokerStore.familyRows(in: db)
+        // The stored entries are decoded only if some family is taken from the file: a restart with an unchanged file
+        // needs only their hashes.
+        let storedHashes = try BrokerStore.sourceHashes(in: db)
         let revoked = try BrokerStore.revokedKeys(in: db)
+        let encoder = BrokerStore.entryEncoder()
         var hashes: [FamilyID: String?] = [:]
-        var families: [FamilyID: FamilyFile.Family] = rows.mapValues(\.family)
+        // Families new to the store and stored as the file has them: hashed from the bytes stored, encoded once.
+        var hashedWhenSaved: Set<FamilyID> = []
+        var withoutRevoked: [FamilyID: FamilyFile.Family] = [:]
+        var takenIDs: Set<FamilyID> = []
         var taken: [String] = []
-        for (id, family) in BrokerStore.rows(of: configured.file) {
-            let hash = Self.hash(family)
-            hashes[id] = hash
-            if rows[id]?.sourceHash == hash { continue }
-            var family = family
-            let isRevoked = { (device: FamilyFile.Device) in device.publicKey.map(revoked.contains) == true }
-            // Only members naming a revoked key are rewritten: filtering every member copied each one's arrays.
-            for m in family.members.indices where family.members[m].devices?.contains(where: isRevoked) == true {
-                family.members[m].devices = family.members[m].devices?.filter { device in
-                    guard isRevoked(device) else { return true }
-                    logger.warning("the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
-                    return false
-                }
+        let fileRows = BrokerStore.rows(of: configured.file)
+        for (id, family) in fileRows {
+            if let stored = storedHashes[id] {
+                let hash = Self.hash(family, encoder: encoder)
+                hashes[id] = hash
+                if stored == hash { continue }
             }
-            families[id] = family
+            if let kept = dropRevokedKeys(family, revoked: revoked) {
+                withoutRevoked[id] = kept
+                if hashes[id] == nil { hashes[id] = Self.hash(family, encoder: encoder) }
+            } else if hashes[id] == nil {
+                hashedWhenSaved.insert(id)
+            }
+            takenIDs.insert(id)
             taken.append(id.isEmpty ? "(no family)" : id)
         }
-        for (id, row) in rows where row.sourceHash != nil && hashes[id] == nil {
-            families[id] = nil
+        var removed: [FamilyID] = []
+        for (id, hash) in storedHashes where hash != nil && hashes[id] == nil {
+            removed.append(id)
             taken.append("-\(id)")
         }
         guard !taken.isEmpty else { return "the family file is unchanged" }
-        let merged = try Directory(
-            file: BrokerStore.file(from: families), keysDirectory: "/", source: "\(Self.storedSource) merged with the family file", rules: policy.regions,
-            maxFamilyMembers: policy.maxFamilyMembers)
-        try replaceDirectory(with: merged, sourceHashes: hashes, in: db)
+        var rows: [FamilyID: BrokerStore.FamilyRow] = [:]
+        let merged: Directory
+        if storedHashes.isEmpty, withoutRevoked.isEmpty, fileRows.allSatisfy({ $0.family.members.count <= policy.maxFamilyMembers }) {
+            // Nothing stored and nothing dropped: the result is the file itself, already validated; building it again
+            // from the same families held a second directory of every family at once.
+            merged = Directory(storedFormOf: configured, rules: policy.regions)
+        } else {
+            rows = try BrokerStore.familyRows(in: db)
+            var families = rows.mapValues(\.family)
+            for (id, family) in fileRows where takenIDs.contains(id) { families[id] = withoutRevoked[id] ?? family }
+            for id in removed { families[id] = nil }
+            merged = try Directory(
+                file: BrokerStore.file(from: families), keysDirectory: "/", source: "\(Self.storedSource) merged with the family file",
+                rules: policy.regions, maxFamilyMembers: policy.maxFamilyMembers)
+        }
+        try replaceDirectory(with: merged, sourceHashes: hashes, hashedWhenSaved: hashedWhenSaved, storedRows: rows, in: db)
         return "applied from the family file: \(taken.joined(separator: ", "))"
+    }
+
+    /// `family` without the devices whose key is revoked, or nil when it names none.
+    private func dropRevokedKeys(_ family: FamilyFile.Family, revoked: Set<String>) -> FamilyFile.Family? {
+        let isRevoked = { (device: FamilyFile.Device) in device.publicKey.map(revoked.contains) == true }
+        guard !revoked.isEmpty, family.members.contains(where: { $0.devices?.contains(where: isRevoked) == true }) else { return nil }
+        var family = family
+        // Only members naming a revoked key are rewritten: filtering every member copied each one's arrays.
+        for m in family.members.indices where family.members[m].devices?.contains(where: isRevoked) == true {
+            family.members[m].devices = family.members[m].devices?.filter { device in
+                guard isRevoked(device) else { return true }
+                logger.warning("the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
+                return false
+            }
+        }
+        return family
     }
 
     /// Stores `new`, then applies what changed: a child who left a family has their pending questions resolved with the
     /// default response; a new parent or guardian receives the family's pending questions; new children get settings;
     /// devices that left have their connections closed.
-    mutating func replaceDirectory(with new: Directory, sourceHashes: [FamilyID: String?] = [:], in db: Database) throws {
+    ///
+    /// `sourceHashes` are the rows' new source hashes; a family in `hashedWhenSaved` is stored as the file has it and
+    /// has no row yet, and its hash is that of the bytes stored. `storedRows` are the rows as read in this transaction.
+    mutating func replaceDirectory(
+        with new: Directory, sourceHashes: [FamilyID: String?] = [:], hashedWhenSaved: Set<FamilyID> = [],
+        storedRows: [FamilyID: BrokerStore.FamilyRow]? = nil, in db: Database
+    ) throws {
         let old = directory
-        let rows = try BrokerStore.familyRows(in: db)
+        let rows = try storedRows ?? BrokerStore.familyRows(in: db)
+        let encoder = BrokerStore.entryEncoder()
         var kept: Set<FamilyID> = []
         for (id, family) in BrokerStore.rows(of: new.file) {
             kept.insert(id)
+            if hashedWhenSaved.contains(id) {
+                let entry = try encoder.encode(family)
+                try BrokerStore.saveFamily(entry: entry, id: id, sourceHash: Self.hash(of: entry), in: db)
+                continue
+            }
             let hash = sourceHashes[id] ?? rows[id]?.sourceHash
             if rows[id]?.family != family || rows[id]?.sourceHash != hash {
-                try BrokerStore.saveFamily(family, id: id, sourceHash: hash, in: db)
+                try BrokerStore.saveFamily(entry: try encoder.encode(family), id: id, sourceHash: hash, in: db)
             }
         }
         for id in rows.keys where !kept.contains(id) { try BrokerStore.deleteFamily(id, in: db) }
@@ -168,10 +214,12 @@ extension Transaction {
     }
 
     /// A stable hash of a family's entry (keys resolved), to tell whether the file changed it since it was last applied.
-    static func hash(_ family: FamilyFile.Family) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let bytes = (try? encoder.encode(family)) ?? Data()
+    static func hash(_ family: FamilyFile.Family, encoder: JSONEncoder = BrokerStore.entryEncoder()) -> String {
+        hash(of: (try? encoder.encode(family)) ?? Data())
+    }
+
+    /// The hash of an entry as `BrokerStore.entryEncoder()` encodes it (FNV-1a, 64 bits): stored rows keep it.
+    static func hash(of bytes: Data) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)
