@@ -52,9 +52,10 @@ public struct Directory: Sendable {
             ConfigurationError(source: source, key: key, reason: reason)
         }
         var resolved = file
-        // Indexes, not paths or closures: a path is written only for an error (a string and a closure per member of a
-        // large file were two allocations each).
-        var entries: [(familyID: FamilyID?, family: Int?, index: Int, member: FamilyFile.Member)] = []
+        // Indexes only: a path is written only for an error, and a copy of each member, its path and a closure to
+        // write it back made this list a third of the members' own size in a large file.
+        var entries: [(family: Int?, index: Int)] = []
+        var deviceCount = 0
         func memberPath(_ f: Int?, _ m: Int) -> String { f.map { "families[\($0)].members[\(m)]" } ?? "unaffiliated[\(m)]" }
         var familyIDs: Set<FamilyID> = []
         for (f, family) in file.families.enumerated() {
@@ -63,13 +64,27 @@ public struct Directory: Sendable {
             guard family.members.count <= maxFamilyMembers else {
                 throw fail("families[\(f)].members", "a family has at most \(maxFamilyMembers) members, found \(family.members.count)")
             }
-            for (m, member) in family.members.enumerated() { entries.append((family.id, f, m, member)) }
+            for (m, member) in family.members.enumerated() {
+                entries.append((f, m))
+                deviceCount += member.devices?.count ?? 0
+            }
         }
-        for (m, member) in (file.unaffiliated ?? []).enumerated() { entries.append((nil, nil, m, member)) }
+        for (m, member) in (file.unaffiliated ?? []).enumerated() {
+            entries.append((nil, m))
+            deviceCount += member.devices?.count ?? 0
+        }
+        // Sized once: growing each dictionary held its old and new storage at once.
+        members.reserveCapacity(entries.count)
+        devices.reserveCapacity(deviceCount)
+        deviceByKey.reserveCapacity(deviceCount)
+        parentsByFamily.reserveCapacity(file.families.count)
 
         var organizerCount: [FamilyID: Int] = [:]
+        organizerCount.reserveCapacity(file.families.count)
         let utc = TimeZone(identifier: "UTC")!
-        for (familyID, f, m, entry) in entries {
+        for (f, m) in entries {
+            let familyID = f.map { file.families[$0].id }
+            let entry = f.map { file.families[$0].members[m] } ?? file.unaffiliated![m]
             var path: String { memberPath(f, m) }
             guard Identifier.isValid(entry.id) else { throw fail("\(path).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
             guard members[entry.id] == nil else { throw fail("\(path).id", "member id '\(entry.id)' is used twice") }

@@ -91,6 +91,14 @@ public struct FamilyFile: Codable, Sendable, Equatable {
 
     /// Loads and parses the file at `path`.
     public static func load(path: String) throws -> FamilyFile {
+        // An ASCII JSON document (as the fleet writes large files) is decoded from the file's bytes: the text and the
+        // bytes copied out of it for the decoder were two more copies of the whole file, held through the decode.
+        // Anything else, or a decode that fails, takes the path below, so the result and the errors stay the same.
+        if let data = FileManager.default.contents(atPath: path),
+           data.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{"), !data.contains(where: { $0 >= 0x80 }),
+           let file = try? JSONDecoder().decode(FamilyFile.self, from: data) {
+            return file
+        }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ConfigurationError(source: path, key: "", reason: "cannot read the family file")
         }
