@@ -104,6 +104,36 @@ struct FamilyImportTests {
         }
     }
 
+    @Test func aFamilyFileLoadsAsItsTextParsesWhetherReadAsBytesOrAsText() throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        func load(_ bytes: [UInt8]) throws -> FamilyFile {
+            let path = temp.url.appendingPathComponent("family-\(UUID().uuidString).yaml").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return try FamilyFile.load(path: path)
+        }
+        let file = FamilyFile(families: [
+            .init(id: "f1", name: "The \"Ones\" / x", members: [
+                .init(id: "alice", role: "organizer", timeZone: "America/Chicago", devices: [.init(id: "a1", publicKey: try CurveKeyPair.generate().publicKey)]),
+            ]),
+        ], unaffiliated: [.init(id: "nora", role: "adult")])
+        // ASCII JSON: decoded from the file's bytes.
+        let json = String(decoding: try JSONEncoder().encode(file), as: UTF8.self)
+        #expect(try load(Array((" \n" + json).utf8)) == file)
+        // Not ASCII, not JSON, or JSON the decoder refuses: read as text, as before.
+        var named = file
+        named.families[0].name = "Les Élus"
+        #expect(try load(Array(String(decoding: try JSONEncoder().encode(named), as: UTF8.self).utf8)) == named)
+        #expect(try load(Array(try file.yaml().utf8)) == file)
+        #expect(try load(Array("{families: [{id: f1, members: [{id: alice, role: organizer}]}]}".utf8)).families.first?.members.first?.id == "alice")
+        let missing = try #require(throws: ConfigurationError.self) {
+            try load(Array(#"{"families": [{"id": "f1", "members": [{"id": "emma"}]}]}"#.utf8))
+        }
+        #expect(missing.key == "families[0].members[0].role", "\(missing)")
+        let invalid = try #require(throws: ConfigurationError.self) { try load(Array(#"{"families": [{"id": "f"#.utf8) + [0xFF] + Array(#""}]}"#.utf8)) }
+        #expect(invalid.reason == "cannot read the family file")
+    }
+
     @Test func aFamilyOverTheBrokersLimitIsRefusedAsBeforeAndNothingIsStored() async throws {
         var policy = BrokerHarness.policy
         policy.maxFamilyMembers = 4
