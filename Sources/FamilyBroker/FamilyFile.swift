@@ -95,7 +95,7 @@ public struct FamilyFile: Codable, Sendable, Equatable {
         // bytes copied out of it for the decoder were two more copies of the whole file, held through the decode.
         // Anything else, or a decode that fails, takes the path below, so the result and the errors stay the same.
         if let data = FileManager.default.contents(atPath: path),
-           data.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{"), !data.contains(where: { $0 >= 0x80 }),
+           data.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{"), data.withUnsafeBytes({ !$0.contains { $0 >= 0x80 } }),
            let file = try? JSONDecoder().decode(FamilyFile.self, from: data) {
             return file
         }

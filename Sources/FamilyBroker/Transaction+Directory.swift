@@ -220,10 +220,14 @@ extension Transaction {
 
     /// The hash of an entry as `BrokerStore.entryEncoder()` encodes it (FNV-1a, 64 bits): stored rows keep it.
     static func hash(of bytes: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
+        // Over the raw bytes: `Data`'s own iterator cost as much as the hash.
+        let hash = bytes.withUnsafeBytes { raw in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in raw {
+                hash ^= UInt64(byte)
+                hash &*= 0x100_0000_01b3
+            }
+            return hash
         }
         return String(hash, radix: 16)
     }
