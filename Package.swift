@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -2,14 +2,19 @@ import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
+import Logging
 
 /// The broker's durable state in one SQLite file (WAL, `synchronous=FULL`): questions, answers, known handles and
 /// every member's event log. A command's effects and its events commit in one transaction before anything is sent.
 public final class BrokerStore: Sendable {
     let pool: DatabasePool
+    /// Who checkpoints the log, and how often it happened.
+    public let checkpoints: WALCheckpointer
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     public init(path: String) throws {
+        let checkpoints = WALCheckpointer(pagesPerPass: Self.backgroundCheckpointPages, writerPages: Self.walCheckpointPages)
+        self.checkpoints = checkpoints
         var config = Configuration()
         config.label = "family-broker"
         config.busyMode = .timeout(Self.busyTimeout)
@@ -24,19 +29,34 @@ public final class BrokerStore: Sendable {
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             // Checkpoint every 16,384 WAL pages (64 MiB) instead of 1,000: a batch dirties about 1,000 pages, so the
             // default checkpointed after almost every commit and copied each hot page (a member's latest events) back
-            // to the database file once per commit instead of once per many.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
+            // to the database file once per commit instead of once per many. Replaces `wal_autocheckpoint`.
+            checkpoints.install(on: db)
         }
         pool = try DatabasePool(path: path, configuration: config)
         try Self.migrator.migrate(pool)
+    }
+
+    deinit {
+        checkpoints.stop()
+        // The connections go before the checkpointer their commit hook points to.
+        try? pool.close()
+    }
+
+    /// Moves checkpoints off the writer (see `WALCheckpointer`); until then, the writer checkpoints every
+    /// `walCheckpointPages` pages of log as SQLite's automatic checkpoint would.
+    public func startBackgroundCheckpoints(logger: Logger) throws {
+        try checkpoints.start(path: pool.path, logger: logger)
     }
 
     /// How long opening or writing waits for another connection's lock instead of failing with `SQLITE_BUSY`:
     /// a previous broker on the same file (an in-process restart) still runs its closing checkpoint for a moment.
     static let busyTimeout: TimeInterval = 10
 
-    /// WAL pages between automatic checkpoints.
+    /// WAL pages after which the writer checkpoints.
     static let walCheckpointPages = 16_384
+
+    /// WAL pages between background checkpoints, once started.
+    static let backgroundCheckpointPages = 256
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -46,6 +46,7 @@ public final class FamilyBrokerService: Service {
         let policy = try Self.loadPolicy(options)
         let keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         let store = try BrokerStore(path: options.databasePath)
+        try store.startBackgroundCheckpoints(logger: logger)
         let sequences = SequenceBook(try store.heads())
         let directory = DirectoryBox(try await Self.storedDirectory(store, policy: policy))
         let subscribed = SubscribedMembers()
@@ -167,7 +168,10 @@ public final class FamilyBrokerService: Service {
         await loop.stop()
         try? FileManager.default.removeItem(atPath: options.readyFile)
         try? FileManager.default.removeItem(atPath: options.adminSocket)
-        logger.info("family-broker stopped")
+        let checkpoints = store.checkpoints.counts
+        logger.info("family-broker stopped", metadata: [
+            "checkpoints": "\(checkpoints.background) in the background (\(checkpoints.busy) skipped), \(checkpoints.writer) by the writer",
+        ])
     }
 
     /// Where the CURVE sockets ended up bound, to bind them again when revoked devices must be cut off.
