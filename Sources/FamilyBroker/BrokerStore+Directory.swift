@@ -33,6 +33,26 @@ extension BrokerStore {
         return hashes
     }
 
+    /// Whether the stored rows are `file`'s families as last applied and nothing else: each row's entry is the file's
+    /// entry as `entryEncoder()` encodes it, byte for byte, and its source hash is that entry's hash. False when an
+    /// admin edited a row, a revoked key was left out, or the file changed. `file` has unique family ids (validated).
+    static func holdsExactly(_ file: FamilyFile, in db: Database) throws -> Bool {
+        let fileRows = rows(of: file)
+        var index: [FamilyID: Int] = Dictionary(minimumCapacity: fileRows.count)
+        for (i, row) in fileRows.enumerated() { index[row.id] = i }
+        let encoder = entryEncoder()
+        var matched = 0
+        let cursor = try Row.fetchCursor(db, sql: "SELECT id, entry, source_hash FROM family_entry")
+        while let row = try cursor.next() {
+            guard let i = index[row[0]] else { return false }
+            let entry = try encoder.encode(fileRows[i].family)
+            let stored: Data = row[1], hash: String? = row[2]
+            guard stored == entry, hash == Transaction.hash(of: entry) else { return false }
+            matched += 1
+        }
+        return matched == fileRows.count
+    }
+
     /// The stored directory as a family file (nil when nothing was ever stored).
     static func storedFile(in db: Database) throws -> FamilyFile? {
         let rows = try familyRows(in: db)

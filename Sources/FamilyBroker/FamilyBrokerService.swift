@@ -48,15 +48,14 @@ public final class FamilyBrokerService: Service {
         let store = try BrokerStore(path: options.databasePath)
         try store.startBackgroundCheckpoints(logger: logger)
         let sequences = SequenceBook(try store.heads())
-        let directory = DirectoryBox(try await Self.storedDirectory(store, policy: policy))
         let subscribed = SubscribedMembers()
         let logger = self.logger
         let metrics = BrokerMetrics()
         let health = self.health
         let configuration: @Sendable () throws -> Directory = { try Self.loadDirectory(options, policy: policy) }
         // The family file is applied before any socket opens, so the first handshake already sees it.
-        let startup = try await BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock)
-            .applyConfiguration(try configuration())
+        let (directory, startup) = try await Self.startupDirectory(
+            store, sequences: sequences, policy: policy, logger: logger, clock: clock, configuration: configuration)
         if !startup.events.isEmpty { logger.info("family file applied", metadata: ["events": "\(startup.events.count)"]) }
         // The file's parse and the import free far more than the directory keeps.
         FreedMemory.release()
