@@ -15,6 +15,9 @@ final class BrokerMetrics: Sendable {
     private let errors: [ErrorCode: Counter]
     private let events = Counter(label: "hearth_broker_events_total")
     private let dropped = Counter(label: "hearth_broker_dropped_messages_total")
+    private let backgroundCheckpoints = Counter(label: "hearth_broker_checkpoints_total", dimensions: [("by", "background")])
+    private let writerCheckpoints = Counter(label: "hearth_broker_checkpoints_total", dimensions: [("by", "writer")])
+    private let countedCheckpoints = Mutex(WALCheckpointer.Counts())
     private let commit = Metrics.Timer(label: "hearth_broker_commit_seconds")
     private let batchSize = Recorder(label: "hearth_broker_batch_commands", aggregate: true)
     private let connected = Gauge(label: "hearth_broker_connected_devices")
@@ -85,7 +88,7 @@ final class BrokerMetrics: Sendable {
     }
 
     /// Updates the gauges; called on each heartbeat.
-    func refresh(subscribedMembers: Int, newlyDropped: UInt64) {
+    func refresh(subscribedMembers: Int, newlyDropped: UInt64, checkpoints: WALCheckpointer.Counts) {
         let cutoff = ContinuousClock.now - Self.connectedWindow
         let count = lastHeard.withLock { heard in
             heard = heard.filter { $0.value >= cutoff }
@@ -94,5 +97,11 @@ final class BrokerMetrics: Sendable {
         connected.record(count)
         subscribed.record(subscribedMembers)
         if newlyDropped > 0 { dropped.increment(by: Int(newlyDropped)) }
+        let before = countedCheckpoints.withLock { counted in
+            defer { counted = checkpoints }
+            return counted
+        }
+        if checkpoints.background > before.background { backgroundCheckpoints.increment(by: checkpoints.background - before.background) }
+        if checkpoints.writer > before.writer { writerCheckpoints.increment(by: checkpoints.writer - before.writer) }
     }
 }

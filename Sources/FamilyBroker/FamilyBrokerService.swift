@@ -120,7 +120,8 @@ public final class FamilyBrokerService: Service {
                     // Slow subscribers past their high-water mark: they recover by syncing, nothing is lost.
                     logger.notice("dropped messages to slow peers", metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
                 }
-                metrics.refresh(subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops))
+                metrics.refresh(
+                    subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops), checkpoints: store.checkpoints.counts)
                 reportedDrops = max(drops, reportedDrops)
                 health.beat()
                 for member in subscribed.all {
