@@ -19,14 +19,6 @@ struct FamilyImportTests {
         }
     }
 
-    private func expectSame(_ a: Directory, _ b: Directory, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(a.members == b.members, sourceLocation: sourceLocation)
-        #expect(a.devices == b.devices, sourceLocation: sourceLocation)
-        #expect(a.deviceByKey == b.deviceByKey, sourceLocation: sourceLocation)
-        #expect(a.parentsByFamily == b.parentsByFamily, sourceLocation: sourceLocation)
-        #expect(a.file == b.file, sourceLocation: sourceLocation)
-    }
-
     @Test func aFirstImportStoresEachEntryWithTheHashOfTheFilesEntry() async throws {
         try await BrokerHarness.with { broker in
             _ = try await broker.engine.applyConfiguration(broker.directory)

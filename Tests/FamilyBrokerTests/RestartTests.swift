@@ -31,14 +31,6 @@ struct RestartTests {
         }
     }
 
-    private func expectSame(_ a: Directory, _ b: Directory, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(a.members == b.members, sourceLocation: sourceLocation)
-        #expect(a.devices == b.devices, sourceLocation: sourceLocation)
-        #expect(a.deviceByKey == b.deviceByKey, sourceLocation: sourceLocation)
-        #expect(a.parentsByFamily == b.parentsByFamily, sourceLocation: sourceLocation)
-        #expect(a.file == b.file, sourceLocation: sourceLocation)
-    }
-
     /// Restarts on `broker`'s store with `file` (keys relative to `keysDirectory`) and, on a copy of the store made
     /// just before, as the broker started before (the stored directory built, then the file applied to it); expects
     /// the same directory, events, closed devices and tables. Returns whether the stored rows were the file's entries,

@@ -275,3 +275,12 @@ extension [Event] {
     func of(_ member: MemberID) -> [Event] { filter { $0.memberID == member } }
     var recipients: Set<MemberID> { Set(map(\.memberID)) }
 }
+
+/// Expects two directories to hold the same members, devices, keys, parents and file.
+func expectSame(_ a: Directory, _ b: Directory, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(a.members == b.members, sourceLocation: sourceLocation)
+    #expect(a.devices == b.devices, sourceLocation: sourceLocation)
+    #expect(a.deviceByKey == b.deviceByKey, sourceLocation: sourceLocation)
+    #expect(a.parentsByFamily == b.parentsByFamily, sourceLocation: sourceLocation)
+    #expect(a.file == b.file, sourceLocation: sourceLocation)
+}
