@@ -27,9 +27,9 @@ public final class BrokerStore: Sendable {
             // Each command runs in a savepoint, whose sub-journal would otherwise be a temporary file: every page a
             // command first touches was written there (about half of the broker's write volume under load).
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            // Checkpoint every 16,384 WAL pages (64 MiB) instead of 1,000: a batch dirties about 1,000 pages, so the
-            // default checkpointed after almost every commit and copied each hot page (a member's latest events) back
-            // to the database file once per commit instead of once per many. Replaces `wal_autocheckpoint`.
+            // In place of `wal_autocheckpoint` (every 1,000 pages by default: a batch dirties about 1,000, so each hot
+            // page was copied back once per commit): the writer checkpoints only past `walCheckpointPages`, and
+            // wakes the background checkpointer, once started, every `backgroundCheckpointPages`.
             checkpoints.install(on: db)
         }
         pool = try DatabasePool(path: path, configuration: config)
