@@ -6,6 +6,8 @@ import Logging
 
 /// The broker's durable state in one SQLite file (WAL, `synchronous=FULL`): questions, answers, known handles and
 /// every member's event log. A command's effects and its events commit in one transaction before anything is sent.
+///
+/// The engine's first `BrokerStorage`: the SQL lives here and in `SQLiteTransaction`, nowhere in the engine.
 public final class BrokerStore: Sendable {
     let pool: DatabasePool
     /// Who checkpoints the log, and how often it happened.
@@ -148,11 +150,7 @@ public final class BrokerStore: Sendable {
 }
 
 extension BrokerStore {
-    /// A question as stored.
-    struct StoredQuestion {
-        var asked: AskedQuestion
-        var resolution: Resolution?
-    }
+    typealias StoredQuestion = Stored.Question
 
     static func handlesKey(_ handles: [CommunicationHandle]) -> String {
         Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
@@ -212,15 +210,11 @@ extension BrokerStore {
         return added
     }
 
-    /// Stores `event` and returns the frame that publishes it: the stored body is that frame without its header, so
-    /// each event is encoded once.
-    @discardableResult
-    static func appendEvent(_ event: Event, in db: Database) throws -> [UInt8] {
-        let frame = MessageCodec.encode(.event(event))
+    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once.
+    static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
         try db.cachedStatement(
             sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)"
-        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(frame[Wire.headerSize...])])
-        return frame
+        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
     }
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
