@@ -40,7 +40,7 @@ public final class ParentBehavior: DeviceBehavior {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
                 arguments: [id, Data(a.bytes), Data(r.bytes)])
-        case .handlesChanged, .ageRange:
+        case .handlesChanged, .ageRange, .omitted:
             break
         }
     }
@@ -57,7 +57,7 @@ public final class ParentBehavior: DeviceBehavior {
                     "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
                     "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
                 ])
-            case .handlesChanged, .ageRange: break
+            case .handlesChanged, .ageRange, .omitted: break
             }
         }
     }
