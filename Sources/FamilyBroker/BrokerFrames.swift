@@ -38,7 +38,8 @@ public enum BrokerFrames {
     /// The frame answering request `requestID` with `outcome`.
     public static func reply(_ outcome: CommandOutcome, requestID: UInt64) -> [UInt8] {
         switch outcome {
-        case .success(let reply): MessageCodec.encode(message(reply), requestID: requestID)
+        // Trimmed if it would not fit in a frame (`encodeReply`): an oversized frame would never arrive.
+        case .success(let reply): MessageCodec.encodeReply(message(reply), requestID: requestID)
         case .failure(let error): MessageCodec.encode(.error(error), requestID: requestID)
         }
     }
@@ -48,8 +49,12 @@ public enum BrokerFrames {
         MessageCodec.encode(.error(error), requestID: MessageCodec.peekRequestID(frame))
     }
 
-    /// The frame publishing `event` on its member's topic.
-    public static func event(_ event: Event) -> [UInt8] { MessageCodec.encode(.event(event)) }
+    /// The event as it can be delivered (`Event.deliverable`: one too large for a frame is trimmed, or omitted) and the
+    /// frame publishing it on its member's topic.
+    public static func event(_ event: Event) -> (event: Event, frame: [UInt8]) {
+        let (delivered, body) = event.deliverable()
+        return (delivered, MessageCodec.eventFrame(body: body))
+    }
 
     /// The event's wire encoding inside its frame, as the store keeps it: published and stored from one encoding.
     public static func storedBody(ofEvent frame: [UInt8]) -> ArraySlice<UInt8> { frame[Wire.headerSize...] }

@@ -19,7 +19,7 @@ extension BrokerStore {
                     func append(_ body: Event.Body, to member: MemberID) throws {
                         heads[member, default: 0] += 1
                         let event = Event(memberID: member, sequence: heads[member]!, createdAt: now, body: body)
-                        try Self.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event)), in: db)
+                        try Self.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame), in: db)
                         count += 1
                     }
                     for q in 0..<questionsPerChild {

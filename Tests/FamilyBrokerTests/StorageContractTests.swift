@@ -48,7 +48,7 @@ final class Seen<T: Sendable>: Sendable {
     }
 
     func append(_ event: Event, to store: any StorageWriter) throws {
-        try store.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event)))
+        try store.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
     }
 
     func asked(_ handles: [String], child: MemberID = "emma", app: BundleID = "com.example.chat") -> AskedQuestion {
