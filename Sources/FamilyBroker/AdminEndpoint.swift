@@ -26,7 +26,10 @@ struct AdminEndpoint: Sendable {
         let request: AdminRequest
         do {
             guard case .adminRequest(let json) = try MessageCodec.decode(frame).message else {
-                return .error(ErrorReply(.unknownMessageType, "the admin socket takes adminRequest (\(MessageType.adminRequest.hex)) only"))
+                return .error(
+                    ErrorReply(
+                        .unknownMessageType,
+                        "the admin socket takes adminRequest (\(MessageType.adminRequest.hex)) only"))
             }
             request = try JSONDecoder().decode(AdminRequest.self, from: Data(json.utf8))
         } catch let error as WireError {

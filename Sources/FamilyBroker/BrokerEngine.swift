@@ -31,15 +31,18 @@ public final class BrokerEngine: Sendable {
 
     /// An engine over the SQLite store.
     public convenience init(
-        store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger, policy: BrokerPolicy = BrokerPolicy(),
+        store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger,
+        policy: BrokerPolicy = BrokerPolicy(),
         clock: @escaping @Sendable () -> Date = Date.init, deliver: @escaping @Sendable (Output) -> Void = { _ in }
     ) {
         self.init(
-            storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock, deliver: deliver)
+            storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
+            deliver: deliver)
     }
 
     init(
-        storage: any BrokerStorage, directory: DirectoryBox, sequences: SequenceBook, logger: Logger, policy: BrokerPolicy,
+        storage: any BrokerStorage, directory: DirectoryBox, sequences: SequenceBook, logger: Logger,
+        policy: BrokerPolicy,
         clock: @escaping @Sendable () -> Date, deliver: @escaping @Sendable (Output) -> Void
     ) {
         self.store = storage
@@ -53,11 +56,14 @@ public final class BrokerEngine: Sendable {
 
     /// Runs a batch of checked commands: one outcome per request, in order, and what was committed (and delivered).
     func process(_ requests: [BrokerRequest]) async -> (outcomes: [CommandOutcome], output: Output) {
-        let secrets = await PasscodeWork.prepare(requests, store: store, policy: policy, directory: directory.current, now: clock())
+        let secrets = await PasscodeWork.prepare(
+            requests, store: store, policy: policy, directory: directory.current, now: clock())
         do {
             return try await transacting { tx in
                 tx.secrets = secrets
-                return requests.map { request in tx.inSavepoint(device: request.deviceID) { tx in try tx.handle(request) } }
+                return requests.map { request in
+                    tx.inSavepoint(device: request.deviceID) { tx in try tx.handle(request) }
+                }
             }
         } catch {
             // The commit itself failed: nothing is stored, so every command gets an error and no event leaves.
@@ -106,19 +112,28 @@ public final class BrokerEngine: Sendable {
     private func transacting<T: Sendable>(
         _ work: @escaping @Sendable (inout Transaction) throws -> T
     ) async throws -> (T, Output) {
-        let policy = self.policy, logger = self.logger, clock = self.clock
-        return try await store.transaction({ store in
-            var tx = Transaction(
-                store: store, directory: self.directory.current, heads: self.sequences.snapshot(), now: clock(), policy: policy,
-                logger: logger)
-            let result = try work(&tx)
-            let output = Output(events: tx.events, eventFrames: tx.eventFrames, disconnectedDevices: tx.disconnectedDevices)
-            return Committed(result: result, output: output, heads: tx.changedHeads, directory: tx.directoryChanged ? tx.directory : nil)
-        }, committed: { committed in
-            self.sequences.update(committed.heads)
-            if let directory = committed.directory { self.directory.replace(directory) }
-            self.deliver(committed.output)
-        }).pair
+        let policy = self.policy
+        let logger = self.logger
+        let clock = self.clock
+        return try await store.transaction(
+            { store in
+                var tx = Transaction(
+                    store: store, directory: self.directory.current, heads: self.sequences.snapshot(), now: clock(),
+                    policy: policy,
+                    logger: logger)
+                let result = try work(&tx)
+                let output = Output(
+                    events: tx.events, eventFrames: tx.eventFrames, disconnectedDevices: tx.disconnectedDevices)
+                return Committed(
+                    result: result, output: output, heads: tx.changedHeads,
+                    directory: tx.directoryChanged ? tx.directory : nil)
+            },
+            committed: { committed in
+                self.sequences.update(committed.heads)
+                if let directory = committed.directory { self.directory.replace(directory) }
+                self.deliver(committed.output)
+            }
+        ).pair
     }
 
     /// What a transaction hands to its commit hook.

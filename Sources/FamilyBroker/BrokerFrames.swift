@@ -12,7 +12,8 @@ public enum BrokerFrames {
             guard minVersion <= Wire.version, Wire.version <= maxVersion else {
                 throw ErrorReply(
                     .unsupportedVersion,
-                    "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.version); the device asked for \(minVersion)...\(maxVersion)")
+                    "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.version); the device asked for \(minVersion)...\(maxVersion)"
+                )
             }
             return .hello
         case .ping: return .ping
@@ -20,10 +21,12 @@ public enum BrokerFrames {
         case .knownHandles(let handles): return .knownHandles(handles)
         case .ask(let app, let question): return .ask(app: app, question: question)
         case .answer(let questionID, let choiceID): return .answer(questionID: questionID, choiceID: choiceID)
-        case .approveInPerson(let questionID, let passcode): return .approveInPerson(questionID: questionID, passcode: passcode)
+        case .approveInPerson(let questionID, let passcode):
+            return .approveInPerson(questionID: questionID, passcode: passcode)
         case .setLimits(let childID, let settings): return .setLimits(childID: childID, settings: settings)
         case .getLimits(let childID): return .getLimits(childID: childID)
-        case .editContacts(let childID, let add, let remove): return .editContacts(childID: childID, add: add, remove: remove)
+        case .editContacts(let childID, let add, let remove):
+            return .editContacts(childID: childID, add: add, remove: remove)
         case .revokeApproval(let childID, let handles): return .revokeApproval(childID: childID, handles: handles)
         case .setPasscode(let childID, let passcode): return .setPasscode(childID: childID, passcode: passcode)
         case .ageRange(.request(let app, let gates)): return .requestAgeRange(app: app, gates: gates)
@@ -68,17 +71,20 @@ public enum BrokerFrames {
     private static func message(_ reply: BrokerReply) -> Message {
         switch reply {
         case .welcome(let family, let member, let device, let role, let head):
-            .welcome(version: Wire.version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
+            .welcome(
+                version: Wire.version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
         case .pong(let head): .pong(head: head)
         case .events(let head, let events): .events(head: head, events: events)
         case .knownHandles(let handles): .knownHandlesResult(handles)
         case .askAccepted(let asked, let resolution): .askAccepted(asked, resolution)
         case .answerAccepted(let resolution): .answerAccepted(resolution)
-        case .limits(let child, let settings, let contacts): .limits(childID: child, settings: settings, contacts: contacts)
+        case .limits(let child, let settings, let contacts):
+            .limits(childID: child, settings: settings, contacts: contacts)
         case .handlesRevoked(let handles): .handlesRevoked(handles)
         case .ok: .ok
         case .ageRange(let app, let answer): .ageRange(.result(app: app, answer))
-        case .agePrompted(let id, let app, let timeout): .ageRange(.prompted(id: id, app: app, timeoutMilliseconds: timeout))
+        case .agePrompted(let id, let app, let timeout):
+            .ageRange(.prompted(id: id, app: app, timeoutMilliseconds: timeout))
         case .ageSharingSet(let member, let setting): .ageRange(.sharingSet(member: member, setting))
         case .agePromptAnswered(let id, let answer): .ageRange(.promptAnswered(id: id, answer))
         case .ageCacheCleared(let app, let existed): .ageRange(.cacheCleared(app: app, existed: existed))

@@ -30,39 +30,53 @@ public struct BrokerSettings: Sendable {
     /// Every setting, in the order the documentation lists them and in which they are read (a key may use the ones
     /// before it: `keyFile`'s default is in `state`).
     public static let all: [Setting] = [
-        Setting("ingress", default: "tcp://127.0.0.1:7701", "endpoint",
-                "ROUTER endpoint for device commands (port 0: pick a free one, see the ready file).") { s, key, b in
+        Setting(
+            "ingress", default: "tcp://127.0.0.1:7701", "endpoint",
+            "ROUTER endpoint for device commands (port 0: pick a free one, see the ready file)."
+        ) { s, key, b in
             b.options.ingress = try s.get(key, default: b.options.ingress, SettingParsers.endpoint)
         },
-        Setting("egress", default: "tcp://127.0.0.1:7702", "endpoint", "XPUB endpoint for device events.") { s, key, b in
+        Setting("egress", default: "tcp://127.0.0.1:7702", "endpoint", "XPUB endpoint for device events.") {
+            s, key, b in
             b.options.egress = try s.get(key, default: b.options.egress, SettingParsers.endpoint)
             guard b.options.ingress != b.options.egress || b.options.ingress.hasSuffix(":0") else {
                 throw try s.problem(key, "is the same endpoint as ingress")
             }
         },
-        Setting("state", default: ".hearth/broker", "dir",
-                "Directory for the database, the ready file and (unless keyFile is set) the broker key.") { s, key, b in
+        Setting(
+            "state", default: ".hearth/broker", "dir",
+            "Directory for the database, the ready file and (unless keyFile is set) the broker key."
+        ) { s, key, b in
             b.options.stateDirectory = try s.get(key, default: b.options.stateDirectory, SettingParsers.path)
         },
-        Setting("families", default: "config/demo-family.yaml", "file", "The family file (YAML): families, members, devices.") { s, key, b in
+        Setting(
+            "families", default: "config/demo-family.yaml", "file",
+            "The family file (YAML): families, members, devices."
+        ) { s, key, b in
             let families = try s.get(key, default: b.options.familyFile, SettingParsers.path)
             guard FileManager.default.isReadableFile(atPath: families) else {
                 throw try s.problem(key, "cannot read the family file '\(families)'")
             }
             b.options.familyFile = families
         },
-        Setting("keysDir", default: "the family file's directory", "dir",
-                "Directory for relative keyFile entries of the family file.") { s, key, b in
+        Setting(
+            "keysDir", default: "the family file's directory", "dir",
+            "Directory for relative keyFile entries of the family file."
+        ) { s, key, b in
             guard let keysDir = try s.optional(key, SettingParsers.path) else { return }
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: keysDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: keysDir, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw try s.problem(key, "'\(keysDir)' is not a directory")
             }
             b.options.keysDirectory = keysDir
         },
-        Setting("keyFile", default: "<state>/broker.key", "file",
-                "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it.") { s, key, b in
-            b.options.secretKeyFile = try s.optional(key, SettingParsers.path) ?? b.options.stateDirectory + "/broker.key"
+        Setting(
+            "keyFile", default: "<state>/broker.key", "file",
+            "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it."
+        ) { s, key, b in
+            b.options.secretKeyFile =
+                try s.optional(key, SettingParsers.path) ?? b.options.stateDirectory + "/broker.key"
             guard FileManager.default.fileExists(atPath: b.options.secretKeyFile) else { return }
             do {
                 _ = try KeyFiles.loadPair(secretPath: b.options.secretKeyFile)
@@ -70,46 +84,69 @@ public struct BrokerSettings: Sendable {
                 throw try s.problem(key, failure.description)
             }
         },
-        Setting("heartbeat", default: "2", "seconds", "Seconds between heartbeats to each subscribed member (0.05 to 3600).") { s, key, b in
+        Setting(
+            "heartbeat", default: "2", "seconds", "Seconds between heartbeats to each subscribed member (0.05 to 3600)."
+        ) { s, key, b in
             b.options.heartbeatInterval = try s.get(key, default: .seconds(2), SettingParsers.seconds(in: 0.05...3600))
         },
-        Setting("subscriberHwm", default: "10000", "count",
-                "Events queued per subscriber before the broker drops them for it; it then catches up by syncing (1 to 10000000).") { s, key, b in
-            b.options.subscriberHighWaterMark = Int32(try s.get(key, default: 10_000, SettingParsers.integer(in: 1...10_000_000)))
+        Setting(
+            "subscriberHwm", default: "10000", "count",
+            "Events queued per subscriber before the broker drops them for it; it then catches up by syncing (1 to 10000000)."
+        ) { s, key, b in
+            b.options.subscriberHighWaterMark = Int32(
+                try s.get(key, default: 10_000, SettingParsers.integer(in: 1...10_000_000)))
         },
-        Setting("regions", default: "the compiled-in table", "file", "Age of majority per region (YAML, like config/regions.yaml).") { s, key, b in
+        Setting(
+            "regions", default: "the compiled-in table", "file",
+            "Age of majority per region (YAML, like config/regions.yaml)."
+        ) { s, key, b in
             b.options.regionsFile = try readableFile(key, s)
         },
-        Setting("childDefaults", default: "compiled in", "file",
-                "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml).") { s, key, b in
+        Setting(
+            "childDefaults", default: "compiled in", "file",
+            "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml)."
+        ) { s, key, b in
             b.options.childDefaultsFile = try readableFile(key, s)
         },
         Setting("maxFamilyMembers", default: "6", "count", "Most members per family (1 to 1000).") { s, key, b in
-            b.options.maxFamilyMembers = try s.get(key, default: Directory.defaultMaxFamilyMembers, SettingParsers.integer(in: 1...1000))
+            b.options.maxFamilyMembers = try s.get(
+                key, default: Directory.defaultMaxFamilyMembers, SettingParsers.integer(in: 1...1000))
         },
-        Setting("askLimit", default: "the child defaults' askLimit", "count/seconds",
-                "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600.") { s, key, b in
+        Setting(
+            "askLimit", default: "the child defaults' askLimit", "count/seconds",
+            "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600."
+        ) { s, key, b in
             b.options.askLimit = try s.optional(key, parseAskLimit)
         },
-        Setting("deviceRate", default: "200", "per-second",
-                "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000).") { s, key, b in
+        Setting(
+            "deviceRate", default: "200", "per-second",
+            "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000)."
+        ) { s, key, b in
             let rate = try s.get(key, default: 200, parseRate)
             b.options.deviceCommandRate = rate
             b.options.deviceCommandBurst = rate * 5
         },
-        Setting("agePromptTimeout", default: "60", "seconds",
-                "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400).") { s, key, b in
+        Setting(
+            "agePromptTimeout", default: "60", "seconds",
+            "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400)."
+        ) { s, key, b in
             b.options.agePromptTimeout = try s.get(key, default: .seconds(60), SettingParsers.seconds(in: 0.1...86_400))
         },
-        Setting("logLevel", default: "info", "level", "Log level: trace, debug, info, notice, warning, error, critical.") { s, key, b in
+        Setting(
+            "logLevel", default: "info", "level", "Log level: trace, debug, info, notice, warning, error, critical."
+        ) { s, key, b in
             b.logLevel = try s.get(key, default: .info, SettingParsers.logLevel)
         },
-        Setting("metrics", default: "off", "host:port",
-                "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none.") { s, key, b in
+        Setting(
+            "metrics", default: "off", "host:port",
+            "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none."
+        ) { s, key, b in
             b.metrics = try s.get(key, default: nil, SettingParsers.listenAddress)
         },
-        Setting("shutdownTimeout", default: "5", "seconds",
-                "Seconds from SIGTERM by which the broker has exited, work read before it committed and answered (1 to 300).") { s, key, b in
+        Setting(
+            "shutdownTimeout", default: "5", "seconds",
+            "Seconds from SIGTERM by which the broker has exited, work read before it committed and answered (1 to 300)."
+        ) { s, key, b in
             b.shutdownTimeout = try s.get(key, default: .seconds(5), SettingParsers.seconds(in: 1...300))
         },
     ]
@@ -126,8 +163,9 @@ public struct BrokerSettings: Sendable {
 
     /// Reads and validates every key; throws a `ConfigurationError` naming the first bad one.
     public init(_ settings: DaemonSettings) throws {
-        options = BrokerOptions(ingress: "tcp://127.0.0.1:7701", egress: "tcp://127.0.0.1:7702", stateDirectory: ".hearth/broker",
-                                familyFile: "config/demo-family.yaml")
+        options = BrokerOptions(
+            ingress: "tcp://127.0.0.1:7701", egress: "tcp://127.0.0.1:7702", stateDirectory: ".hearth/broker",
+            familyFile: "config/demo-family.yaml")
         for setting in Self.all {
             try setting.read(settings, &self)
             if let value = try settings.value(setting.key) { sources[setting.key.name] = value.source }
@@ -143,7 +181,9 @@ public struct BrokerSettings: Sendable {
         while let argument = rest.popFirst() {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             guard let name = byFlag[parts[0]] else {
-                throw ConfigurationError(source: "the command line", key: argument, reason: "unknown flag; the flags are \(byFlag.keys.sorted().joined(separator: ", "))")
+                throw ConfigurationError(
+                    source: "the command line", key: argument,
+                    reason: "unknown flag; the flags are \(byFlag.keys.sorted().joined(separator: ", "))")
             }
             guard let value = parts.count == 2 ? parts[1] : rest.popFirst() else {
                 throw ConfigurationError(source: parts[0], key: name, reason: "needs a value")
@@ -163,7 +203,9 @@ public struct BrokerSettings: Sendable {
 
     private static func readableFile(_ key: SettingKey, _ settings: DaemonSettings) throws -> String? {
         guard let path = try settings.optional(key, SettingParsers.path) else { return nil }
-        guard FileManager.default.isReadableFile(atPath: path) else { throw try settings.problem(key, "cannot read '\(path)'") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw try settings.problem(key, "cannot read '\(path)'")
+        }
         return path
     }
 
@@ -179,7 +221,9 @@ public struct BrokerSettings: Sendable {
         guard let rate = Double(text.trimmingCharacters(in: .whitespaces)), rate.isFinite else {
             throw SettingProblem("'\(text)' is not a number of commands per second")
         }
-        guard (0.1...100_000).contains(rate) else { throw SettingProblem("\(text) is out of range: from 0.1 to 100000") }
+        guard (0.1...100_000).contains(rate) else {
+            throw SettingProblem("\(text) is out of range: from 0.1 to 100000")
+        }
         return rate
     }
 

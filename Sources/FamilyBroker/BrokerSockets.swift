@@ -26,28 +26,44 @@ struct BrokerSockets: Sendable {
 
     /// Binds every socket and starts the loop.
     static func open(
-        options: BrokerOptions, keys: CurveKeyPair, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers, logger: Logger
+        options: BrokerOptions, keys: CurveKeyPair, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
+        logger: Logger
     ) async throws -> BrokerSockets {
-        let loop = try SocketLoop(name: "broker-io", sockets: [
-            .init(.rep, configure: { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.bind("inproc://zeromq.zap.01")
-            }, intercept: { message, socket in
-                _ = try? socket.send(gate.zapReply(message.frames, logger: logger))
-                return true
-            }),
-            .init(.router, configure: { socket in try configureIngress(socket, keys: keys, options: options, endpoint: options.ingress) }),
-            .init(.xpub, configure: { socket in
-                try configureEgress(socket, keys: keys, options: options, endpoint: options.egress)
-            }, intercept: { message, socket in
-                grant(message, socket: socket, gate: gate, sequences: sequences, subscribed: subscribed, logger: logger)
-                return true
-            }),
-            .init(.router, configure: { socket in try configureAdmin(socket, path: options.adminSocket) }),
-        ], configureContext: { context in
-            // ~5 KiB less per connection (two per device): what a device sends is small, copying it costs little.
-            try context.setZeroCopyReceive(false)
-        })
+        let loop = try SocketLoop(
+            name: "broker-io",
+            sockets: [
+                .init(
+                    .rep,
+                    configure: { socket in
+                        try socket.setLinger(milliseconds: 0)
+                        try socket.bind("inproc://zeromq.zap.01")
+                    },
+                    intercept: { message, socket in
+                        _ = try? socket.send(gate.zapReply(message.frames, logger: logger))
+                        return true
+                    }),
+                .init(
+                    .router,
+                    configure: { socket in
+                        try configureIngress(socket, keys: keys, options: options, endpoint: options.ingress)
+                    }),
+                .init(
+                    .xpub,
+                    configure: { socket in
+                        try configureEgress(socket, keys: keys, options: options, endpoint: options.egress)
+                    },
+                    intercept: { message, socket in
+                        grant(
+                            message, socket: socket, gate: gate, sequences: sequences, subscribed: subscribed,
+                            logger: logger)
+                        return true
+                    }),
+                .init(.router, configure: { socket in try configureAdmin(socket, path: options.adminSocket) }),
+            ],
+            configureContext: { context in
+                // ~5 KiB less per connection (two per device): what a device sends is small, copying it costs little.
+                try context.setZeroCopyReceive(false)
+            })
         try await loop.start()
         let (ingress, egress) = try await loop.query { sockets in
             (try sockets[Slot.ingress].lastEndpoint, try sockets[Slot.egress].lastEndpoint)
@@ -67,15 +83,23 @@ struct BrokerSockets: Sendable {
 
     /// Closes every CURVE connection by reopening both sockets on the same endpoints: only enrolled keys get back in.
     func reopenCURVE() async throws {
-        let keys = self.keys, options = self.options, ingress = self.ingress, egress = self.egress
-        try await loop.reopen(Slot.ingress) { socket in try Self.configureIngress(socket, keys: keys, options: options, endpoint: ingress) }
-        try await loop.reopen(Slot.egress) { socket in try Self.configureEgress(socket, keys: keys, options: options, endpoint: egress) }
+        let keys = self.keys
+        let options = self.options
+        let ingress = self.ingress
+        let egress = self.egress
+        try await loop.reopen(Slot.ingress) { socket in
+            try Self.configureIngress(socket, keys: keys, options: options, endpoint: ingress)
+        }
+        try await loop.reopen(Slot.egress) { socket in
+            try Self.configureEgress(socket, keys: keys, options: options, endpoint: egress)
+        }
     }
 
     /// Carries out the gate's decision on a subscription message. Must run right after its receive, with no other call
     /// on the socket between: ZMQ_SUBSCRIBE applies to the pipe the last subscription came from.
     private static func grant(
-        _ message: ZMQMessage, socket: ZMQSocket, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers, logger: Logger
+        _ message: ZMQMessage, socket: ZMQSocket, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
+        logger: Logger
     ) {
         guard let frame = message.frames.first else { return }
         let member: MemberID
@@ -95,14 +119,18 @@ struct BrokerSockets: Sendable {
         _ = try? socket.send([topic, BrokerFrames.heartbeat(head: sequences.head(of: member))], dontWait: true)
     }
 
-    static func configureIngress(_ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String) throws {
+    static func configureIngress(
+        _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
+    ) throws {
         try secure(socket, keys: keys)
         try socket.setSendHighWaterMark(10_000)
         try socket.setReceiveHighWaterMark(10_000)
         try socket.bind(endpoint)
     }
 
-    static func configureEgress(_ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String) throws {
+    static func configureEgress(
+        _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
+    ) throws {
         try secure(socket, keys: keys)
         try socket.setSendHighWaterMark(options.subscriberHighWaterMark)
         try socket.setXPubManual(true)

@@ -38,7 +38,9 @@ protocol StorageReader {
 
     func question(_ id: UUID) throws -> Stored.Question?
     /// The child's pending, unexpired question from `app` about exactly these handles (in any order).
-    func pendingQuestion(child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date) throws -> Stored.Question?
+    func pendingQuestion(
+        child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
+    ) throws -> Stored.Question?
     /// The child's pending questions, oldest first.
     func pendingQuestions(child: MemberID) throws -> [Stored.Question]
     /// Pending questions whose expiration date is at or before `now`, at most `limit`.
@@ -98,7 +100,9 @@ protocol StorageWriter: StorageReader {
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws
     func resolve(_ id: UUID, with resolution: Resolution) throws
     /// Adds approved handles; returns those that were not known before.
-    func addKnownHandles(_ handles: [CommunicationHandle], child: MemberID, question: UUID?) throws -> [CommunicationHandle]
+    func addKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, question: UUID?
+    ) throws -> [CommunicationHandle]
     /// Removes approved handles; returns those that were known.
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle]
 

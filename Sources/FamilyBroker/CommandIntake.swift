@@ -62,7 +62,8 @@ public struct CommandIntake: Sendable {
         let replies = batch.indices.map { index in
             let outcome = outcomes[index]!
             return Reply(
-                routingID: batch[index].routingID, frame: BrokerFrames.reply(outcome, requestID: requestIDs[index]), outcome: outcome)
+                routingID: batch[index].routingID, frame: BrokerFrames.reply(outcome, requestID: requestIDs[index]),
+                outcome: outcome)
         }
         return (replies, committed)
     }
@@ -80,7 +81,9 @@ public struct CommandIntake: Sendable {
             return .failure(ErrorReply(.notAuthorized, "this connection's key is not enrolled"))
         }
         do {
-            return .success(BrokerRequest(deviceID: deviceID, memberID: member.id, command: try BrokerFrames.command(envelope.message)))
+            return .success(
+                BrokerRequest(
+                    deviceID: deviceID, memberID: member.id, command: try BrokerFrames.command(envelope.message)))
         } catch {
             return .failure(error)
         }

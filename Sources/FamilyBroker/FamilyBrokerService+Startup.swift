@@ -19,10 +19,13 @@ extension FamilyBrokerService {
         // The family file is applied before any socket opens, so the first handshake already sees it.
         let (directory, startup) = try await startupDirectory(
             store, sequences: sequences, policy: policy, logger: logger, clock: clock, configuration: configuration)
-        if !startup.events.isEmpty { logger.info("family file applied", metadata: ["events": "\(startup.events.count)"]) }
+        if !startup.events.isEmpty {
+            logger.info("family file applied", metadata: ["events": "\(startup.events.count)"])
+        }
         // The file's parse and the import free far more than the directory keeps.
         FreedMemory.release()
-        let gate = Gate(directory: directory, commandRate: options.deviceCommandRate, commandBurst: options.deviceCommandBurst)
+        let gate = Gate(
+            directory: directory, commandRate: options.deviceCommandRate, commandBurst: options.deviceCommandBurst)
         let subscribed = SubscribedMembers()
         let sockets = try await BrokerSockets.open(
             options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, logger: logger)
@@ -31,13 +34,15 @@ extension FamilyBrokerService {
             store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
             deliver: { output in
                 // On the store's writer, right after the commit: events leave in commit order.
-                for (event, frame) in zip(output.events, output.eventFrames) { sockets.publish(frame, to: event.memberID) }
+                for (event, frame) in zip(output.events, output.eventFrames) {
+                    sockets.publish(frame, to: event.memberID)
+                }
                 metrics.record(output)
                 logResolutions(output.events, logger: logger)
             })
         return RunningBroker(
-            options: options, logger: logger, health: health, store: store, engine: engine, intake: CommandIntake(engine: engine),
-            gate: gate, sockets: sockets,
+            options: options, logger: logger, health: health, store: store, engine: engine,
+            intake: CommandIntake(engine: engine), gate: gate, sockets: sockets,
             admin: AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger),
             metrics: metrics, sequences: sequences, subscribed: subscribed)
     }
@@ -54,7 +59,9 @@ extension FamilyBrokerService {
 
     /// The directory as the broker stored it (empty on first start).
     static func storedDirectory(_ store: BrokerStore, policy: BrokerPolicy) async throws -> Directory {
-        guard let file = try await store.reading({ store in try store.storedFile() }) else { return Directory(rules: policy.regions) }
+        guard let file = try await store.reading({ store in try store.storedFile() }) else {
+            return Directory(rules: policy.regions)
+        }
         return try Directory(
             file: file, keysDirectory: "/", source: "the broker database", rules: policy.regions, maxFamilyMembers: Int.max)
     }

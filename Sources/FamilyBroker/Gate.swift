@@ -32,9 +32,12 @@ struct Gate: Sendable {
         }
         let device = authenticate(request)
         if device == nil {
-            logger.notice("refused an unknown key", metadata: ["address": "\(request.address)", "mechanism": "\(request.mechanism)"])
+            logger.notice(
+                "refused an unknown key",
+                metadata: ["address": "\(request.address)", "mechanism": "\(request.mechanism)"])
         }
-        return request.reply(allowed: device != nil, userId: device ?? "", statusText: device == nil ? "key not enrolled" : "OK")
+        return request.reply(
+            allowed: device != nil, userId: device ?? "", statusText: device == nil ? "key not enrolled" : "OK")
     }
 
     /// What a subscription message earns.
@@ -49,7 +52,9 @@ struct Gate: Sendable {
 
     /// XPUB_MANUAL: what a subscription message from `device` earns.
     func grant(_ frame: [UInt8], device: DeviceID?) -> Grant {
-        guard frame.first == 1, let device, let member = directory.current.member(ofDevice: device) else { return .nothing }
+        guard frame.first == 1, let device, let member = directory.current.member(ofDevice: device) else {
+            return .nothing
+        }
         guard subscriptions.admit(device) == .admit else { return .flood }
         return .topic(member.id)
     }
@@ -81,7 +86,9 @@ struct Gate: Sendable {
         guard frames.count == 2 else {
             let last = frames[frames.count - 1]
             let error = WireError.wrongFrameCount(expected: 1, got: frames.count - 1)
-            return .answer(routingID: routing, frame: BrokerFrames.error(ErrorReply(error.code, error.description), answering: last))
+            return .answer(
+                routingID: routing,
+                frame: BrokerFrames.error(ErrorReply(error.code, error.description), answering: last))
         }
         return .admit(.init(routingID: routing, deviceID: device, frame: frames[1]))
     }

@@ -2,8 +2,8 @@ import Foundation
 import HearthCore
 import HearthProtocol
 
-/// The slow part of passcode commands, done before the write transaction (on a store reader, not the writer queue and not
-/// the cooperative pool) so that hashing never holds up other families' commands.
+/// The slow part of passcode commands, done before the write transaction (on a store reader, not the writer queue
+/// and not the cooperative pool) so that hashing never holds up other families' commands.
 enum PasscodeWork {
     enum Prepared: Sendable {
         /// `setPasscode`: the new hash.

@@ -22,13 +22,18 @@ struct RunningBroker: Sendable {
 
     /// Writes the ready file, logs where it listens, and reports ready.
     func announce() throws {
-        let ready = BrokerReady(ingress: sockets.ingress, egress: sockets.egress, publicKey: sockets.keys.publicKey, pid: getpid())
+        let ready = BrokerReady(
+            ingress: sockets.ingress, egress: sockets.egress, publicKey: sockets.keys.publicKey, pid: getpid())
         try JSONEncoder().encode(ready).write(to: URL(fileURLWithPath: options.readyFile), options: .atomic)
         let directory = engine.directory.current
-        logger.info("family-broker ready", metadata: [
-            "ingress": "\(sockets.ingress)", "egress": "\(sockets.egress)", "publicKey": "\(sockets.keys.publicKey)",
-            "admin": "\(options.adminSocket)", "members": "\(directory.members.count)", "devices": "\(directory.devices.count)",
-        ])
+        logger.info(
+            "family-broker ready",
+            metadata: [
+                "ingress": "\(sockets.ingress)", "egress": "\(sockets.egress)",
+                "publicKey": "\(sockets.keys.publicKey)",
+                "admin": "\(options.adminSocket)", "members": "\(directory.members.count)",
+                "devices": "\(directory.devices.count)",
+            ])
         health.markReady(ingress: sockets.ingress, egress: sockets.egress)
     }
 
@@ -42,7 +47,9 @@ struct RunningBroker: Sendable {
             for await batch in loop.inbound {
                 if health.isStopping { break }
                 await process(batch.filter { $0.socket == BrokerSockets.Slot.ingress })
-                for item in batch where item.socket == BrokerSockets.Slot.admin { await admin.handle(item.message.frames) }
+                for item in batch where item.socket == BrokerSockets.Slot.admin {
+                    await admin.handle(item.message.frames)
+                }
             }
         } onGracefulShutdown: {
             // The batch being committed still gets its replies; nothing more is read or started.
@@ -77,10 +84,13 @@ struct RunningBroker: Sendable {
             let drops = sockets.loop.droppedCount
             if drops > reportedDrops {
                 // Slow subscribers past their high-water mark: they recover by syncing, nothing is lost.
-                logger.notice("dropped messages to slow peers", metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
+                logger.notice(
+                    "dropped messages to slow peers",
+                    metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
             }
             metrics.refresh(
-                subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops), checkpoints: store.checkpoints.counts)
+                subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops),
+                checkpoints: store.checkpoints.counts)
             reportedDrops = max(drops, reportedDrops)
             health.beat()
             for member in subscribed.all {
@@ -95,7 +105,9 @@ struct RunningBroker: Sendable {
             try? await Task.sleep(for: options.expiryInterval)
             do {
                 let output = try await engine.expireQuestions()
-                if !output.events.isEmpty { logger.info("questions expired", metadata: ["events": "\(output.events.count)"]) }
+                if !output.events.isEmpty {
+                    logger.info("questions expired", metadata: ["events": "\(output.events.count)"])
+                }
             } catch {
                 logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
             }
@@ -114,8 +126,11 @@ struct RunningBroker: Sendable {
         try? FileManager.default.removeItem(atPath: options.readyFile)
         try? FileManager.default.removeItem(atPath: options.adminSocket)
         let checkpoints = store.checkpoints.counts
-        logger.info("family-broker stopped", metadata: [
-            "checkpoints": "\(checkpoints.background) in the background (\(checkpoints.busy) skipped), \(checkpoints.writer) by the writer",
-        ])
+        logger.info(
+            "family-broker stopped",
+            metadata: [
+                "checkpoints":
+                    "\(checkpoints.background) in the background (\(checkpoints.busy) skipped), \(checkpoints.writer) by the writer"
+            ])
     }
 }

@@ -46,11 +46,16 @@ struct SQLiteTransaction: StorageWriter {
 
     func question(_ id: UUID) throws -> Stored.Question? { try BrokerStore.question(id, in: db) }
 
-    func pendingQuestion(child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date) throws -> Stored.Question? {
-        try BrokerStore.pendingQuestion(child: child, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db)
+    func pendingQuestion(
+        child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
+    ) throws -> Stored.Question? {
+        try BrokerStore.pendingQuestion(
+            child: child, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db)
     }
 
-    func pendingQuestions(child: MemberID) throws -> [Stored.Question] { try BrokerStore.pendingQuestions(child: child, in: db) }
+    func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
+        try BrokerStore.pendingQuestions(child: child, in: db)
+    }
 
     func expiredPendingQuestions(now: Date, limit: Int) throws -> [Stored.Question] {
         try BrokerStore.expiredPendingQuestions(now: now, limit: limit, in: db)
@@ -64,11 +69,17 @@ struct SQLiteTransaction: StorageWriter {
         try BrokerStore.knownHandles(of: child, among: handles, in: db)
     }
 
-    func insert(_ asked: AskedQuestion, resolution: Resolution?) throws { try BrokerStore.insert(asked, resolution: resolution, in: db) }
+    func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
+        try BrokerStore.insert(asked, resolution: resolution, in: db)
+    }
 
-    func resolve(_ id: UUID, with resolution: Resolution) throws { try BrokerStore.resolve(id, with: resolution, in: db) }
+    func resolve(_ id: UUID, with resolution: Resolution) throws {
+        try BrokerStore.resolve(id, with: resolution, in: db)
+    }
 
-    func addKnownHandles(_ handles: [CommunicationHandle], child: MemberID, question: UUID?) throws -> [CommunicationHandle] {
+    func addKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, question: UUID?
+    ) throws -> [CommunicationHandle] {
         try BrokerStore.addKnownHandles(handles, child: child, question: question, in: db)
     }
 
@@ -82,7 +93,9 @@ struct SQLiteTransaction: StorageWriter {
         try BrokerStore.events(of: member, after: after, limit: limit, in: db)
     }
 
-    func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws { try BrokerStore.appendEvent(event, body: body, in: db) }
+    func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws {
+        try BrokerStore.appendEvent(event, body: body, in: db)
+    }
 
     // MARK: directory
 
@@ -127,7 +140,9 @@ struct SQLiteTransaction: StorageWriter {
         try BrokerStore.removeContacts(handles, of: child, in: db)
     }
 
-    func savePasscode(_ row: Stored.Passcode?, of child: MemberID) throws { try BrokerStore.savePasscode(row, of: child, in: db) }
+    func savePasscode(_ row: Stored.Passcode?, of child: MemberID) throws {
+        try BrokerStore.savePasscode(row, of: child, in: db)
+    }
 
     // MARK: Declared Age Range
 
@@ -139,7 +154,9 @@ struct SQLiteTransaction: StorageWriter {
 
     func ageCacheDue(at now: Date) throws -> [Stored.AgeCache] { try BrokerStore.ageCacheDue(at: now, in: db) }
 
-    func agePrompt(_ id: UUID) throws -> (prompt: AgePrompt, status: Stored.PromptStatus)? { try BrokerStore.agePrompt(id, in: db) }
+    func agePrompt(_ id: UUID) throws -> (prompt: AgePrompt, status: Stored.PromptStatus)? {
+        try BrokerStore.agePrompt(id, in: db)
+    }
 
     func openAgePrompts(_ member: MemberID, app: BundleID, now: Date) throws -> [AgePrompt] {
         try BrokerStore.openAgePrompts(member, app: app, now: now, in: db)
@@ -152,7 +169,9 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func saveAgeCache(_ entry: Stored.AgeCache) throws { try BrokerStore.saveAgeCache(entry, in: db) }
-    func clearAgeCache(_ member: MemberID, app: BundleID) throws -> Bool { try BrokerStore.clearAgeCache(member, app: app, in: db) }
+    func clearAgeCache(_ member: MemberID, app: BundleID) throws -> Bool {
+        try BrokerStore.clearAgeCache(member, app: app, in: db)
+    }
     func insertAgePrompt(_ prompt: AgePrompt) throws { try BrokerStore.insertAgePrompt(prompt, in: db) }
 
     func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws {

@@ -51,7 +51,9 @@ extension Transaction {
 
     // MARK: commands
 
-    mutating func setLimits(_ new: CommunicationSettings, of childID: MemberID, caller: Directory.Member) throws -> BrokerReply {
+    mutating func setLimits(
+        _ new: CommunicationSettings, of childID: MemberID, caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
         guard new.screenTime != .specificContacts else {
             throw ErrorReply(.invalidRequest, "screenTime cannot be specificContacts: that scope is for downtime")
@@ -82,7 +84,9 @@ extension Transaction {
         return .limits(childID: child.id, settings: settings, contacts: try store.contacts(of: child.id))
     }
 
-    mutating func revokeApproval(_ handles: [CommunicationHandle], of childID: MemberID, caller: Directory.Member) throws -> BrokerReply {
+    mutating func revokeApproval(
+        _ handles: [CommunicationHandle], of childID: MemberID, caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
         guard !handles.isEmpty else { throw ErrorReply(.invalidRequest, "name at least one handle to revoke") }
         let removed = try store.removeKnownHandles(handles, child: child.id)
@@ -93,7 +97,9 @@ extension Transaction {
         return .handlesRevoked(removed)
     }
 
-    mutating func setPasscode(_ passcode: String, of childID: MemberID, caller: Directory.Member) throws -> BrokerReply {
+    mutating func setPasscode(
+        _ passcode: String, of childID: MemberID, caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
         if passcode.isEmpty {
             try store.savePasscode(nil, of: child.id)

@@ -30,7 +30,10 @@ struct Transaction {
     let policy: BrokerPolicy
     let logger: Logger
 
-    init(store: any StorageWriter, directory: Directory, heads: [MemberID: UInt64], now: Date, policy: BrokerPolicy, logger: Logger) {
+    init(
+        store: any StorageWriter, directory: Directory, heads: [MemberID: UInt64], now: Date, policy: BrokerPolicy,
+        logger: Logger
+    ) {
         self.store = store
         self.directory = directory
         self.committedHeads = heads
@@ -39,8 +42,10 @@ struct Transaction {
         self.logger = logger
     }
 
-    /// Runs one command in a savepoint: on a thrown error its changes are rolled back and the error becomes its outcome.
-    mutating func inSavepoint(device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome) -> CommandOutcome {
+    /// Runs one command in a savepoint: on a thrown error its changes are rolled back and the error is its outcome.
+    mutating func inSavepoint(
+        device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome
+    ) -> CommandOutcome {
         let saved = checkpoint()
         defer { commandIndex += 1 }
         let store = self.store
@@ -92,7 +97,9 @@ struct Transaction {
     /// Runs one checked command. The caller is looked up again in this transaction's directory: a device removed
     /// since its command was checked is refused here.
     mutating func handle(_ request: BrokerRequest) throws -> CommandOutcome {
-        guard directory.devices[request.deviceID]?.memberID == request.memberID, let member = directory.members[request.memberID] else {
+        guard directory.devices[request.deviceID]?.memberID == request.memberID,
+              let member = directory.members[request.memberID]
+        else {
             throw ErrorReply(.notAuthorized, "this connection's key is not enrolled")
         }
         switch request.command {
@@ -104,11 +111,12 @@ struct Transaction {
             return .success(.pong(head: head(of: member.id)))
         case .sync(let after, let limit):
             let count = Int(min(max(limit, 1), Wire.maxEventsPerSync))
-            return .success(.events(head: head(of: member.id), try store.events(of: member.id, after: after, limit: count)))
+            let events = try store.events(of: member.id, after: after, limit: count)
+            return .success(.events(head: head(of: member.id), events))
         case .knownHandles(let handles):
             guard directory.isChild(member, on: now) else {
-                throw ErrorReply(
-                    .notAvailable, "known handles are kept for children; \(member.id) is \(directory.effectiveRole(member, on: now).name)")
+                let role = directory.effectiveRole(member, on: now).name
+                throw ErrorReply(.notAvailable, "known handles are kept for children; \(member.id) is \(role)")
             }
             return .success(.knownHandles(try knownHandles(of: member, among: handles)))
         case .ask(let app, let question):
@@ -129,7 +137,8 @@ struct Transaction {
             return .success(try setLimits(settings, of: childID, caller: member))
         case .getLimits(let childID):
             let child = try childForSettings(childID, caller: member, allowSelf: true)
-            return .success(.limits(childID: child.id, settings: try settings(of: child), contacts: try store.contacts(of: child.id)))
+            let settings = try settings(of: child)
+            return .success(.limits(childID: child.id, settings: settings, contacts: try store.contacts(of: child.id)))
         case .editContacts(let childID, let add, let remove):
             return .success(try editContacts(of: childID, add: add, remove: remove, caller: member))
         case .revokeApproval(let childID, let handles):
@@ -148,7 +157,8 @@ struct Transaction {
         let sequence = head(of: member) + 1
         // Encoded once: the published frame and the stored body are the same bytes (an event too large for a frame
         // is stored and published trimmed, or omitted).
-        let (stored, frame) = BrokerFrames.event(Event(memberID: member, sequence: sequence, createdAt: now, body: body))
+        let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
+        let (stored, frame) = BrokerFrames.event(event)
         try store.appendEvent(stored, body: BrokerFrames.storedBody(ofEvent: frame))
         eventFrames.append(frame)
         headUndo.append((member, changedHeads[member]))

@@ -54,8 +54,12 @@ import ZeroMQ
     @Test func onlyCURVEGetsIn() throws {
         let directory = try TestFamily.directory()
         let key = try Z85.decode(try #require(directory.devices["a1"]?.publicKey))
-        #expect(makeGate(directory).zapReply(zapFrames(mechanism: "NULL", key: key), logger: Self.logger)[2] == Array("400".utf8))
-        #expect(makeGate(directory).zapReply(zapFrames(key: Array(key.prefix(31))), logger: Self.logger)[2] == Array("400".utf8))
+        #expect(
+            makeGate(directory).zapReply(zapFrames(mechanism: "NULL", key: key), logger: Self.logger)[2]
+                == Array("400".utf8))
+        #expect(
+            makeGate(directory).zapReply(zapFrames(key: Array(key.prefix(31))), logger: Self.logger)[2]
+                == Array("400".utf8))
     }
 
     @Test func aMalformedZAPRequestStillGetsAnAnswer() throws {
@@ -81,7 +85,9 @@ import ZeroMQ
     @Test func aSubscriptionEarnsExactlyTheDevicesOwnMember() throws {
         let gate = makeGate(try TestFamily.directory())
         #expect(gate.grant([1], device: "e1") == .topic("emma"), "subscribing to everything")
-        #expect(gate.grant([1] + Array("alice".utf8) + [0], device: "z1") == .topic("zed"), "subscribing to another member's topic")
+        #expect(
+            gate.grant([1] + Array("alice".utf8) + [0], device: "z1") == .topic("zed"),
+            "subscribing to another member's topic")
         #expect(gate.grant([0], device: "e1") == .nothing, "an unsubscription")
         #expect(gate.grant([1], device: "nobody") == .nothing, "an unknown device")
         #expect(gate.grant([1], device: nil) == .nothing, "no User-Id")
@@ -121,7 +127,9 @@ import ZeroMQ
     @Test func aFloodIsToldOnceThenIgnored() throws {
         let gate = makeGate(try TestFamily.directory(), rate: 1, burst: 3)
         let frame = MessageCodec.encode(.ping, requestID: 42)
-        var admitted = 0, answered: [[UInt8]] = [], dropped = 0
+        var admitted = 0
+        var answered: [[UInt8]] = []
+        var dropped = 0
         for _ in 0..<10 {
             switch gate.admit([[5], frame], device: "a1") {
             case .admit: admitted += 1

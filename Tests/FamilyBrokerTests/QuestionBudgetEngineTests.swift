@@ -41,9 +41,13 @@ struct QuestionBudgetEngineTests {
         try await BrokerHarness.with { broker in
             let asked = Self.sized(QuestionBudget.maxQuestionBytes)
             let frame = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: asked), requestID: 1)
-            let (askReplies, askOutput) = await broker.intake.process([.init(routingID: [1], deviceID: "e1", frame: frame)])
+            let (askReplies, askOutput) = await broker.intake.process([
+                .init(routingID: [1], deviceID: "e1", frame: frame)
+            ])
             let answerFrame = MessageCodec.encode(.answer(questionID: asked.id, choiceID: "approve"), requestID: 2)
-            let (answerReplies, answerOutput) = await broker.intake.process([.init(routingID: [2], deviceID: "a1", frame: answerFrame)])
+            let (answerReplies, answerOutput) = await broker.intake.process([
+                .init(routingID: [2], deviceID: "a1", frame: answerFrame)
+            ])
             for (replies, output) in [(askReplies, askOutput), (answerReplies, answerOutput)] {
                 for frame in replies.map(\.frame) + output.eventFrames {
                     #expect(frame.count <= Wire.maxFrameSize)

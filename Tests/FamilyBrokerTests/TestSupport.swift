@@ -137,7 +137,8 @@ final class BrokerHarness: Sendable {
 
     /// Sends a raw frame from a device id as a batch of one.
     func sendFrame(_ frame: [UInt8], device: DeviceID?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
-        let (replies, output) = await intake.process([CommandIntake.Inbound(routingID: Array("r".utf8), deviceID: device, frame: frame)])
+        let inbound = CommandIntake.Inbound(routingID: Array("r".utf8), deviceID: device, frame: frame)
+        let (replies, output) = await intake.process([inbound])
         try #require(replies.count == 1, sourceLocation: sourceLocation)
         let envelope = try MessageCodec.decode(replies[0].frame)
         #expect(replies[0].routingID == Array("r".utf8), sourceLocation: sourceLocation)
