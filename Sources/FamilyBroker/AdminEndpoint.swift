@@ -19,7 +19,7 @@ struct AdminEndpoint: Sendable {
         guard frames.count == 2, let routing = frames.first else { return }
         let requestID = MessageCodec.peekRequestID(frames[1])
         let reply = await result(of: frames[1])
-        sockets.reply(MessageCodec.encode(reply, requestID: requestID), to: routing, on: BrokerSockets.Slot.admin)
+        sockets.reply(BrokerFrames.admin(reply, requestID: requestID), to: routing, on: BrokerSockets.Slot.admin)
     }
 
     private func result(of frame: [UInt8]) async -> Message {
