@@ -79,8 +79,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
-        .target(name: "ParentDevice", dependencies: ["DeviceRuntime"]),
+        .target(name: "ChildDevice", dependencies: ["DeviceRuntime", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ParentDevice", dependencies: ["DeviceRuntime", .product(name: "Logging", package: "swift-log")]),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
@@ -147,6 +147,7 @@ let package = Package(
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
+        .testTarget(name: "DeviceRuntimeTests", dependencies: ["DeviceRuntime", "ChildDevice", "ParentDevice"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -22,14 +22,6 @@ public final class DeviceRuntime: Service, Sendable {
         static let monitor = 3
     }
 
-    private struct State: ~Copyable {
-        var identity: DeviceIdentity?
-        var linked = false
-        var syncing = false
-        var syncAgain = false
-        var refusedByBroker = false
-    }
-
     public let options: DeviceOptions
     public let behavior: any DeviceBehavior
     public let logger: Logger
@@ -37,7 +29,7 @@ public final class DeviceRuntime: Service, Sendable {
     private let keys: CurveKeyPair
     private let loop: SocketLoop
     private let tracker: RequestTracker
-    private let state = Mutex(State())
+    private let link = Mutex(BrokerLink())
     private let metrics = DeviceMetrics()
 
     public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
@@ -93,13 +85,16 @@ public final class DeviceRuntime: Service, Sendable {
     public var publicKey: String { keys.publicKey }
 
     /// The broker's word on who this device is, once linked.
-    public var identity: DeviceIdentity? { state.withLock { $0.identity } }
+    public var identity: DeviceIdentity? { link.withLock { $0.identity } }
 
     /// Whether the link to the broker is up (welcome received and pings answered).
-    public var isLinked: Bool { state.withLock { $0.linked } }
+    public var isLinked: Bool { link.withLock { $0.isLinked } }
 
     /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
-    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
+    public var isRefusedByBroker: Bool { link.withLock { $0.isKeyRefused } }
+
+    /// Where the link to the broker stands.
+    package var linkState: BrokerLink { link.withLock { $0 } }
 
     static let monitorEndpoint = "inproc://broker-link-monitor"
 
@@ -174,12 +169,11 @@ public final class DeviceRuntime: Service, Sendable {
                 }
             case Slot.monitor:
                 guard let event = ZMQMonitorEvent(frames: item.message.frames) else { continue }
-                let refused = event.event == ZMQMonitorEvent.handshakeFailedAuth
-                let changed = state.withLock { state in
-                    defer { state.refusedByBroker = refused }
-                    return state.refusedByBroker != refused
+                guard event.event == ZMQMonitorEvent.handshakeFailedAuth else {
+                    link.withLock { $0.handshakeSucceeded() }
+                    continue
                 }
-                if changed, refused {
+                if link.withLock({ $0.handshakeRefused() }) {
                     logger.error("the broker refused this device's key: it is not enrolled", metadata: [
                         "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
                     ])
@@ -239,62 +233,48 @@ public final class DeviceRuntime: Service, Sendable {
     private func maintainLink() async {
         while !Task.isCancelled {
             do {
-                let reply = try await request(.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version), timeout: .seconds(2))
-                guard case .welcome(_, let family, let member, let device, let role, _) = reply else { continue }
-                let identity = DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)
-                state.withLock { $0.identity = identity }
-                try? await store.setValue(member, for: "member_id")
-                try? await store.setValue(device, for: "device_id")
-                try await syncToHead()
-                state.withLock { $0.linked = true }
-                metrics.setLinked(true)
-                logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
-                await behavior.linked(runtime: self)
-                while !Task.isCancelled {
-                    try await Task.sleep(for: options.pingInterval)
-                    guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
-                    if head > (try await store.lastApplied()) { startSync() }
-                }
+                try await linkOnce()
             } catch is CancellationError {
                 break
             } catch let error as ErrorReply {
+                link.withLock { $0.refused(error) }
                 logger.error("the broker refused this device", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: .seconds(2))
             } catch {
-                if state.withLock({ $0.linked }) {
+                if link.withLock({ $0.lost() }) {
                     logger.warning("lost the broker", metadata: ["error": "\(error)"])
                 }
-                state.withLock { $0.linked = false }
             }
-            state.withLock { $0.linked = false }
             metrics.setLinked(false)
+        }
+    }
+
+    /// One link: hello, catch up, then ping until a ping fails (thrown) or the task is cancelled.
+    private func linkOnce() async throws {
+        let reply = try await request(.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version), timeout: .seconds(2))
+        guard case .welcome(_, let family, let member, let device, let role, _) = reply else { return }
+        link.withLock { $0.welcomed(DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)) }
+        try? await store.setValue(member, for: "member_id")
+        try? await store.setValue(device, for: "device_id")
+        try await syncToHead()
+        guard link.withLock({ $0.caughtUp() }) else { return }
+        metrics.setLinked(true)
+        logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
+        await behavior.linked(runtime: self)
+        while !Task.isCancelled {
+            try await Task.sleep(for: options.pingInterval)
+            guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
+            if head > (try await store.lastApplied()) { startSync() }
         }
     }
 
     /// Starts a sync unless one runs; one running will sync again when it ends.
     private func startSync() {
-        let start = state.withLock { state -> Bool in
-            if state.syncing {
-                state.syncAgain = true
-                return false
-            }
-            state.syncing = true
-            return true
-        }
-        guard start else { return }
+        guard link.withLock({ $0.syncWanted() }) else { return }
         Task { [self] in
-            while true {
+            repeat {
                 try? await syncToHead()
-                let again = state.withLock { state -> Bool in
-                    if state.syncAgain {
-                        state.syncAgain = false
-                        return true
-                    }
-                    state.syncing = false
-                    return false
-                }
-                if !again { break }
-            }
+            } while link.withLock { $0.syncEnded() }
         }
     }
 
