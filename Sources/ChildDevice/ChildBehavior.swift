@@ -52,6 +52,8 @@ public final class ChildBehavior: DeviceBehavior {
             }
         case .ageRange:
             break  // AgeRangeSupport's
+        case .omitted:
+            break  // nothing to apply: the position is recorded, and DeviceRuntime logs it
         }
     }
 
@@ -112,6 +114,10 @@ public final class ChildBehavior: DeviceBehavior {
     // MARK: ask and outbox
 
     private func ask(_ question: Question, app: BundleID, runtime: DeviceRuntime) async -> Message {
+        // Refused before it is stored: a question over its budget would wedge the outbox and the child's event log.
+        if let violation = QuestionBudget.check(question) {
+            return .error(ErrorReply(.questionTooLarge, violation.description))
+        }
         var w = WireWriter()
         w.question(question)
         let bytes = Data(w.bytes)
@@ -168,6 +174,14 @@ public final class ChildBehavior: DeviceBehavior {
         for (app, data) in rows {
             var r = WireReader(Array(data))
             guard let question = try? r.question() else { continue }
+            if let violation = QuestionBudget.check(question) {
+                // Queued by an older child-device: the broker would refuse it (or drop the link), so it never goes.
+                runtime.logger.warning("dropping a queued question over its budget", metadata: [
+                    "question": "\(question.id)", "app": "\(app)", "error": "\(violation)",
+                ])
+                try? await removeFromOutbox(question.id, runtime: runtime)
+                continue
+            }
             do {
                 _ = try await runtime.request(.ask(appBundleID: app, question: question))
                 try? await removeFromOutbox(question.id, runtime: runtime)

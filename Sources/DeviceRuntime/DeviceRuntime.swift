@@ -47,7 +47,7 @@ public final class DeviceRuntime: Service, Sendable {
         @Sendable func secure(_ socket: ZMQSocket) throws {
             try socket.setLinger(milliseconds: 200)
             try socket.makeCurveClient(serverPublicKey: options.brokerPublicKey, keys: keys)
-            try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+            try socket.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
             try socket.setReconnectInterval(milliseconds: 100, max: 2000)
             // A device finds a dead broker by its PINGs; it advertises no TTL, which would make the broker keep (and
             // cancel, by a scan of all of them, on every PING) a timer per device connection (libzmq 4.3).
@@ -141,7 +141,7 @@ public final class DeviceRuntime: Service, Sendable {
 
     /// Sends a message to a local client (reply or push).
     public func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64 = 0) {
-        loop.send([routingID, MessageCodec.encode(message, requestID: requestID)], on: Slot.local)
+        loop.send([routingID, MessageCodec.encodeReply(message, requestID: requestID)], on: Slot.local)
     }
 
     // MARK: inbound

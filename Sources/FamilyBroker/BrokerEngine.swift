@@ -66,7 +66,7 @@ public final class BrokerEngine: Sendable {
                 for command in commands {
                     let requestID = MessageCodec.peekRequestID(command.frame)
                     let reply = tx.inSavepoint(db, device: command.deviceID) { tx in try tx.handle(command, in: db) }
-                    tx.replies.append((command.routingID, MessageCodec.encode(reply, requestID: requestID)))
+                    tx.replies.append((command.routingID, MessageCodec.encodeReply(reply, requestID: requestID)))
                 }
             }
         } catch {

@@ -212,32 +212,48 @@ extension BrokerStore {
         return added
     }
 
-    /// Stores `event` and returns the frame that publishes it: the stored body is that frame without its header, so
-    /// each event is encoded once.
+    /// Stores `event` as it can be delivered (`Event.deliverable`: one that would not fit in a frame is stored trimmed
+    /// or as `omitted`) and returns what was stored with the frame that publishes it; each event is encoded once.
     @discardableResult
-    static func appendEvent(_ event: Event, in db: Database) throws -> [UInt8] {
-        let frame = MessageCodec.encode(.event(event))
+    static func appendEvent(_ event: Event, in db: Database) throws -> (event: Event, frame: [UInt8]) {
+        let (delivered, body) = event.deliverable()
         try db.cachedStatement(
             sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)"
-        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(frame[Wire.headerSize...])])
-        return frame
+        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
+        return (delivered, MessageCodec.eventFrame(body: body))
     }
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
+    /// A stored event that cannot be read, or would not fit (stored by an older broker), is sent in a form that can:
+    /// trimmed, or `omitted` at its position, so that it never blocks the member's log.
     static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+            db.cachedStatement(sql: "SELECT seq, body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
             arguments: [member, Int64(clamping: after), limit])
         var events: [Event] = []
         var bytes = 0
         while let row = try rows.next() {
-            let data: Data = row[0]
-            bytes += data.count
+            let (event, size) = deliverableEvent(member: member, sequence: UInt64(row[0] as Int64), body: row[1])
+            bytes += size
             if bytes > Wire.maxReplyBodyBytes, !events.isEmpty { break }
-            var r = WireReader(Array(data))
-            events.append(try r.event())
+            events.append(event)
         }
         return events
+    }
+
+    private static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
+        var reader = WireReader(Array(data))
+        do {
+            let stored = try reader.event()
+            guard reader.remaining == 0 else { throw WireError.trailingBytes(count: reader.remaining) }
+            if data.count <= Wire.maxEventBytes { return (stored, data.count) }
+            let (event, body) = stored.deliverable()
+            return (event, body.count)
+        } catch {
+            let reason = "the stored event could not be read: \(error)"
+            let (event, body) = Event.omitted(member: member, sequence: sequence, createdAt: Date(), kind: 0, reason: reason)
+            return (event, body.count)
+        }
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }

@@ -294,7 +294,8 @@ public final class FamilyBrokerService: Service {
         try socket.setLinger(milliseconds: 500)
         try socket.setZAPDomain("hearth")
         try socket.makeCurveServer(secretKey: keys.secretKey)
-        try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+        // libzmq counts CURVE's per-frame overhead against the limit: a 1 MiB frame must pass as it does over ipc.
+        try socket.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
         try socket.setHandshakeInterval(milliseconds: 5000)
         // No ZMTP heartbeats here: libzmq 4.3 keeps every connection's heartbeat timers in one ordered map per I/O
         // thread and cancels a timer (on every message after a PING) by scanning that map, so with ~10,000 devices the

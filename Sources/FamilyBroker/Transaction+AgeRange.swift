@@ -134,7 +134,10 @@ extension Transaction {
     // MARK: settings
 
     private mutating func setAgeSharing(_ setting: AgeSharing, of target: MemberID, by caller: Directory.Member, in db: Database) throws -> AgeRangeMessage {
-        guard let member = directory.members[target] else { throw ErrorReply(.notFound, "no member \(target)") }
+        // A stranger (not the member, not of its family) gets one answer whether or not the member exists.
+        guard let member = directory.members[target],
+              caller.id == target || (caller.familyID != nil && caller.familyID == member.familyID)
+        else { throw ErrorReply(.notFound, "no member \(target) in your family") }
         let subject = try ageRangeSubject(member, in: db)
         if subject.isChild {
             guard caller.role.isParent, caller.familyID != nil, caller.familyID == member.familyID else {

@@ -19,6 +19,7 @@ extension Transaction {
             return .askAccepted(existing.asked, existing.resolution)
         }
         try validate(question)
+        if let violation = QuestionBudget.check(question) { throw ErrorReply(.questionTooLarge, violation.description) }
         let limit = policy.childDefaults.askLimit
         let recent = try BrokerStore.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count, in: db)
         guard recent < limit.count else {

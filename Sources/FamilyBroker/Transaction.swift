@@ -149,11 +149,12 @@ struct Transaction {
 
     mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
         let sequence = head(of: member) + 1
-        let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
-        eventFrames.append(try BrokerStore.appendEvent(event, in: db))
+        let (stored, frame) = try BrokerStore.appendEvent(
+            Event(memberID: member, sequence: sequence, createdAt: now, body: body), in: db)
+        eventFrames.append(frame)
         headUndo.append((member, changedHeads[member]))
         changedHeads[member] = sequence
-        events.append(event)
+        events.append(stored)
     }
 
     /// Resolves a pending question without a parent's answer and tells the child and the family's parents.
@@ -171,16 +172,22 @@ struct Transaction {
     // MARK: authorization
 
     /// The child whose settings `caller` may read or change: a parent of the child's family, or the child itself when
-    /// `allowSelf`. A parent of another family is told there is no such child, so it learns nothing about it.
+    /// `allowSelf`. A caller outside the child's family gets the same reply for an existing child as for a missing
+    /// one (`notFound` for a parent, `notAuthorized` otherwise, with the same text), so it learns nothing about it.
     func childForSettings(_ childID: MemberID, caller: Directory.Member, allowSelf: Bool) throws -> Directory.Member {
-        let notFound = ErrorReply(.notFound, "no child \(childID) in your family")
-        guard let child = directory.members[childID], let family = child.familyID, directory.isChild(child, on: now) else {
-            if caller.role.isParent { throw notFound }
-            throw ErrorReply(.notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this")
+        let child = directory.members[childID].flatMap { member in
+            member.familyID != nil && directory.isChild(member, on: now) ? member : nil
         }
-        if caller.role.isParent, caller.familyID == family { return child }
-        if allowSelf, caller.id == child.id { return child }
-        if caller.role.isParent { throw notFound }
-        throw ErrorReply(.notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this; \(caller.id) is \(directory.effectiveRole(caller, on: now).name)")
+        if let child {
+            if caller.role.isParent, caller.familyID == child.familyID { return child }
+            if allowSelf, caller.id == child.id { return child }
+            if caller.familyID == child.familyID {
+                let role = directory.effectiveRole(caller, on: now).name
+                throw ErrorReply(
+                    .notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this; \(caller.id) is \(role)")
+            }
+        }
+        if caller.role.isParent { throw ErrorReply(.notFound, "no child \(childID) in your family") }
+        throw ErrorReply(.notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this")
     }
 }

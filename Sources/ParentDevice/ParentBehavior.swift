@@ -40,7 +40,7 @@ public final class ParentBehavior: DeviceBehavior {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
                 arguments: [id, Data(a.bytes), Data(r.bytes)])
-        case .handlesChanged, .ageRange:
+        case .handlesChanged, .ageRange, .omitted:
             break
         }
     }
@@ -57,7 +57,7 @@ public final class ParentBehavior: DeviceBehavior {
                     "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
                     "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
                 ])
-            case .handlesChanged, .ageRange: break
+            case .handlesChanged, .ageRange, .omitted: break
             }
         }
     }
@@ -69,13 +69,14 @@ public final class ParentBehavior: DeviceBehavior {
         case .listPending:
             do {
                 let list = try await runtime.store.pool.read { db in
-                    // Oldest first, as many as fit in one frame: a person answers and lists again.
+                    // Oldest first, as many as fit in one frame (always the first: a question within its budget
+                    // fits alone): a person answers and lists again.
                     var list: [AskedQuestion] = []
                     var bytes = 0
                     let rows = try Data.fetchCursor(db, sql: "SELECT asked FROM pending ORDER BY asked_at")
                     while let data = try rows.next() {
                         bytes += data.count
-                        if bytes > Wire.maxReplyBodyBytes { break }
+                        if bytes > Wire.maxReplyBodyBytes, !list.isEmpty { break }
                         var r = WireReader(Array(data))
                         list.append(try r.askedQuestion())
                     }

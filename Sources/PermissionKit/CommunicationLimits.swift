@@ -80,12 +80,6 @@ public final class CommunicationLimits: Sendable {
     public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) async throws {
         try question.validate()
         let message = Message.ask(appBundleID: bundleID, question: Question(question))
-        let size = MessageCodec.encode(message).count
-        guard size <= Wire.maxFrameSize else {
-            throw AskError.invalidQuestion(
-                reason: "the question is \(size) bytes encoded, at most \(Wire.maxFrameSize) allowed; use smaller avatar images"
-            )
-        }
         let reply: Message
         do {
             reply = try await connection.request(message)
