@@ -9,6 +9,11 @@ public enum ChildDeviceDaemon {
 
     /// A child-device daemon with `options`, not yet running.
     public static func make(options: DeviceOptions, logger: Logger) throws -> DeviceRuntime {
-        try DeviceRuntime(options: options, behavior: AgeRangeSupport(ChildBehavior()), logger: logger)
+        let store = try DeviceStore(path: options.databasePath, label: name) { migrator in
+            ChildStore.migrate(&migrator)
+            AgePromptStore.migrate(&migrator)
+        }
+        let behavior = AgeRangeSupport(ChildBehavior(store: ChildStore(store.pool)), prompts: AgePromptStore(store.pool))
+        return try DeviceRuntime(options: options, store: store, behavior: behavior, logger: logger)
     }
 }

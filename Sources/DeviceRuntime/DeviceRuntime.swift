@@ -13,7 +13,7 @@ import ZeroMQ
 ///
 /// Delivery follows the ZeroMQ guide's Clone pattern: subscribe first, then sync everything after the last applied
 /// number; discard what is at or below it; a gap, or a heartbeat showing a higher head, triggers another sync.
-public final class DeviceRuntime: Service, Sendable {
+public final class DeviceRuntime: Service, DeviceContext, Sendable {
     enum Slot {
         static let broker = 0
         static let events = 1
@@ -32,7 +32,8 @@ public final class DeviceRuntime: Service, Sendable {
     private let link = Mutex(BrokerLink())
     private let metrics = DeviceMetrics()
 
-    public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
+    /// A daemon over `store` (opened with `behavior`'s stores' tables); the daemons' factories build it.
+    public init(options: DeviceOptions, store: DeviceStore, behavior: some DeviceBehavior, logger: Logger) throws {
         self.options = options
         self.behavior = behavior
         self.logger = logger
@@ -40,7 +41,7 @@ public final class DeviceRuntime: Service, Sendable {
         let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
         try LocalEndpoints.prepareSocketDirectory(socketDirectory)
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
-        store = try DeviceStore(path: options.databasePath, behavior: behavior)
+        self.store = store
         tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
         let keys = self.keys
         let options = self.options
@@ -96,6 +97,15 @@ public final class DeviceRuntime: Service, Sendable {
     /// Where the link to the broker stands.
     package var linkState: BrokerLink { link.withLock { $0 } }
 
+    /// The daemon's name, e.g. `child-device`.
+    public var daemonName: String { behavior.name }
+
+    public func rememberedIdentity() async -> (memberID: MemberID?, deviceID: DeviceID?) {
+        let member = try? await store.value("member_id")
+        let device = try? await store.value("device_id")
+        return (member ?? nil, device ?? nil)
+    }
+
     static let monitorEndpoint = "inproc://broker-link-monitor"
 
     /// Ready while linked to the broker (the `/readyz` probe).
@@ -127,7 +137,7 @@ public final class DeviceRuntime: Service, Sendable {
     // MARK: requests
 
     /// Sends a command to the broker and returns its reply; an `error` reply is thrown as `ErrorReply`.
-    public func request(_ message: Message, timeout: Duration = .seconds(3)) async throws -> Message {
+    public func request(_ message: Message, timeout: Duration) async throws -> Message {
         let loop = self.loop
         let reply = try await tracker.request(timeout: timeout) { id in
             loop.send([MessageCodec.encode(message, requestID: id)], on: Slot.broker)
@@ -140,7 +150,7 @@ public final class DeviceRuntime: Service, Sendable {
     }
 
     /// Sends a message to a local client (reply or push).
-    public func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64 = 0) {
+    public func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64) {
         loop.send([routingID, MessageCodec.encodeReply(message, requestID: requestID)], on: Slot.local)
     }
 
@@ -191,7 +201,7 @@ public final class DeviceRuntime: Service, Sendable {
                         continue
                     }
                     Task { [self] in
-                        if let reply = await behavior.handleLocal(envelope, from: routingID, runtime: self) {
+                        if let reply = await behavior.handleLocal(envelope, from: routingID, context: self) {
                             sendLocal(reply, to: routingID, requestID: envelope.requestID)
                         }
                     }
@@ -212,7 +222,7 @@ public final class DeviceRuntime: Service, Sendable {
             metrics.eventsApplied(applied.count)
             if !applied.isEmpty {
                 logApplied(applied)
-                await behavior.applied(applied, runtime: self)
+                await behavior.applied(applied, context: self)
             }
             if let gap {
                 metrics.gap()
@@ -260,7 +270,7 @@ public final class DeviceRuntime: Service, Sendable {
         guard link.withLock({ $0.caughtUp() }) else { return }
         metrics.setLinked(true)
         logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
-        await behavior.linked(runtime: self)
+        await behavior.linked(context: self)
         while !Task.isCancelled {
             try await Task.sleep(for: options.pingInterval)
             guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }

@@ -2,13 +2,17 @@ import Foundation
 import GRDB
 import HearthCore
 
-/// A device daemon's SQLite file: the last applied sequence number and the behaviour's own tables.
+/// A device daemon's SQLite file: the last applied sequence number and what it remembers of its last welcome, plus the
+/// tables of the behaviour's own stores (`migrate` adds them), which share the file and its transactions.
 public final class DeviceStore: Sendable {
     public let pool: DatabasePool
 
-    public init(path: String, behavior: some DeviceBehavior) throws {
+    /// Opens (or creates, with its directory) the file at `path`; `label` names its connections in errors.
+    public init(path: String, label: String, migrate: (inout DatabaseMigrator) -> Void) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var config = Configuration()
-        config.label = behavior.name
+        config.label = label
         // A restarted daemon may open the file while the previous run's last connection still checkpoints it.
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
@@ -17,7 +21,7 @@ public final class DeviceStore: Sendable {
         migrator.registerMigration("device-v1") { db in
             try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         }
-        behavior.migrate(&migrator)
+        migrate(&migrator)
         try migrator.migrate(pool)
     }
 
