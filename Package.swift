@@ -160,7 +160,8 @@ let package = Package(
         .testTarget(
             name: "DeviceRuntimeTests",
             dependencies: [
-                "DeviceRuntime", "ChildDevice", "ParentDevice", .product(name: "GRDB", package: "GRDB.swift"),
+                "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthProtocol", "HearthCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

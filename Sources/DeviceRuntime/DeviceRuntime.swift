@@ -168,51 +168,74 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
                 }
                 tracker.resolve(envelope)
             case Slot.events:
-                guard item.message.frames.count == 2, let envelope = try? MessageCodec.decode(item.message.frames[1]) else {
-                    logger.warning("undecodable event frame from the broker")
-                    continue
-                }
-                switch envelope.message {
-                case .event(let event): events.append(event)
-                case .heartbeat(let head): behindHead = max(behindHead ?? 0, head)
+                switch received(fromEgress: item.message.frames) {
+                case .event(let event)?: events.append(event)
+                case .heartbeat(let head)?: behindHead = max(behindHead ?? 0, head)
                 default: break
                 }
             case Slot.monitor:
-                guard let event = ZMQMonitorEvent(frames: item.message.frames) else { continue }
-                guard event.event == ZMQMonitorEvent.handshakeFailedAuth else {
-                    link.withLock { $0.handshakeSucceeded() }
-                    continue
-                }
-                if link.withLock({ $0.handshakeRefused() }) {
-                    logger.error("the broker refused this device's key: it is not enrolled", metadata: [
-                        "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
-                    ])
-                }
+                handshake(item.message.frames)
             case Slot.local:
-                let frames = item.message.frames
-                guard frames.count == 2 else { continue }
-                let routingID = frames[0]
-                do {
-                    let envelope = try MessageCodec.decode(frames[1])
-                    metrics.localRequest(envelope.message)
-                    if case .ping = envelope.message {
-                        // A status probe for tools and tests: who this device is and whether it is linked.
-                        sendLocal(.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked), to: routingID, requestID: envelope.requestID)
-                        continue
-                    }
-                    Task { [self] in
-                        if let reply = await behavior.handleLocal(envelope, from: routingID, context: self) {
-                            sendLocal(reply, to: routingID, requestID: envelope.requestID)
-                        }
-                    }
-                } catch {
-                    sendLocal(.error(ErrorReply(error.code, error.description)), to: routingID, requestID: MessageCodec.peekRequestID(frames[1]))
-                }
+                serveLocal(item.message.frames)
             default: break
             }
         }
         if !events.isEmpty { await apply(events) }
         if let head = behindHead, head > (try? await store.lastApplied()) ?? 0 { startSync() }
+    }
+
+    /// An event or a heartbeat from the broker's egress. An event at or below the last applied number (it came by
+    /// pub/sub and by a sync, or again after a reconnect) is dropped before its body is decoded.
+    private func received(fromEgress frames: [[UInt8]]) -> Message? {
+        if frames.count == 2, let sequence = MessageCodec.peekEventSequence(frames[1]),
+           let last = store.knownLastApplied, sequence <= last {
+            return nil
+        }
+        guard frames.count == 2, let envelope = try? MessageCodec.decode(frames[1]) else {
+            logger.warning("undecodable event frame from the broker")
+            return nil
+        }
+        return envelope.message
+    }
+
+    /// A handshake event of the broker link: tells a refused key from a broker that is away.
+    private func handshake(_ frames: [[UInt8]]) {
+        guard let event = ZMQMonitorEvent(frames: frames) else { return }
+        guard event.event == ZMQMonitorEvent.handshakeFailedAuth else {
+            link.withLock { $0.handshakeSucceeded() }
+            return
+        }
+        if link.withLock({ $0.handshakeRefused() }) {
+            logger.error("the broker refused this device's key: it is not enrolled", metadata: [
+                "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
+            ])
+        }
+    }
+
+    /// A request from a local client, answered by the behaviour (a status ping is answered here).
+    private func serveLocal(_ frames: [[UInt8]]) {
+        guard frames.count == 2 else { return }
+        let routingID = frames[0]
+        let envelope: Envelope
+        do {
+            envelope = try MessageCodec.decode(frames[1])
+        } catch {
+            let requestID = MessageCodec.peekRequestID(frames[1])
+            sendLocal(.error(ErrorReply(error.code, error.description)), to: routingID, requestID: requestID)
+            return
+        }
+        metrics.localRequest(envelope.message)
+        if case .ping = envelope.message {
+            // A status probe for tools and tests: who this device is and whether it is linked.
+            let status = Message.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked)
+            sendLocal(status, to: routingID, requestID: envelope.requestID)
+            return
+        }
+        Task { [self] in
+            if let reply = await behavior.handleLocal(envelope, from: routingID, context: self) {
+                sendLocal(reply, to: routingID, requestID: envelope.requestID)
+            }
+        }
     }
 
     @discardableResult

@@ -1,11 +1,14 @@
 import Foundation
 import GRDB
 import HearthCore
+import Synchronization
 
 /// A device daemon's SQLite file: the last applied sequence number and what it remembers of its last welcome, plus the
 /// tables of the behaviour's own stores (`migrate` adds them), which share the file and its transactions.
 public final class DeviceStore: Sendable {
     public let pool: DatabasePool
+    /// The last applied number as this process last read or wrote it: only this daemon writes its file.
+    private let lastAppliedCache = Mutex<UInt64?>(nil)
 
     /// Opens (or creates, with its directory) the file at `path`; `label` names its connections in errors.
     public init(path: String, label: String, migrate: (inout DatabaseMigrator) -> Void) throws {
@@ -27,17 +30,29 @@ public final class DeviceStore: Sendable {
 
     /// The sequence number of the last event applied.
     public func lastApplied() async throws -> UInt64 {
-        try await pool.read { db in try Self.lastApplied(db) }
+        if let cached = knownLastApplied { return cached }
+        let value = try await pool.read { db in try Self.lastApplied(db) }
+        remember(value)
+        return value
+    }
+
+    /// The last applied number without a read, once it was read or written in this process; nil before.
+    var knownLastApplied: UInt64? { lastAppliedCache.withLock { $0 } }
+
+    private func remember(_ value: UInt64) {
+        lastAppliedCache.withLock { $0 = max($0 ?? 0, value) }
     }
 
     static func lastApplied(_ db: Database) throws -> UInt64 {
         UInt64(try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'last_applied'") ?? "0") ?? 0
     }
 
+    typealias Applied = (applied: [Event], gap: (expected: UInt64, got: UInt64)?)
+
     /// Applies the events that continue the log, in order, in one transaction with the new last-applied number.
     /// Returns the events applied and whether a gap was seen (an event beyond the next expected one).
-    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> (applied: [Event], gap: (expected: UInt64, got: UInt64)?) {
-        try await pool.write { db in
+    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> Applied {
+        let result: Applied = try await pool.write { db in
             var last = try Self.lastApplied(db)
             var applied: [Event] = []
             var gap: (expected: UInt64, got: UInt64)?
@@ -58,6 +73,9 @@ public final class DeviceStore: Sendable {
             }
             return (applied, gap)
         }
+        // After the commit: a reader of the cache never sees a number the file does not hold yet.
+        if let last = result.applied.last?.sequence { remember(last) }
+        return result
     }
 
     /// A remembered value, e.g. the member id from the last welcome.

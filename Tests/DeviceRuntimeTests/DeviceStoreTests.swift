@@ -69,6 +69,33 @@ struct DeviceStoreTests {
         #expect(try await store.lastApplied() == 0)
     }
 
+    @Test func knowsItsLastAppliedNumberWithoutAReadOnceReadOrWritten() async throws {
+        #expect(store.knownLastApplied == nil)
+        #expect(try await store.lastApplied() == 0)
+        #expect(store.knownLastApplied == 0)
+        _ = try await store.apply(Self.events(1, 2), behavior: Recording())
+        #expect(store.knownLastApplied == 2)
+        // A failed apply leaves the number where the file has it.
+        _ = try? await store.apply(Self.events(3), behavior: Recording(failAt: 3))
+        #expect(store.knownLastApplied == 2)
+        let reopened = try DeviceStore(path: store.pool.path, label: "test") { Recording.migrate(&$0) }
+        #expect(reopened.knownLastApplied == nil)
+        #expect(try await reopened.lastApplied() == 2)
+    }
+
+    @Test func anEventsSequenceIsReadWithoutDecodingItsBody() {
+        let event = Fixtures.event(41, .handlesChanged(added: [], removed: []))
+        let frame = MessageCodec.encode(.event(event), requestID: 0)
+        #expect(MessageCodec.peekEventSequence(frame) == 41)
+        // Only the header, the member and the number need to be intact.
+        var damaged = frame
+        damaged.removeLast(3)
+        #expect(MessageCodec.peekEventSequence(damaged) == 41)
+        #expect(MessageCodec.peekEventSequence(Array(frame.prefix(Wire.headerSize + 6))) == nil)
+        #expect(MessageCodec.peekEventSequence(MessageCodec.encode(.heartbeat(head: 41), requestID: 0)) == nil)
+        #expect(MessageCodec.peekEventSequence([]) == nil)
+    }
+
     @Test func remembersValuesAcrossReopening() async throws {
         try await store.setValue("emma", for: "member_id")
         let path = store.pool.path
