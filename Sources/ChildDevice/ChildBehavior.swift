@@ -49,14 +49,17 @@ public final class ChildBehavior: DeviceBehavior {
         await flushOutbox(context: context)
     }
 
-    public func handleLocal(_ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext) async -> Message? {
+    public func handleLocal(
+        _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
+    ) async -> Message? {
         if case .appHello(let bundleID) = envelope.message {
             await hello(bundleID, from: routingID, requestID: envelope.requestID, context: context)
             return nil
         }
         switch envelope.message {
         case .ask, .knownHandles, .appAck:
-            guard let app = sessions.withLock({ [now] in $0.app(of: routingID, at: now()) }) else { return Self.helloRequired }
+            let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
+            guard let app else { return Self.helloRequired }
             return await handleApp(envelope.message, app: app, context: context)
         case .getLimits, .editContacts, .approveInPerson:
             // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
@@ -67,12 +70,14 @@ public final class ChildBehavior: DeviceBehavior {
         }
     }
 
-    private static let helloRequired = Message.error(ErrorReply(.helloRequired, "send appHello with your bundle id first"))
+    private static let helloRequired = Message.error(
+        ErrorReply(.helloRequired, "send appHello with your bundle id first"))
 
     private func hello(_ app: BundleID, from routingID: [UInt8], requestID: UInt64, context: any DeviceContext) async {
         sessions.withLock { [now] in $0.hello(routingID, app: app, at: now()) }
         let member = await context.knownIdentity().memberID
-        context.sendLocal(.appWelcome(memberID: member, brokerConnected: context.isLinked), to: routingID, requestID: requestID)
+        let welcome = Message.appWelcome(memberID: member, brokerConnected: context.isLinked)
+        context.sendLocal(welcome, to: routingID, requestID: requestID)
         // After the welcome: everything still waiting in this app's inbox.
         await push(app: app, context: context, only: routingID)
     }
@@ -150,8 +155,9 @@ public final class ChildBehavior: DeviceBehavior {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
             } catch let error as ErrorReply {
-                context.logger.warning(
-                    "the broker refused a queued question", metadata: ["question": "\(question.id)", "error": "\(error)"])
+                context.logger.warning("the broker refused a queued question", metadata: [
+                    "question": "\(question.id)", "error": "\(error)",
+                ])
                 try? await store.removeFromOutbox(question.id)
             } catch {
                 return  // link down again; the next link flushes

@@ -13,7 +13,8 @@ public enum ChildDeviceDaemon {
             ChildStore.migrate(&migrator)
             AgePromptStore.migrate(&migrator)
         }
-        let behavior = AgeRangeSupport(ChildBehavior(store: ChildStore(store.pool)), prompts: AgePromptStore(store.pool))
+        let behavior = AgeRangeSupport(
+            ChildBehavior(store: ChildStore(store.pool)), prompts: AgePromptStore(store.pool))
         return try DeviceRuntime(options: options, store: store, behavior: behavior, logger: logger)
     }
 }

@@ -25,13 +25,17 @@ public struct ChildStore: Sendable {
     public static func migrate(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("child-v1") { db in
             try db.execute(sql: """
-                CREATE TABLE outbox (question_id BLOB PRIMARY KEY, app TEXT NOT NULL, question BLOB NOT NULL, created_at REAL NOT NULL);
+                CREATE TABLE outbox (
+                    question_id BLOB PRIMARY KEY, app TEXT NOT NULL, question BLOB NOT NULL, created_at REAL NOT NULL
+                );
                 CREATE TABLE inbox (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, app TEXT NOT NULL, question_id BLOB NOT NULL UNIQUE,
                     asked BLOB NOT NULL, resolution BLOB NOT NULL
                 );
                 CREATE INDEX inbox_app ON inbox(app);
-                CREATE TABLE known_handle (kind INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID;
+                CREATE TABLE known_handle (
+                    kind INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)
+                ) WITHOUT ROWID;
                 """)
         }
     }
@@ -58,7 +62,8 @@ public struct ChildStore: Sendable {
             }
             for handle in removed {
                 try db.execute(
-                    sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?", arguments: [handle.kind.rawValue, handle.value])
+                    sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?",
+                    arguments: [handle.kind.rawValue, handle.value])
             }
         case .ageRange, .omitted:
             break  // AgeRangeSupport's; nothing to apply (DeviceRuntime logs an omitted event)
@@ -101,8 +106,9 @@ public struct ChildStore: Sendable {
     /// The responses waiting for `app`, oldest first.
     func inbox(of app: BundleID) async throws -> [InboxEntry] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, asked, resolution FROM inbox WHERE app = ? ORDER BY id", arguments: [app])
-                .compactMap { row in
+            let sql = "SELECT id, asked, resolution FROM inbox WHERE app = ? ORDER BY id"
+            return try Row.fetchAll(db, sql: sql, arguments: [app])
+                .compactMap { row -> InboxEntry? in
                     var a = WireReader(Array(row["asked"] as Data))
                     var r = WireReader(Array(row["resolution"] as Data))
                     guard let asked = try? a.askedQuestion(), let resolution = try? r.resolution() else { return nil }

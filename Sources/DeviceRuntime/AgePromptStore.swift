@@ -15,7 +15,8 @@ public struct AgePromptStore: Sendable {
     /// Adds the prompts' table.
     public static func migrate(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("age-range-device-v1") { db in
-            try db.execute(sql: "CREATE TABLE age_prompt (id BLOB PRIMARY KEY, prompt BLOB NOT NULL, created_at REAL NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE age_prompt (id BLOB PRIMARY KEY, prompt BLOB NOT NULL, created_at REAL NOT NULL)")
         }
     }
 

@@ -52,10 +52,13 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
             case .answerChanged(let app, let answer):
                 if case .sharing(let range) = answer {
                     // The user's notification that new information was revealed.
-                    context.logger.notice("age range shared", metadata: ["app": "\(app)", "range": "\(range.boundsDescription)"])
+                    context.logger.notice(
+                        "age range shared", metadata: ["app": "\(app)", "range": "\(range.boundsDescription)"])
                 }
                 let targets = state.withLock { $0.watchers.filter { $0.value.contains(app) }.map(\.key) }
-                for target in targets { context.sendLocal(.ageRange(.update(app: app, promptID: nil, answer)), to: target) }
+                for target in targets {
+                    context.sendLocal(.ageRange(.update(app: app, promptID: nil, answer)), to: target)
+                }
             case .promptOpened(let prompt):
                 context.logger.notice("age range prompt waiting", metadata: [
                     "prompt": "\(prompt.id)", "app": "\(prompt.app)", "range": "\(prompt.range.boundsDescription)",
@@ -70,7 +73,9 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
         await base.linked(context: context)
     }
 
-    public func handleLocal(_ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext) async -> Message? {
+    public func handleLocal(
+        _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
+    ) async -> Message? {
         guard case .ageRange(let message) = envelope.message else {
             return await base.handleLocal(envelope, from: routingID, context: context)
         }
@@ -113,7 +118,8 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
     private func forward(_ message: AgeRangeMessage, context: any DeviceContext) async -> Message {
         guard context.isLinked else {
             if context.isRefusedByBroker {
-                return .error(ErrorReply(.deviceNotEnrolled, "the family broker refused this device's key \(context.publicKey): it is not enrolled"))
+                let reason = "the family broker refused this device's key \(context.publicKey): it is not enrolled"
+                return .error(ErrorReply(.deviceNotEnrolled, reason))
             }
             return .error(ErrorReply(.brokerUnavailable, "\(name) is not connected to its family broker"))
         }
@@ -128,7 +134,9 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
 
     /// Remembers that the app at `routingID` waits for prompt `id`; past the deadline (and a little slack for the
     /// broker's own expiry event) it is told the prompt declined.
-    private func wait(for id: UUID, app: BundleID, routingID: [UInt8], milliseconds: UInt32, context: any DeviceContext) {
+    private func wait(
+        for id: UUID, app: BundleID, routingID: [UInt8], milliseconds: UInt32, context: any DeviceContext
+    ) {
         let done = state.withLock { state -> AgeRangeAnswer? in
             if let answer = state.closed[id] { return answer }
             state.waiting[id, default: []].append(Waiter(routingID: routingID, app: app))
@@ -144,7 +152,9 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
         }
     }
 
-    private func finish(prompt id: UUID, app: BundleID, answer: AgeRangeAnswer, context: any DeviceContext, remember: Bool = true) {
+    private func finish(
+        prompt id: UUID, app: BundleID, answer: AgeRangeAnswer, context: any DeviceContext, remember: Bool = true
+    ) {
         let waiters = state.withLock { state -> [Waiter] in
             if remember, state.closed[id] == nil {
                 state.closed[id] = answer
@@ -153,6 +163,8 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
             }
             return state.waiting.removeValue(forKey: id) ?? []
         }
-        for waiter in waiters { context.sendLocal(.ageRange(.update(app: waiter.app, promptID: id, answer)), to: waiter.routingID) }
+        for waiter in waiters {
+            context.sendLocal(.ageRange(.update(app: waiter.app, promptID: id, answer)), to: waiter.routingID)
+        }
     }
 }

@@ -10,7 +10,8 @@ extension DeviceContext {
             try? await Task.sleep(for: .milliseconds(50))
         }
         guard isLinked else {
-            return .error(ErrorReply(.brokerUnavailable, "\(daemonName) is not connected to its broker; try again when it is"))
+            let reason = "\(daemonName) is not connected to its broker; try again when it is"
+            return .error(ErrorReply(.brokerUnavailable, reason))
         }
         do {
             return try await request(message, timeout: timeout)

@@ -284,7 +284,8 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
 
     /// One link: hello, catch up, then ping until a ping fails (thrown) or the task is cancelled.
     private func linkOnce() async throws {
-        let reply = try await request(.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version), timeout: .seconds(2))
+        let hello = Message.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version)
+        let reply = try await request(hello, timeout: .seconds(2))
         guard case .welcome(_, let family, let member, let device, let role, _) = reply else { return }
         link.withLock { $0.welcomed(DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)) }
         try? await store.setValue(member, for: "member_id")

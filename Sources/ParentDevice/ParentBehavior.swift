@@ -37,7 +37,9 @@ public final class ParentBehavior: DeviceBehavior {
 
     public func linked(context: any DeviceContext) async {}
 
-    public func handleLocal(_ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext) async -> Message? {
+    public func handleLocal(
+        _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
+    ) async -> Message? {
         switch envelope.message {
         case .listPending:
             do {

@@ -13,7 +13,8 @@ public enum ParentDeviceDaemon {
             ParentStore.migrate(&migrator)
             AgePromptStore.migrate(&migrator)
         }
-        let behavior = AgeRangeSupport(ParentBehavior(store: ParentStore(store.pool)), prompts: AgePromptStore(store.pool))
+        let behavior = AgeRangeSupport(
+            ParentBehavior(store: ParentStore(store.pool)), prompts: AgePromptStore(store.pool))
         return try DeviceRuntime(options: options, store: store, behavior: behavior, logger: logger)
     }
 }

@@ -31,7 +31,8 @@ public struct ParentStore: Sendable {
             var w = WireWriter()
             w.askedQuestion(asked)
             let id = asked.question.id.wireBytes
-            let answered = try Bool.fetchOne(db, sql: "SELECT 1 FROM resolved WHERE question_id = ?", arguments: [id]) ?? false
+            let sql = "SELECT 1 FROM resolved WHERE question_id = ?"
+            let answered = try Bool.fetchOne(db, sql: sql, arguments: [id]) ?? false
             guard !answered else { return }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO pending (question_id, asked, asked_at) VALUES (?, ?, ?)",

@@ -13,6 +13,7 @@ struct ChildDeviceCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await device.run(
-            daemon: ChildDeviceDaemon.name, defaultSocket: LocalEndpoints.childDeviceSocket, make: ChildDeviceDaemon.make)
+            daemon: ChildDeviceDaemon.name, defaultSocket: LocalEndpoints.childDeviceSocket,
+            make: ChildDeviceDaemon.make)
     }
 }

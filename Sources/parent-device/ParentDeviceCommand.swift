@@ -13,6 +13,7 @@ struct ParentDeviceCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await device.run(
-            daemon: ParentDeviceDaemon.name, defaultSocket: LocalEndpoints.parentDeviceSocket, make: ParentDeviceDaemon.make)
+            daemon: ParentDeviceDaemon.name, defaultSocket: LocalEndpoints.parentDeviceSocket,
+            make: ParentDeviceDaemon.make)
     }
 }

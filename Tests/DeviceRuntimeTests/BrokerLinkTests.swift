@@ -60,7 +60,8 @@ struct BrokerLinkTests {
         #expect(wasUp == (phase == .linked))
         let expected: Phase = (phase == .linked || phase == .catchingUp) ? .brokerGone : phase
         #expect(link.phase == expected)
-        #expect(link.identity == (phase == .connecting ? nil : Self.emma), "the identity is kept while the link is down")
+        let kept = phase == .connecting ? nil : Self.emma
+        #expect(link.identity == kept, "the identity is kept while the link is down")
     }
 
     @Test(arguments: phases) func handshakeRefusedIsNewsOnlyOnce(from phase: Phase) {

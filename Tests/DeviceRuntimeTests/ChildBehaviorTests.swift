@@ -52,7 +52,8 @@ struct ChildBehaviorTests {
 
     @Test func anAppMustSayHelloAndIsWelcomedWithTheRememberedChild() async throws {
         let question = Fixtures.question("bob")
-        #expect(await local(.ask(appBundleID: "x", question: question), from: Self.chat) == .error(ErrorReply(.helloRequired, "send appHello with your bundle id first")))
+        let refused = await local(.ask(appBundleID: "x", question: question), from: Self.chat)
+        #expect(refused == .error(ErrorReply(.helloRequired, "send appHello with your bundle id first")))
         #expect(await local(.appAck(inboxID: 1), from: Self.chat)?.isError(.helloRequired) == true)
         context.setRemembered(member: "emma", device: "emma-tablet")
         await hello("com.example.chat", from: Self.chat)
@@ -65,7 +66,8 @@ struct ChildBehaviorTests {
         await hello("com.example.chat", from: Self.chat)
         let question = Fixtures.question("bob")
         // Never welcomed: the placeholder ids.
-        guard case .askAccepted(let queued, nil) = await local(.ask(appBundleID: "ignored", question: question), from: Self.chat) else {
+        let reply = await local(.ask(appBundleID: "ignored", question: question), from: Self.chat)
+        guard case .askAccepted(let queued, nil) = reply else {
             Issue.record("an ask while unlinked is accepted locally")
             return
         }
@@ -95,7 +97,8 @@ struct ChildBehaviorTests {
 
         context.setBroker { _ in nil }  // no reply in time
         let late = Fixtures.question("carol")
-        guard case .askAccepted(let queued, nil) = await local(.ask(appBundleID: "", question: late), from: Self.chat) else {
+        let reply = await local(.ask(appBundleID: "", question: late), from: Self.chat)
+        guard case .askAccepted(let queued, nil) = reply else {
             Issue.record("a timed-out ask is accepted locally")
             return
         }

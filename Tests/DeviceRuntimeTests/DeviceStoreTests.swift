@@ -16,7 +16,9 @@ struct DeviceStoreTests {
         init(failAt: UInt64? = nil) { self.failAt = failAt }
 
         static func migrate(_ migrator: inout DatabaseMigrator) {
-            migrator.registerMigration("recording") { db in try db.execute(sql: "CREATE TABLE seen (sequence INTEGER)") }
+            migrator.registerMigration("recording") { db in
+                try db.execute(sql: "CREATE TABLE seen (sequence INTEGER)")
+            }
         }
 
         func apply(_ event: Event, in db: Database) throws {
@@ -25,7 +27,9 @@ struct DeviceStoreTests {
         }
 
         func applied(_ events: [Event], context: any DeviceContext) async {}
-        func handleLocal(_ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext) async -> Message? { nil }
+        func handleLocal(_ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext) async -> Message? {
+            nil
+        }
         func linked(context: any DeviceContext) async {}
     }
 

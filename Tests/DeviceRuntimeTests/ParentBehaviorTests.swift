@@ -32,7 +32,9 @@ struct ParentBehaviorTests {
         olderAsked.askedAt = Date(timeIntervalSince1970: 1_000)
         var newerAsked = Fixtures.asked(newer)
         newerAsked.askedAt = Date(timeIntervalSince1970: 2_000)
-        try await apply([Fixtures.event(1, .questionPending(newerAsked)), Fixtures.event(2, .questionPending(olderAsked))])
+        try await apply([
+            Fixtures.event(1, .questionPending(newerAsked)), Fixtures.event(2, .questionPending(olderAsked)),
+        ])
         #expect(await local(.listPending) == .pendingList([olderAsked, newerAsked]))
 
         try await apply([Fixtures.event(3, .questionResolved(olderAsked, Fixtures.resolution(older)))])

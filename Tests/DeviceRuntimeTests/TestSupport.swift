@@ -6,7 +6,9 @@ import HearthProtocol
 
 /// A fresh device store in a temporary directory, with `migrate`'s tables.
 func temporaryStore(_ migrate: (inout DatabaseMigrator) -> Void) throws -> DeviceStore {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString.prefix(8))/device.sqlite").path
+    let name = "device-\(UUID().uuidString.prefix(8))"
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+    let path = directory.appendingPathComponent("device.sqlite").path
     return try DeviceStore(path: path, label: "test", migrate: migrate)
 }
 
@@ -14,10 +16,9 @@ enum Fixtures {
     static let emma = DeviceIdentity(familyID: "appleseed", memberID: "emma", deviceID: "emma-tablet", role: .child)
 
     static func question(_ handle: String, id: UUID = UUID()) -> Question {
-        Question(
-            id: id,
-            topic: .communication(CommunicationTopic(
-                personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))], actions: [.message])))
+        let person = PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        let topic = CommunicationTopic(personInformation: [person], actions: [.message])
+        return Question(id: id, topic: .communication(topic))
     }
 
     static func asked(_ question: Question, app: BundleID = "com.example.chat") -> AskedQuestion {

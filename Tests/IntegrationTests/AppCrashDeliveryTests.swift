@@ -19,7 +19,8 @@ struct AppCrashDeliveryTests {
 
         /// How many times the app printed the response to `question`.
         func responses(to question: UUID) -> Int {
-            output.components(separatedBy: "\n").filter { $0.hasPrefix("response:") && $0.contains("\(question)") }.count
+            let lines = output.components(separatedBy: "\n")
+            return lines.filter { $0.hasPrefix("response:") && $0.contains("\(question)") }.count
         }
     }
 
@@ -29,7 +30,8 @@ struct AppCrashDeliveryTests {
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
-        process.arguments = ["app", "watch", "--bundle-id", app, "--socket", fleet.socket(of: "emma-tablet")] + arguments
+        let socket = fleet.socket(of: "emma-tablet")
+        process.arguments = ["app", "watch", "--bundle-id", app, "--socket", socket] + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
         process.standardOutput = output
         process.standardError = output
@@ -51,6 +53,9 @@ struct AppCrashDeliveryTests {
         return question.id
     }
 
+    /// Entries waiting in emma-tablet's inbox.
+    static func inbox(_ fleet: Fleet) throws -> Int { try LocalSocketTests.inboxCount(in: fleet) }
+
     static func waitForExit(_ app: AppProcess, in fleet: Fleet) async throws {
         try await fleet.eventually("the app exits") { !app.process.isRunning }
         #expect(app.process.terminationStatus == 0, "\(app.output)")
@@ -59,7 +64,7 @@ struct AppCrashDeliveryTests {
     @Test func aResponseTheAppWasHandlingWhenKilledComesAgainAndAHandledOneDoesNot() async throws {
         try await Fleet.with(LocalSocketTests.spec) { fleet in
             let first = try await Self.askAndApprove("pal1", in: fleet)
-            try await fleet.eventually("the response waits in the inbox") { try LocalSocketTests.inboxCount(in: fleet) == 1 }
+            try await fleet.eventually("the response waits in the inbox") { try Self.inbox(fleet) == 1 }
 
             // The app takes the response and is killed while it handles it (a slow handler, then SIGKILL).
             let crashing = try Self.watch(in: fleet, ["--handle-seconds", "600"], name: "crashing")
@@ -69,13 +74,13 @@ struct AppCrashDeliveryTests {
             kill(crashing.process.processIdentifier, SIGKILL)
             crashing.process.waitUntilExit()
             #expect(crashing.process.terminationReason == .uncaughtSignal)
-            #expect(try LocalSocketTests.inboxCount(in: fleet) == 1, "the response was acknowledged before it was handled")
+            #expect(try Self.inbox(fleet) == 1, "the response was acknowledged before it was handled")
 
             // Restarted, the app gets it again, handles it and acknowledges it.
             let restarted = try Self.watch(in: fleet, ["--count", "1"], name: "restarted")
             try await Self.waitForExit(restarted, in: fleet)
             #expect(restarted.responses(to: first) == 1)
-            try await fleet.eventually("the handled response left the inbox") { try LocalSocketTests.inboxCount(in: fleet) == 0 }
+            try await fleet.eventually("the handled response left the inbox") { try Self.inbox(fleet) == 0 }
 
             // Exactly once: the next run sees only a new response, not the handled one. The daemon pushes an app's
             // inbox oldest first, so the old one, had it stayed, would come before the new one.
@@ -84,7 +89,7 @@ struct AppCrashDeliveryTests {
             try await Self.waitForExit(again, in: fleet)
             #expect(again.responses(to: second) == 1)
             #expect(again.responses(to: first) == 0)
-            try await fleet.eventually("the inbox is empty") { try LocalSocketTests.inboxCount(in: fleet) == 0 }
+            try await fleet.eventually("the inbox is empty") { try Self.inbox(fleet) == 0 }
         }
     }
 
@@ -96,7 +101,7 @@ struct AppCrashDeliveryTests {
             for n in 1...3 { questions.append(try await Self.askAndApprove("pal\(n)", in: fleet)) }
             try await Self.waitForExit(running, in: fleet)
             #expect(questions.map { running.responses(to: $0) } == [1, 1, 1])
-            try await fleet.eventually("every response left the inbox") { try LocalSocketTests.inboxCount(in: fleet) == 0 }
+            try await fleet.eventually("every response left the inbox") { try Self.inbox(fleet) == 0 }
 
             let fourth = try await Self.askAndApprove("pal4", in: fleet)
             let next = try Self.watch(in: fleet, ["--count", "1"], name: "next")
