@@ -1,6 +1,6 @@
 import HearthProtocol
 
-extension DeviceRuntime {
+extension DeviceContext {
     /// Passes a person's command on the local socket to the broker and returns the broker's reply, or a typed error when
     /// the broker cannot be reached. The broker decides whether this device's member may do it.
     public func forward(_ message: Message, timeout: Duration = .seconds(5)) async -> Message {
@@ -10,7 +10,8 @@ extension DeviceRuntime {
             try? await Task.sleep(for: .milliseconds(50))
         }
         guard isLinked else {
-            return .error(ErrorReply(.brokerUnavailable, "\(behavior.name) is not connected to its broker; try again when it is"))
+            let reason = "\(daemonName) is not connected to its broker; try again when it is"
+            return .error(ErrorReply(.brokerUnavailable, reason))
         }
         do {
             return try await request(message, timeout: timeout)
