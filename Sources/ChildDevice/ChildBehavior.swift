@@ -15,6 +15,8 @@ public final class ChildBehavior: DeviceBehavior {
     private let now: @Sendable () -> ContinuousClock.Instant
     /// Serializes outbox flushes so a question is never forwarded twice at once.
     private let flushing = Mutex(false)
+    /// Whether a flush is already scheduled after the broker said it cannot store now (`brokerUnavailable`).
+    private let retryScheduled = Mutex(false)
 
     /// A behaviour over `store`; a local client silent for `sessionIdleLimit` must say hello again.
     public convenience init(store: ChildStore, sessionIdleLimit: Duration = .seconds(60)) {
@@ -119,10 +121,13 @@ public final class ChildBehavior: DeviceBehavior {
                 let reply = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
                 return reply
-            } catch let error as ErrorReply {
+            } catch let error as ErrorReply where error.code != .brokerUnavailable {
                 // The broker refused it for good: the app learns why now, and it is not retried.
                 try? await store.removeFromOutbox(question.id)
                 return .error(error)
+            } catch is ErrorReply {
+                // brokerUnavailable: linked, but the broker cannot store now; it stays queued and goes again soon.
+                retryLater(context: context)
             } catch {
                 // No reply in time: it stays in the outbox and is retried; the app's answer arrives in `updates`.
             }
@@ -154,14 +159,32 @@ public final class ChildBehavior: DeviceBehavior {
             do {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
-            } catch let error as ErrorReply {
+            } catch let error as ErrorReply where error.code != .brokerUnavailable {
                 context.logger.warning("the broker refused a queued question", metadata: [
                     "question": "\(question.id)", "error": "\(error)",
                 ])
                 try? await store.removeFromOutbox(question.id)
+            } catch is ErrorReply {
+                // brokerUnavailable: the broker's store is away for now.
+                retryLater(context: context)
+                return
             } catch {
-                return  // link down again; the next link flushes
+                return  // link down again: the next link flushes
             }
+        }
+    }
+
+    /// Flushes the outbox again in a second: the link is up, but the broker could not store (its database is away),
+    /// and no new link will come to trigger a flush.
+    private func retryLater(context: any DeviceContext) {
+        guard retryScheduled.withLock({ scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }) else { return }
+        Task {
+            try? await Task.sleep(for: .seconds(1))
+            retryScheduled.withLock { $0 = false }
+            await flushOutbox(context: context)
         }
     }
 
