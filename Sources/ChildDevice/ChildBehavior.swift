@@ -13,8 +13,9 @@ public final class ChildBehavior: DeviceBehavior {
     /// The app each connected local client named in its hello, by routing id.
     private let sessions: Mutex<AppSessions>
     private let now: @Sendable () -> ContinuousClock.Instant
-    /// Serializes outbox flushes so a question is never forwarded twice at once.
-    private let flushing = Mutex(false)
+    /// Serializes outbox flushes so a question is never forwarded twice at once; `again` when one was asked for
+    /// while another ran.
+    private let flushing = Mutex((busy: false, again: false))
     /// Whether a flush is already scheduled after the broker said it cannot store now (`brokerUnavailable`).
     private let retryScheduled = Mutex(false)
 
@@ -129,7 +130,10 @@ public final class ChildBehavior: DeviceBehavior {
                 // brokerUnavailable: linked, but the broker cannot store now; it stays queued and goes again soon.
                 retryLater(context: context)
             } catch {
-                // No reply in time: it stays in the outbox and is retried; the app's answer arrives in `updates`.
+                // No reply in time: it stays in the outbox and is retried (on the next link, or in a second if the
+                // link stays up, as when the broker restarted faster than the link noticed); the app's answer
+                // arrives in `updates`.
+                retryLater(context: context)
             }
         }
         // Ids from the last welcome (kept across restarts); "unlinked" before this device was ever welcomed.
@@ -142,11 +146,22 @@ public final class ChildBehavior: DeviceBehavior {
 
     /// Sends every question still in the outbox; the broker's idempotency makes a resend harmless.
     public func flushOutbox(context: any DeviceContext) async {
-        guard flushing.withLock({ busy in
-            defer { busy = true }
-            return !busy
+        guard flushing.withLock({ state in
+            if state.busy { state.again = true }
+            defer { state.busy = true }
+            return !state.busy
         }) else { return }
-        defer { flushing.withLock { $0 = false } }
+        // A flush asked for while this one ran (a new link) runs after it: what this one missed is sent then.
+        repeat {
+            await flushOnce(context: context)
+        } while flushing.withLock({ state in
+            defer { state.again = false }
+            state.busy = state.again
+            return state.again
+        })
+    }
+
+    private func flushOnce(context: any DeviceContext) async {
         for (app, question) in (try? await store.outbox()) ?? [] {
             if let violation = QuestionBudget.check(question) {
                 // Queued by an older child-device: the broker would refuse it (or drop the link), so it never goes.
@@ -169,7 +184,9 @@ public final class ChildBehavior: DeviceBehavior {
                 retryLater(context: context)
                 return
             } catch {
-                return  // link down again: the next link flushes
+                // No reply: the next link flushes, or, while the link looks up, another try in a second.
+                if context.isLinked { retryLater(context: context) }
+                return
             }
         }
     }

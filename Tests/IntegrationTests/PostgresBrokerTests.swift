@@ -31,16 +31,19 @@ struct PostgresBrokerTests {
             let question = Self.question("pal")
             try await app.ask(question)
             _ = try await alice.waitForQuestion(question.id)
-            try await alice.approve(question.id)
+            let resolution = try await alice.approve(question.id)
             try await fleet.eventually("the app gets Alice's answer") { responses.responses(for: question.id).count == 1 }
             #expect(
                 !FileManager.default.fileExists(atPath: fleet.directory + "/broker/broker.sqlite"),
                 "the state is in PostgreSQL, not in a SQLite file")
 
-            // Kept by the server: a broker killed and started again still knows the question was answered.
+            // Kept by the server: a broker killed and started again still has the answer, and answering again
+            // (idempotent) returns the stored resolution, not a new one.
             try await fleet.crashAndRestartBroker()
-            let refusal = await #expect(throws: ErrorReply.self) { try await alice.approve(question.id) }
-            #expect(refusal?.code == .alreadyAnswered)
+            #expect(try await alice.approve(question.id) == resolution)
+            #expect(try await alice.pending().isEmpty)
+            let decline = await #expect(throws: ErrorReply.self) { try await alice.decline(question.id) }
+            #expect(decline?.code == .alreadyAnswered)
             responses.cancel()
             await alice.close()
             await app.close()
