@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "parent-device", targets: ["parent-device"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
         .executable(name: "hearth-loadtest", targets: ["hearth-loadtest"]),
+        .executable(name: "CodecFuzzer", targets: ["CodecFuzzer"]),
+        .executable(name: "BrokerCommandFuzzer", targets: ["BrokerCommandFuzzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -119,7 +121,10 @@ let package = Package(
             name: "HearthLoad",
             dependencies: [
                 "CEpoll", "CZeroMQ", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthFleet",
+                "PermissionKit",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                // The chaos run reads the daemons' sequence numbers from their SQLite files.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(
@@ -128,6 +133,19 @@ let package = Package(
                 "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport", "HearthLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // libFuzzer targets (docs/RELIABILITY.md): deploy/fuzz builds them with -sanitize=fuzzer,address; built plainly
+        // they replay files.
+        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
+        .executableTarget(
+            name: "CodecFuzzer", dependencies: ["FuzzSupport", "HearthProtocol", "HearthCore"], path: "Sources/Fuzz/CodecFuzzer"),
+        .executableTarget(
+            name: "BrokerCommandFuzzer",
+            dependencies: [
+                "FuzzSupport", "FamilyBroker", "HearthProtocol", "HearthCore", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Fuzz/BrokerCommandFuzzer"
         ),
         // Microbenchmarks: `swift package benchmark`. The plugin runs executable targets whose folder is in a folder
         // named Benchmarks, hence the path under Sources.
@@ -151,7 +169,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
-                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest", "HearthLoad",
+                "CodecFuzzer", "BrokerCommandFuzzer",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
