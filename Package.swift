@@ -1,6 +1,15 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// `HEARTH_FUZZ=1 swift build -c release --product CodecFuzzer` (deploy/fuzz, docs/RELIABILITY.md): the fuzz targets
+/// and the code they test get libFuzzer's coverage and AddressSanitizer. Set per target, not with `-Xswiftc`, which
+/// would also reach the benchmark plugin's build tool (two `main`s: libFuzzer's and the tool's). HEARTH_FUZZ makes
+/// the fuzz targets' `main` run libFuzzer's driver instead of replaying files.
+let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+let fuzzEntry: [SwiftSetting] = fuzzing ? fuzzed + [.define("HEARTH_FUZZ")] : []
+let fuzzLink: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
+
 let package = Package(
     name: "hearth",
     platforms: [.macOS(.v15)],
@@ -40,8 +49,8 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
-        .target(name: "HearthCore"),
-        .target(name: "HearthProtocol", dependencies: ["HearthCore"]),
+        .target(name: "HearthCore", swiftSettings: fuzzed),
+        .target(name: "HearthProtocol", dependencies: ["HearthCore"], swiftSettings: fuzzed),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
         .target(
             name: "HearthService",
@@ -68,7 +77,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         .target(
             name: "DeviceRuntime",
@@ -136,16 +146,18 @@ let package = Package(
         ),
         // libFuzzer targets (docs/RELIABILITY.md): deploy/fuzz builds them with -sanitize=fuzzer,address; built plainly
         // they replay files.
-        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
+        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport", swiftSettings: fuzzEntry),
         .executableTarget(
-            name: "CodecFuzzer", dependencies: ["FuzzSupport", "HearthProtocol", "HearthCore"], path: "Sources/Fuzz/CodecFuzzer"),
+            name: "CodecFuzzer", dependencies: ["FuzzSupport", "HearthProtocol", "HearthCore"],
+            path: "Sources/Fuzz/CodecFuzzer", swiftSettings: fuzzEntry, linkerSettings: fuzzLink
+        ),
         .executableTarget(
             name: "BrokerCommandFuzzer",
             dependencies: [
                 "FuzzSupport", "FamilyBroker", "HearthProtocol", "HearthCore", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/Fuzz/BrokerCommandFuzzer"
+            path: "Sources/Fuzz/BrokerCommandFuzzer", swiftSettings: fuzzEntry, linkerSettings: fuzzLink
         ),
         // Microbenchmarks: `swift package benchmark`. The plugin runs executable targets whose folder is in a folder
         // named Benchmarks, hence the path under Sources.
