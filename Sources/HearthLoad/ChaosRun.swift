@@ -50,7 +50,8 @@ public struct ChaosRun: Sendable {
         let collectors = apps.map { (device: $0.device, responses: AppResponses($0.app)) }
         var askers: [Task<Void, Never>] = []
         for (index, entry) in apps.enumerated() {
-            askers.append(ask(on: entry.device, with: entry.app, random: random.derived(UInt64(index + 1)), ledger, asking))
+            let stream = random.derived(UInt64(index + 1))
+            askers.append(ask(on: entry.device, with: entry.app, random: stream, ledger, asking))
         }
         let answerers = Self.parentDevices.map { answer(on: $0, of: fleet, ledger, answering) }
 
@@ -80,7 +81,8 @@ public struct ChaosRun: Sendable {
 
     // MARK: the actors of the run
 
-    /// The app on `device` asks new questions until `asking` is off, each retried with its id until its daemon takes it.
+    /// The app on `device` asks new questions until `asking` is off, each retried with its id until its daemon
+    /// takes it.
     private func ask(
         on device: DeviceID, with app: CommunicationLimits, random: SeededRandom, _ ledger: ChaosLedger,
         _ asking: ChaosSwitch
@@ -115,7 +117,9 @@ public struct ChaosRun: Sendable {
 
     /// The parent at `device` answers whatever is pending there until `answering` is off: Alice approves, Bob
     /// declines. A console whose daemon went away is replaced.
-    private func answer(on device: DeviceID, of fleet: Fleet, _ ledger: ChaosLedger, _ answering: ChaosSwitch) -> Task<Void, Never> {
+    private func answer(
+        on device: DeviceID, of fleet: Fleet, _ ledger: ChaosLedger, _ answering: ChaosSwitch
+    ) -> Task<Void, Never> {
         let choice = device == "alice-phone" ? PermissionChoice.approve.id : PermissionChoice.decline.id
         return Task {
             var console: ParentConsole?
@@ -154,7 +158,7 @@ public struct ChaosRun: Sendable {
             case .parent: Self.parentDevices.randomElement(using: &random)
             }
             // Kills count twice: they are what a run must have at least `killsPerDaemon` of.
-            let faults: [ChaosFault] = target == nil ? [.kill, .kill, .pause, .restart] : [.kill, .kill, .pause, .restart, .cut]
+            let faults: [ChaosFault] = [.kill, .kill, .pause, .restart] + (target == nil ? [] : [.cut])
             let fault = faults.randomElement(using: &random)!
             let outage = random.milliseconds(options.outage)
             ledger.fault(fault, kind: kind, target: target ?? "family-broker", at: ContinuousClock.now - started)
@@ -177,11 +181,14 @@ public struct ChaosRun: Sendable {
     }
 
     /// Waits until every accepted question reached the app on every child device and no parent shows it pending.
-    private func settle(_ fleet: Fleet, _ ledger: ChaosLedger, _ collectors: [(device: DeviceID, responses: AppResponses)]) async -> Bool {
+    private func settle(
+        _ fleet: Fleet, _ ledger: ChaosLedger, _ collectors: [(device: DeviceID, responses: AppResponses)]
+    ) async -> Bool {
         let ids = Set(ledger.questions.filter(\.asked.accepted).map(\.id))
         let done: @Sendable () async throws -> Bool = {
-            for collector in collectors where !Set(collector.responses.responses.map(\.question.id)).isSuperset(of: ids) {
-                return false
+            for collector in collectors {
+                let delivered = Set(collector.responses.responses.map(\.question.id))
+                if !delivered.isSuperset(of: ids) { return false }
             }
             for device in Self.parentDevices {
                 let console = try await fleet.parent(on: device)

@@ -28,14 +28,18 @@ public struct ChaosVerdict: Sendable {
             var seen = Set(answers[id] ?? [])
             for device in delivered.keys.sorted() {
                 let got = delivered[device]?[id] ?? []
-                if got.isEmpty { problems.append("lost: \(id) (asked on \(asked.device)) never reached the app on \(device)") }
+                if got.isEmpty {
+                    problems.append("lost: \(id) (asked on \(asked.device)) never reached the app on \(device)")
+                }
                 if got.count > 1 { problems.append("duplicate: \(id) reached the app on \(device) \(got.count) times") }
                 seen.formUnion(got)
             }
-            if seen.count > 1 { problems.append("answered more than once: \(id) has \(seen.count) resolutions \(seen)") }
+            if seen.count > 1 {
+                problems.append("answered more than once: \(id) has \(seen.count) resolutions \(seen)")
+            }
         }
         for (device, pending) in pendingAtParents.sorted(by: { $0.key < $1.key }) where !pending.isEmpty {
-            problems.append("\(device) still shows \(pending.count) answered questions as pending: \(pending.prefix(5))")
+            problems.append("\(device) still shows \(pending.count) questions as pending: \(pending.prefix(5))")
         }
         for (member, log) in brokerLogs.sorted(by: { $0.key < $1.key }) where UInt64(log.count) != log.head {
             problems.append("gap: \(member)'s log at the broker holds \(log.count) events up to sequence \(log.head)")
@@ -43,7 +47,8 @@ public struct ChaosVerdict: Sendable {
         for (device, applied) in lastApplied.sorted(by: { $0.key < $1.key }) {
             let head = brokerLogs[applied.member]?.head ?? 0
             if applied.sequence != head {
-                problems.append("\(device) applied \(applied.member)'s log up to \(applied.sequence), the broker's head is \(head)")
+                problems.append(
+                    "\(device) applied \(applied.member)'s log up to \(applied.sequence), the broker's head is \(head)")
             }
         }
         return problems

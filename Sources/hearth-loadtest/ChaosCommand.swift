@@ -6,7 +6,7 @@ import HearthLoad
 struct ChaosCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chaos",
-        abstract: "Kill, pause, restart and cut off the broker and device daemons while questions flow; check nothing is lost.",
+        abstract: "Kill, pause, restart and cut off the daemons while questions flow; check that nothing is lost.",
         discussion: """
             Launches a fleet (family-broker, two child-device and two parent-device processes); apps on both child \
             devices ask through PermissionKit, both parents answer through parent-device. Faults at seeded random \
@@ -16,7 +16,8 @@ struct ChaosCommand: AsyncParsableCommand {
             any loss, duplicate or gap.
             """)
 
-    @Option(help: "Seed for the schedule of faults (the same seed, the same faults in the same order).") var seed: UInt64 = 1
+    @Option(help: "Seed for the schedule of faults (the same seed, the same faults in the same order).")
+    var seed: UInt64 = 1
     @Option(help: "SIGKILLs of each kind of daemon (broker, child-device, parent-device).") var kills = 3
     @Option(help: "Longest pause between two faults, in milliseconds.") var maxGap = 1500
     @Option(help: "Longest pause or cut-off, in milliseconds.") var maxOutage = 3000

@@ -10,7 +10,7 @@ struct FuzzCorpusTests {
 
     /// CodecFuzzer: every fixture frame.
     static var codecSeeds: [[UInt8]] {
-        Fixtures.messages.enumerated().map { index, message in MessageCodec.encode(message, requestID: UInt64(index + 1)) }
+        Fixtures.messages.enumerated().map { MessageCodec.encode($1, requestID: UInt64($0 + 1)) }
     }
 
     /// BrokerCommandFuzzer (Sources/Fuzz/BrokerCommandFuzzer/BrokerCommandInput.swift): each broker command as a
@@ -26,8 +26,9 @@ struct FuzzCorpusTests {
             seeds.append(record(0, frame))
             seeds.append(record(1, frame))
         }
-        let ask = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: Fixtures.fullQuestion), requestID: 1)
-        let answer = MessageCodec.encode(.answer(questionID: Fixtures.fullQuestion.id, choiceID: "approve"), requestID: 2)
+        let question = Fixtures.fullQuestion
+        let ask = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question), requestID: 1)
+        let answer = MessageCodec.encode(.answer(questionID: question.id, choiceID: "approve"), requestID: 2)
         seeds.append(record(0, ask) + record(1, answer))
         return seeds
     }

@@ -8,12 +8,15 @@ import Testing
 /// nothing lost or duplicated. `HEARTH_CHAOS_SEED` picks another schedule; docs/RELIABILITY.md has a long run.
 @Suite("Chaos run", .serialized)
 struct ChaosRunTests {
+    typealias Answer = ChaosLedger.Answer
+
     static var seed: String { ProcessInfo.processInfo.environment["HEARTH_CHAOS_SEED"] ?? "20261124" }
 
     @Test func aShortChaosRunLosesNothing() async throws {
         let (status, output) = try await ExecutableRun.run(
             "hearth-loadtest",
-            ["chaos", "--seed", Self.seed, "--kills", "1", "--max-gap", "800", "--max-outage", "1500", "--settle", "60"],
+            ["chaos", "--seed", Self.seed, "--kills", "1", "--max-gap", "800", "--max-outage", "1500",
+             "--settle", "60"],
             timeout: .seconds(110))
         #expect(status == 0, "\(output)")
         #expect(output.contains("PASSED"), "\(output)")
@@ -30,10 +33,11 @@ struct ChaosRunTests {
             ledger.asking(id, on: "emma-tablet")
             ledger.accepted(id)
         }
-        let approved = ChaosLedger.Answer(choice: "approve", answeredBy: "alice", resolvedAt: Date(timeIntervalSince1970: 1))
-        let declined = ChaosLedger.Answer(choice: "decline", answeredBy: "bob", resolvedAt: Date(timeIntervalSince1970: 2))
+        let approved = Answer(choice: "approve", answeredBy: "alice", resolvedAt: .init(timeIntervalSince1970: 1))
+        let declined = Answer(choice: "decline", answeredBy: "bob", resolvedAt: .init(timeIntervalSince1970: 2))
         var verdict = ChaosVerdict()
-        verdict.delivered = ["emma-tablet": [a: [approved], b: [approved], c: [approved]], "emma-phone": [a: [approved], b: [approved], c: [approved]]]
+        let all = [a: [approved], b: [approved], c: [approved]]
+        verdict.delivered = ["emma-tablet": all, "emma-phone": all]
         verdict.brokerLogs = ["emma": (count: 5, head: 5), "alice": (count: 3, head: 3)]
         verdict.lastApplied = ["emma-tablet": ("emma", 5), "alice-phone": ("alice", 3)]
         verdict.pendingAtParents = ["alice-phone": []]
@@ -49,7 +53,11 @@ struct ChaosRunTests {
         ledger.answered(a, approved)
         ledger.answered(a, declined)
         let problems = broken.problems(ledger)
-        for word in ["duplicate: \(b)", "lost: \(c)", "gap: alice", "emma-tablet applied", "bob-phone still shows", "answered more than once: \(a)"] {
+        let expected = [
+            "duplicate: \(b)", "lost: \(c)", "gap: alice", "emma-tablet applied", "bob-phone still shows",
+            "answered more than once: \(a)",
+        ]
+        for word in expected {
             #expect(problems.contains { $0.hasPrefix(word) || $0.contains(word) }, "\(word) in \(problems)")
         }
         #expect(problems.count == 6, "\(problems)")

@@ -146,7 +146,9 @@ struct FrameFuzzer {
             w.blob(badUTF8)
         })
         add("adminRequest on ingress UTF-8", frame(0x50) { $0.blob(badUTF8) })
-        for type: UInt8 in [0x40, 0x43, 0x44] { add("age app UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) }) }
+        for type: UInt8 in [0x40, 0x43, 0x44] {
+            add("age app UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) })
+        }
         add("ageSetSharing.memberID UTF-8", frame(0x41) { $0.blob(badUTF8) })
 
         // Declared Age Range commands: bad enum values, bad ids, too many gates.
@@ -299,7 +301,8 @@ struct FrameFuzzer {
 
     /// A valid Declared Age Range message of every type, the broker's commands (0x40-0x43) among them.
     static func ageRangeMessages(child: MemberID, promptID: UUID) -> [AgeRangeMessage] {
-        let range = DeclaredRange(lowerBound: 9, upperBound: 12, declaration: .guardianDeclared, parentalControls: .communicationLimits)
+        let range = DeclaredRange(
+            lowerBound: 9, upperBound: 12, declaration: .guardianDeclared, parentalControls: .communicationLimits)
         let prompt = AgePrompt(
             id: promptID, memberID: child, app: "com.example.chat", gates: [9, 13], range: range,
             createdAt: Date(timeIntervalSince1970: 5), expiresAt: Date(timeIntervalSince1970: 65))

@@ -7,7 +7,7 @@ public enum FuzzReplay {
     /// process's exit status.
     public static func run(_ arguments: [String], name: String, check: ([UInt8]) -> Void) -> Int32 {
         guard !arguments.isEmpty, !arguments.contains(where: { $0.hasPrefix("-") }) else {
-            print("usage: \(name) FILE-OR-DIRECTORY…  (built without -sanitize=fuzzer: replays inputs; deploy/fuzz fuzzes)")
+            print("usage: \(name) FILE-OR-DIRECTORY…  (replays inputs; deploy/fuzz fuzzes)")
             return arguments.contains("-h") || arguments.contains("--help") ? 0 : 64
         }
         var count = 0
