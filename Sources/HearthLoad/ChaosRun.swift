@@ -162,7 +162,8 @@ public struct ChaosRun: Sendable {
             let fault = faults.randomElement(using: &random)!
             let outage = random.milliseconds(options.outage)
             ledger.fault(fault, kind: kind, target: target ?? "family-broker", at: ContinuousClock.now - started)
-            if options.verbose { print(ledger.faults.last!) }
+            // Unbuffered, so each fault shows as it happens, in a log file too.
+            if options.verbose { FileHandle.standardOutput.write(Data((ledger.faults.last! + "\n").utf8)) }
             try await fault.inject(into: target, of: fleet, outage: outage)
         }
     }
