@@ -91,8 +91,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "ChildDevice", dependencies: ["DeviceRuntime"]),
-        .target(name: "ParentDevice", dependencies: ["DeviceRuntime"]),
+        .target(
+            name: "ChildDevice",
+            dependencies: [
+                "DeviceRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "ParentDevice",
+            dependencies: [
+                "DeviceRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
@@ -177,6 +191,14 @@ let package = Package(
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
+        .testTarget(
+            name: "DeviceRuntimeTests",
+            dependencies: [
+                "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthProtocol", "HearthCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -6,174 +6,159 @@ import HearthProtocol
 import Synchronization
 
 /// The child-device daemon's behaviour: serves apps on the local socket, keeps an outbox of questions not yet
-/// accepted by the broker and a per-app inbox of responses not yet taken.
+/// accepted by the broker and a per-app inbox of responses not yet taken (both in its `ChildStore`).
 public final class ChildBehavior: DeviceBehavior {
     public let name = "child-device"
+    private let store: ChildStore
     /// The app each connected local client named in its hello, by routing id.
-    private let sessions = Mutex<[[UInt8]: BundleID]>([:])
+    private let sessions: Mutex<AppSessions>
+    private let now: @Sendable () -> ContinuousClock.Instant
     /// Serializes outbox flushes so a question is never forwarded twice at once.
     private let flushing = Mutex(false)
 
-    public init() {}
-
-    public func migrate(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("child-v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE outbox (question_id BLOB PRIMARY KEY, app TEXT NOT NULL, question BLOB NOT NULL, created_at REAL NOT NULL);
-                CREATE TABLE inbox (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, app TEXT NOT NULL, question_id BLOB NOT NULL UNIQUE,
-                    asked BLOB NOT NULL, resolution BLOB NOT NULL
-                );
-                CREATE INDEX inbox_app ON inbox(app);
-                CREATE TABLE known_handle (kind INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID;
-                """)
-        }
+    /// A behaviour over `store`; a local client silent for `sessionIdleLimit` must say hello again.
+    public convenience init(store: ChildStore, sessionIdleLimit: Duration = .seconds(60)) {
+        self.init(store: store, sessionIdleLimit: sessionIdleLimit, sessionCapacity: 4096, now: { .now })
     }
+
+    init(
+        store: ChildStore, sessionIdleLimit: Duration, sessionCapacity: Int,
+        now: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
+        self.store = store
+        sessions = Mutex(AppSessions(idleLimit: sessionIdleLimit, capacity: sessionCapacity))
+        self.now = now
+    }
+
+    /// The local clients currently known.
+    var sessionCount: Int { sessions.withLock { $0.count } }
 
     public func apply(_ event: Event, in db: Database) throws {
-        switch event.body {
-        case .questionPending(let asked):
-            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
-        case .questionResolved(let asked, let resolution):
-            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
-            var a = WireWriter()
-            a.askedQuestion(asked)
-            var r = WireWriter()
-            r.resolution(resolution)
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO inbox (app, question_id, asked, resolution) VALUES (?, ?, ?, ?)",
-                arguments: [asked.appBundleID, asked.question.id.wireBytes, Data(a.bytes), Data(r.bytes)])
-        case .handlesChanged(let added, let removed):
-            for handle in added {
-                try db.execute(sql: "INSERT OR IGNORE INTO known_handle (kind, value) VALUES (?, ?)", arguments: [handle.kind.rawValue, handle.value])
-            }
-            for handle in removed {
-                try db.execute(sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?", arguments: [handle.kind.rawValue, handle.value])
-            }
-        case .ageRange:
-            break  // AgeRangeSupport's
-        }
+        try ChildStore.apply(event, in: db)
     }
 
-    public func applied(_ events: [Event], runtime: DeviceRuntime) async {
+    public func applied(_ events: [Event], context: any DeviceContext) async {
         let apps = Set(events.compactMap { event -> BundleID? in
             if case .questionResolved(let asked, _) = event.body { return asked.appBundleID }
             return nil
         })
-        for app in apps { await push(app: app, runtime: runtime) }
+        for app in apps { await push(app: app, context: context) }
     }
 
-    public func linked(runtime: DeviceRuntime) async {
-        await flushOutbox(runtime: runtime)
+    public func linked(context: any DeviceContext) async {
+        await flushOutbox(context: context)
     }
 
-    public func handleLocal(_ envelope: Envelope, from routingID: [UInt8], runtime: DeviceRuntime) async -> Message? {
-        switch envelope.message {
-        case .appHello(let bundleID):
-            sessions.withLock { $0[routingID] = bundleID }
-            let member = runtime.identity?.memberID
-            let cached = member == nil ? try? await runtime.store.value("member_id") : member
-            runtime.sendLocal(.appWelcome(memberID: cached ?? nil, brokerConnected: runtime.isLinked), to: routingID, requestID: envelope.requestID)
-            // After the welcome: everything still waiting in this app's inbox.
-            await push(app: bundleID, runtime: runtime, only: routingID)
+    public func handleLocal(
+        _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
+    ) async -> Message? {
+        if case .appHello(let bundleID) = envelope.message {
+            await hello(bundleID, from: routingID, requestID: envelope.requestID, context: context)
             return nil
+        }
+        switch envelope.message {
+        case .ask, .knownHandles, .appAck:
+            let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
+            guard let app else { return Self.helloRequired }
+            return await handleApp(envelope.message, app: app, context: context)
+        case .getLimits, .editContacts, .approveInPerson:
+            // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
+            return await context.forward(envelope.message)
+        default:
+            let type = String(envelope.message.typeCode, radix: 16)
+            return .error(ErrorReply(.unknownMessageType, "child-device does not handle message type 0x\(type)"))
+        }
+    }
+
+    private static let helloRequired = Message.error(
+        ErrorReply(.helloRequired, "send appHello with your bundle id first"))
+
+    private func hello(_ app: BundleID, from routingID: [UInt8], requestID: UInt64, context: any DeviceContext) async {
+        sessions.withLock { [now] in $0.hello(routingID, app: app, at: now()) }
+        let member = await context.knownIdentity().memberID
+        let welcome = Message.appWelcome(memberID: member, brokerConnected: context.isLinked)
+        context.sendLocal(welcome, to: routingID, requestID: requestID)
+        // After the welcome: everything still waiting in this app's inbox.
+        await push(app: app, context: context, only: routingID)
+    }
+
+    /// The requests of an app that said hello.
+    private func handleApp(_ message: Message, app: BundleID, context: any DeviceContext) async -> Message {
+        switch message {
         case .ask(_, let question):
-            guard let app = sessions.withLock({ $0[routingID] }) else { return Self.helloRequired }
-            return await ask(question, app: app, runtime: runtime)
+            return await ask(question, app: app, context: context)
         case .knownHandles(let handles):
-            guard sessions.withLock({ $0[routingID] }) != nil else { return Self.helloRequired }
-            if runtime.isLinked, let reply = try? await runtime.request(.knownHandles(handles), timeout: .seconds(2)) {
+            if context.isLinked, let reply = try? await context.request(.knownHandles(handles), timeout: .seconds(2)) {
                 return reply
             }
             // Offline: the handles this device has learned from the broker's events.
-            let known = (try? await runtime.store.pool.read { db in
-                try handles.filter { h in
-                    try Bool.fetchOne(db, sql: "SELECT 1 FROM known_handle WHERE kind = ? AND value = ?", arguments: [h.kind.rawValue, h.value]) ?? false
-                }
-            }) ?? []
-            return .knownHandlesResult(known)
+            return .knownHandlesResult((try? await store.known(handles)) ?? [])
         case .appAck(let inboxID):
-            guard let app = sessions.withLock({ $0[routingID] }) else { return Self.helloRequired }
-            // Only the app the response belongs to can take it.
-            _ = try? await runtime.store.pool.write { db in
-                try db.execute(sql: "DELETE FROM inbox WHERE id = ? AND app = ?", arguments: [Int64(clamping: inboxID), app])
-            }
+            try? await store.take(inboxID, app: app)
             return .ok
-        case .getLimits, .editContacts, .approveInPerson:
-            // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
-            return await runtime.forward(envelope.message)
         default:
-            return .error(ErrorReply(.unknownMessageType, "child-device does not handle message type 0x\(String(envelope.message.typeCode, radix: 16))"))
+            return Self.helloRequired
         }
     }
 
-    private static let helloRequired = Message.error(ErrorReply(.helloRequired, "send appHello with your bundle id first"))
-
     // MARK: ask and outbox
 
-    private func ask(_ question: Question, app: BundleID, runtime: DeviceRuntime) async -> Message {
-        var w = WireWriter()
-        w.question(question)
-        let bytes = Data(w.bytes)
+    private func ask(_ question: Question, app: BundleID, context: any DeviceContext) async -> Message {
+        // Refused before it is stored: a question over its budget would wedge the outbox and the child's event log.
+        if let violation = QuestionBudget.check(question) {
+            return .error(ErrorReply(.questionTooLarge, violation.description))
+        }
         do {
             // Durable before anything else: an ask made while the broker is down goes out when it is back.
-            try await runtime.store.pool.write { db in
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO outbox (question_id, app, question, created_at) VALUES (?, ?, ?, ?)",
-                    arguments: [question.id.wireBytes, app, bytes, Date().timeIntervalSince1970])
-            }
+            try await store.enqueue(question, app: app)
         } catch {
             return .error(ErrorReply(.internalError, "child-device could not store the question"))
         }
-        if runtime.isLinked {
+        if context.isLinked {
             do {
-                let reply = try await runtime.request(.ask(appBundleID: app, question: question))
-                try? await removeFromOutbox(question.id, runtime: runtime)
+                let reply = try await context.request(.ask(appBundleID: app, question: question))
+                try? await store.removeFromOutbox(question.id)
                 return reply
             } catch let error as ErrorReply {
                 // The broker refused it for good: the app learns why now, and it is not retried.
-                try? await removeFromOutbox(question.id, runtime: runtime)
+                try? await store.removeFromOutbox(question.id)
                 return .error(error)
             } catch {
                 // No reply in time: it stays in the outbox and is retried; the app's answer arrives in `updates`.
             }
         }
         // Ids from the last welcome (kept across restarts); "unlinked" before this device was ever welcomed.
-        var member = runtime.identity?.memberID
-        if member == nil { member = (try? await runtime.store.value("member_id")) ?? nil }
-        var device = runtime.identity?.deviceID
-        if device == nil { device = (try? await runtime.store.value("device_id")) ?? nil }
+        let (member, device) = await context.knownIdentity()
         let queued = AskedQuestion(
             question: question, childMemberID: member ?? "unlinked", appBundleID: app,
             askingDeviceID: device ?? "unlinked", askedAt: Date())
         return .askAccepted(queued, nil)
     }
 
-    private func removeFromOutbox(_ id: UUID, runtime: DeviceRuntime) async throws {
-        try await runtime.store.pool.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [id.wireBytes])
-        }
-    }
-
     /// Sends every question still in the outbox; the broker's idempotency makes a resend harmless.
-    public func flushOutbox(runtime: DeviceRuntime) async {
+    public func flushOutbox(context: any DeviceContext) async {
         guard flushing.withLock({ busy in
             defer { busy = true }
             return !busy
         }) else { return }
         defer { flushing.withLock { $0 = false } }
-        let rows = (try? await runtime.store.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT app, question FROM outbox ORDER BY created_at").map { row -> (String, Data) in (row[0], row[1]) }
-        }) ?? []
-        for (app, data) in rows {
-            var r = WireReader(Array(data))
-            guard let question = try? r.question() else { continue }
+        for (app, question) in (try? await store.outbox()) ?? [] {
+            if let violation = QuestionBudget.check(question) {
+                // Queued by an older child-device: the broker would refuse it (or drop the link), so it never goes.
+                context.logger.warning("dropping a queued question over its budget", metadata: [
+                    "question": "\(question.id)", "app": "\(app)", "error": "\(violation)",
+                ])
+                try? await store.removeFromOutbox(question.id)
+                continue
+            }
             do {
-                _ = try await runtime.request(.ask(appBundleID: app, question: question))
-                try? await removeFromOutbox(question.id, runtime: runtime)
+                _ = try await context.request(.ask(appBundleID: app, question: question))
+                try? await store.removeFromOutbox(question.id)
             } catch let error as ErrorReply {
-                runtime.logger.warning("the broker refused a queued question", metadata: ["question": "\(question.id)", "error": "\(error)"])
-                try? await removeFromOutbox(question.id, runtime: runtime)
+                context.logger.warning("the broker refused a queued question", metadata: [
+                    "question": "\(question.id)", "error": "\(error)",
+                ])
+                try? await store.removeFromOutbox(question.id)
             } catch {
                 return  // link down again; the next link flushes
             }
@@ -183,21 +168,13 @@ public final class ChildBehavior: DeviceBehavior {
     // MARK: inbox
 
     /// Pushes the app's waiting responses to its connected clients (or to one of them).
-    private func push(app: BundleID, runtime: DeviceRuntime, only: [UInt8]? = nil) async {
-        let targets = only.map { [$0] } ?? sessions.withLock { $0.filter { $0.value == app }.map(\.key) }
+    private func push(app: BundleID, context: any DeviceContext, only: [UInt8]? = nil) async {
+        let targets = only.map { [$0] } ?? sessions.withLock { [now] in $0.routes(of: app, at: now()) }
         guard !targets.isEmpty else { return }
-        let rows = (try? await runtime.store.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, asked, resolution FROM inbox WHERE app = ? ORDER BY id", arguments: [app])
-                .map { row -> (Int64, Data, Data) in (row[0], row[1], row[2]) }
-        }) ?? []
-        for (id, askedData, resolutionData) in rows {
-            var a = WireReader(Array(askedData))
-            var r = WireReader(Array(resolutionData))
-            guard let asked = try? a.askedQuestion(), let resolution = try? r.resolution() else { continue }
+        for entry in (try? await store.inbox(of: app)) ?? [] {
             for target in targets {
-                runtime.sendLocal(.appResponse(inboxID: UInt64(id), asked, resolution), to: target)
+                context.sendLocal(.appResponse(inboxID: entry.id, entry.asked, entry.resolution), to: target)
             }
         }
     }
-
 }

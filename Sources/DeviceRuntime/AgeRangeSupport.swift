@@ -12,6 +12,7 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
     public var name: String { base.name }
     /// How long the daemon waits for the broker before telling the app it is unreachable.
     public let brokerDeadline: Duration
+    private let prompts: AgePromptStore
 
     private struct Waiter {
         var routingID: [UInt8]
@@ -32,63 +33,51 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
     private static var maxWatchers: Int { 4096 }
     private static var keptOutcomes: Int { 256 }
 
-    public init(_ base: Base, brokerDeadline: Duration = .seconds(3)) {
+    public init(_ base: Base, prompts: AgePromptStore, brokerDeadline: Duration = .seconds(3)) {
         self.base = base
+        self.prompts = prompts
         self.brokerDeadline = brokerDeadline
-    }
-
-    public func migrate(_ migrator: inout DatabaseMigrator) {
-        base.migrate(&migrator)
-        migrator.registerMigration("age-range-device-v1") { db in
-            try db.execute(sql: "CREATE TABLE age_prompt (id BLOB PRIMARY KEY, prompt BLOB NOT NULL, created_at REAL NOT NULL)")
-        }
     }
 
     public func apply(_ event: Event, in db: Database) throws {
         guard case .ageRange(let body) = event.body else { return try base.apply(event, in: db) }
-        switch body {
-        case .promptOpened(let prompt):
-            var w = WireWriter()
-            w.agePrompt(prompt)
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO age_prompt (id, prompt, created_at) VALUES (?, ?, ?)",
-                arguments: [prompt.id.wireBytes, Data(w.bytes), prompt.createdAt.timeIntervalSince1970])
-        case .promptClosed(let id, _, _):
-            try db.execute(sql: "DELETE FROM age_prompt WHERE id = ?", arguments: [id.wireBytes])
-        case .answerChanged:
-            break
-        }
+        try AgePromptStore.apply(body, in: db)
     }
 
-    public func applied(_ events: [Event], runtime: DeviceRuntime) async {
-        await base.applied(events, runtime: runtime)
+    public func applied(_ events: [Event], context: any DeviceContext) async {
+        await base.applied(events, context: context)
         for event in events {
             guard case .ageRange(let body) = event.body else { continue }
             switch body {
             case .answerChanged(let app, let answer):
                 if case .sharing(let range) = answer {
                     // The user's notification that new information was revealed.
-                    runtime.logger.notice("age range shared", metadata: ["app": "\(app)", "range": "\(range.boundsDescription)"])
+                    context.logger.notice(
+                        "age range shared", metadata: ["app": "\(app)", "range": "\(range.boundsDescription)"])
                 }
                 let targets = state.withLock { $0.watchers.filter { $0.value.contains(app) }.map(\.key) }
-                for target in targets { runtime.sendLocal(.ageRange(.update(app: app, promptID: nil, answer)), to: target) }
+                for target in targets {
+                    context.sendLocal(.ageRange(.update(app: app, promptID: nil, answer)), to: target)
+                }
             case .promptOpened(let prompt):
-                runtime.logger.notice("age range prompt waiting", metadata: [
+                context.logger.notice("age range prompt waiting", metadata: [
                     "prompt": "\(prompt.id)", "app": "\(prompt.app)", "range": "\(prompt.range.boundsDescription)",
                 ])
             case .promptClosed(let id, let app, let answer):
-                finish(prompt: id, app: app, answer: answer, runtime: runtime)
+                finish(prompt: id, app: app, answer: answer, context: context)
             }
         }
     }
 
-    public func linked(runtime: DeviceRuntime) async {
-        await base.linked(runtime: runtime)
+    public func linked(context: any DeviceContext) async {
+        await base.linked(context: context)
     }
 
-    public func handleLocal(_ envelope: Envelope, from routingID: [UInt8], runtime: DeviceRuntime) async -> Message? {
+    public func handleLocal(
+        _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
+    ) async -> Message? {
         guard case .ageRange(let message) = envelope.message else {
-            return await base.handleLocal(envelope, from: routingID, runtime: runtime)
+            return await base.handleLocal(envelope, from: routingID, context: context)
         }
         switch message {
         case .request(let app, let gates):
@@ -98,9 +87,9 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
                 // Checked here too, so a wrong request is named as such even while the broker is away.
                 return .error(ErrorReply(.invalidAgeRequest, error.description))
             }
-            let reply = await forward(message, runtime: runtime)
+            let reply = await forward(message, context: context)
             if case .ageRange(.prompted(let id, _, let milliseconds)) = reply {
-                wait(for: id, app: app, routingID: routingID, milliseconds: milliseconds, runtime: runtime)
+                wait(for: id, app: app, routingID: routingID, milliseconds: milliseconds, context: context)
             }
             return reply
         case .watch(let app):
@@ -114,33 +103,28 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
             return .ok
         case .listPrompts:
             do {
-                let prompts = try await runtime.store.pool.read { db in
-                    try Data.fetchAll(db, sql: "SELECT prompt FROM age_prompt ORDER BY created_at").map { data in
-                        var r = WireReader(Array(data))
-                        return try r.agePrompt()
-                    }
-                }
-                return .ageRange(.promptList(prompts))
+                return .ageRange(.promptList(try await prompts.prompts()))
             } catch {
                 return .error(ErrorReply(.internalError, "\(name) could not read its age range prompts"))
             }
         case .setSharing, .answerPrompt, .clearCache:
-            return await forward(message, runtime: runtime)
+            return await forward(message, context: context)
         default:
             return .error(ErrorReply(.unknownMessageType, "\(name) does not handle message type 0x\(String(message.typeCode, radix: 16))"))
         }
     }
 
     /// Sends a command to the broker within the deadline; an unreachable broker is named as such.
-    private func forward(_ message: AgeRangeMessage, runtime: DeviceRuntime) async -> Message {
-        guard runtime.isLinked else {
-            if runtime.isRefusedByBroker {
-                return .error(ErrorReply(.deviceNotEnrolled, "the family broker refused this device's key \(runtime.publicKey): it is not enrolled"))
+    private func forward(_ message: AgeRangeMessage, context: any DeviceContext) async -> Message {
+        guard context.isLinked else {
+            if context.isRefusedByBroker {
+                let reason = "the family broker refused this device's key \(context.publicKey): it is not enrolled"
+                return .error(ErrorReply(.deviceNotEnrolled, reason))
             }
             return .error(ErrorReply(.brokerUnavailable, "\(name) is not connected to its family broker"))
         }
         do {
-            return try await runtime.request(.ageRange(message), timeout: brokerDeadline)
+            return try await context.request(.ageRange(message), timeout: brokerDeadline)
         } catch let error as ErrorReply {
             return .error(error)
         } catch {
@@ -150,23 +134,27 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
 
     /// Remembers that the app at `routingID` waits for prompt `id`; past the deadline (and a little slack for the
     /// broker's own expiry event) it is told the prompt declined.
-    private func wait(for id: UUID, app: BundleID, routingID: [UInt8], milliseconds: UInt32, runtime: DeviceRuntime) {
+    private func wait(
+        for id: UUID, app: BundleID, routingID: [UInt8], milliseconds: UInt32, context: any DeviceContext
+    ) {
         let done = state.withLock { state -> AgeRangeAnswer? in
             if let answer = state.closed[id] { return answer }
             state.waiting[id, default: []].append(Waiter(routingID: routingID, app: app))
             return nil
         }
         if let done {
-            runtime.sendLocal(.ageRange(.update(app: app, promptID: id, done)), to: routingID)
+            context.sendLocal(.ageRange(.update(app: app, promptID: id, done)), to: routingID)
             return
         }
         Task { [self] in
             try? await Task.sleep(for: .milliseconds(Int(milliseconds) + 500))
-            finish(prompt: id, app: app, answer: .declined(.promptTimedOut), runtime: runtime, remember: false)
+            finish(prompt: id, app: app, answer: .declined(.promptTimedOut), context: context, remember: false)
         }
     }
 
-    private func finish(prompt id: UUID, app: BundleID, answer: AgeRangeAnswer, runtime: DeviceRuntime, remember: Bool = true) {
+    private func finish(
+        prompt id: UUID, app: BundleID, answer: AgeRangeAnswer, context: any DeviceContext, remember: Bool = true
+    ) {
         let waiters = state.withLock { state -> [Waiter] in
             if remember, state.closed[id] == nil {
                 state.closed[id] = answer
@@ -175,6 +163,8 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
             }
             return state.waiting.removeValue(forKey: id) ?? []
         }
-        for waiter in waiters { runtime.sendLocal(.ageRange(.update(app: waiter.app, promptID: id, answer)), to: waiter.routingID) }
+        for waiter in waiters {
+            context.sendLocal(.ageRange(.update(app: waiter.app, promptID: id, answer)), to: waiter.routingID)
+        }
     }
 }

@@ -30,23 +30,26 @@ public struct DeviceArguments: ParsableArguments {
         ]
     }
 
-    /// Runs a device daemon until SIGTERM or SIGINT; invalid configuration exits with status 78, naming the key.
-    public func run(behavior: some DeviceBehavior, defaultSocket: String) async throws {
+    /// Runs the device daemon `name`, built by `make`, until SIGTERM or SIGINT; invalid configuration exits with
+    /// status 78, naming the key.
+    public func run(
+        daemon name: String, defaultSocket: String, make: (DeviceOptions, Logger) throws -> DeviceRuntime
+    ) async throws {
         let settings: DeviceSettings
         do {
             settings = try DeviceSettings(
                 try await DaemonSettings(
-                    daemon: behavior.name, environmentPrefix: DeviceSettings.environmentPrefix(daemon: behavior.name),
+                    daemon: name, environmentPrefix: DeviceSettings.environmentPrefix(daemon: name),
                     keys: DeviceSettings.keys, flags: flags),
                 defaultSocket: defaultSocket)
         } catch let error as ConfigurationError {
-            FileHandle.standardError.write(Data("\(behavior.name): invalid configuration: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(name): invalid configuration: \(error)\n".utf8))
             throw ExitCode(DaemonRunner.exitConfiguration)
         }
         DaemonLogging.bootstrap(level: settings.logLevel)
         MetricsExport.bootstrap()
-        let logger = Logger(label: behavior.name)
-        let runtime = try DeviceRuntime(options: settings.options, behavior: behavior, logger: logger)
+        let logger = Logger(label: name)
+        let runtime = try make(settings.options, logger)
         let ops = settings.metrics.map { address in
             OpsServer(address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { runtime.readiness })
         }

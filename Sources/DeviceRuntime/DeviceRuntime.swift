@@ -13,21 +13,13 @@ import ZeroMQ
 ///
 /// Delivery follows the ZeroMQ guide's Clone pattern: subscribe first, then sync everything after the last applied
 /// number; discard what is at or below it; a gap, or a heartbeat showing a higher head, triggers another sync.
-public final class DeviceRuntime: Service, Sendable {
+public final class DeviceRuntime: Service, DeviceContext, Sendable {
     enum Slot {
         static let broker = 0
         static let events = 1
         static let local = 2
         /// Handshake events of the broker link, to tell a refused key from a broker that is away.
         static let monitor = 3
-    }
-
-    private struct State: ~Copyable {
-        var identity: DeviceIdentity?
-        var linked = false
-        var syncing = false
-        var syncAgain = false
-        var refusedByBroker = false
     }
 
     public let options: DeviceOptions
@@ -37,10 +29,11 @@ public final class DeviceRuntime: Service, Sendable {
     private let keys: CurveKeyPair
     private let loop: SocketLoop
     private let tracker: RequestTracker
-    private let state = Mutex(State())
+    private let link = Mutex(BrokerLink())
     private let metrics = DeviceMetrics()
 
-    public init(options: DeviceOptions, behavior: some DeviceBehavior, logger: Logger) throws {
+    /// A daemon over `store` (opened with `behavior`'s stores' tables); the daemons' factories build it.
+    public init(options: DeviceOptions, store: DeviceStore, behavior: some DeviceBehavior, logger: Logger) throws {
         self.options = options
         self.behavior = behavior
         self.logger = logger
@@ -48,14 +41,14 @@ public final class DeviceRuntime: Service, Sendable {
         let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
         try LocalEndpoints.prepareSocketDirectory(socketDirectory)
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
-        store = try DeviceStore(path: options.databasePath, behavior: behavior)
+        self.store = store
         tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
         let keys = self.keys
         let options = self.options
         @Sendable func secure(_ socket: ZMQSocket) throws {
             try socket.setLinger(milliseconds: 200)
             try socket.makeCurveClient(serverPublicKey: options.brokerPublicKey, keys: keys)
-            try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+            try socket.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
             try socket.setReconnectInterval(milliseconds: 100, max: 2000)
             // A device finds a dead broker by its PINGs; it advertises no TTL, which would make the broker keep (and
             // cancel, by a scan of all of them, on every PING) a timer per device connection (libzmq 4.3).
@@ -93,13 +86,25 @@ public final class DeviceRuntime: Service, Sendable {
     public var publicKey: String { keys.publicKey }
 
     /// The broker's word on who this device is, once linked.
-    public var identity: DeviceIdentity? { state.withLock { $0.identity } }
+    public var identity: DeviceIdentity? { link.withLock { $0.identity } }
 
     /// Whether the link to the broker is up (welcome received and pings answered).
-    public var isLinked: Bool { state.withLock { $0.linked } }
+    public var isLinked: Bool { link.withLock { $0.isLinked } }
 
     /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
-    public var isRefusedByBroker: Bool { state.withLock { $0.refusedByBroker } }
+    public var isRefusedByBroker: Bool { link.withLock { $0.isKeyRefused } }
+
+    /// Where the link to the broker stands.
+    package var linkState: BrokerLink { link.withLock { $0 } }
+
+    /// The daemon's name, e.g. `child-device`.
+    public var daemonName: String { behavior.name }
+
+    public func rememberedIdentity() async -> (memberID: MemberID?, deviceID: DeviceID?) {
+        let member = try? await store.value("member_id")
+        let device = try? await store.value("device_id")
+        return (member ?? nil, device ?? nil)
+    }
 
     static let monitorEndpoint = "inproc://broker-link-monitor"
 
@@ -132,7 +137,7 @@ public final class DeviceRuntime: Service, Sendable {
     // MARK: requests
 
     /// Sends a command to the broker and returns its reply; an `error` reply is thrown as `ErrorReply`.
-    public func request(_ message: Message, timeout: Duration = .seconds(3)) async throws -> Message {
+    public func request(_ message: Message, timeout: Duration) async throws -> Message {
         let loop = self.loop
         let reply = try await tracker.request(timeout: timeout) { id in
             loop.send([MessageCodec.encode(message, requestID: id)], on: Slot.broker)
@@ -145,8 +150,8 @@ public final class DeviceRuntime: Service, Sendable {
     }
 
     /// Sends a message to a local client (reply or push).
-    public func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64 = 0) {
-        loop.send([routingID, MessageCodec.encode(message, requestID: requestID)], on: Slot.local)
+    public func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64) {
+        loop.send([routingID, MessageCodec.encodeReply(message, requestID: requestID)], on: Slot.local)
     }
 
     // MARK: inbound
@@ -163,52 +168,74 @@ public final class DeviceRuntime: Service, Sendable {
                 }
                 tracker.resolve(envelope)
             case Slot.events:
-                guard item.message.frames.count == 2, let envelope = try? MessageCodec.decode(item.message.frames[1]) else {
-                    logger.warning("undecodable event frame from the broker")
-                    continue
-                }
-                switch envelope.message {
-                case .event(let event): events.append(event)
-                case .heartbeat(let head): behindHead = max(behindHead ?? 0, head)
+                switch received(fromEgress: item.message.frames) {
+                case .event(let event)?: events.append(event)
+                case .heartbeat(let head)?: behindHead = max(behindHead ?? 0, head)
                 default: break
                 }
             case Slot.monitor:
-                guard let event = ZMQMonitorEvent(frames: item.message.frames) else { continue }
-                let refused = event.event == ZMQMonitorEvent.handshakeFailedAuth
-                let changed = state.withLock { state in
-                    defer { state.refusedByBroker = refused }
-                    return state.refusedByBroker != refused
-                }
-                if changed, refused {
-                    logger.error("the broker refused this device's key: it is not enrolled", metadata: [
-                        "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
-                    ])
-                }
+                handshake(item.message.frames)
             case Slot.local:
-                let frames = item.message.frames
-                guard frames.count == 2 else { continue }
-                let routingID = frames[0]
-                do {
-                    let envelope = try MessageCodec.decode(frames[1])
-                    metrics.localRequest(envelope.message)
-                    if case .ping = envelope.message {
-                        // A status probe for tools and tests: who this device is and whether it is linked.
-                        sendLocal(.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked), to: routingID, requestID: envelope.requestID)
-                        continue
-                    }
-                    Task { [self] in
-                        if let reply = await behavior.handleLocal(envelope, from: routingID, runtime: self) {
-                            sendLocal(reply, to: routingID, requestID: envelope.requestID)
-                        }
-                    }
-                } catch {
-                    sendLocal(.error(ErrorReply(error.code, error.description)), to: routingID, requestID: MessageCodec.peekRequestID(frames[1]))
-                }
+                serveLocal(item.message.frames)
             default: break
             }
         }
         if !events.isEmpty { await apply(events) }
         if let head = behindHead, head > (try? await store.lastApplied()) ?? 0 { startSync() }
+    }
+
+    /// An event or a heartbeat from the broker's egress. An event at or below the last applied number (it came by
+    /// pub/sub and by a sync, or again after a reconnect) is dropped before its body is decoded.
+    private func received(fromEgress frames: [[UInt8]]) -> Message? {
+        if frames.count == 2, let sequence = MessageCodec.peekEventSequence(frames[1]),
+           let last = store.knownLastApplied, sequence <= last {
+            return nil
+        }
+        guard frames.count == 2, let envelope = try? MessageCodec.decode(frames[1]) else {
+            logger.warning("undecodable event frame from the broker")
+            return nil
+        }
+        return envelope.message
+    }
+
+    /// A handshake event of the broker link: tells a refused key from a broker that is away.
+    private func handshake(_ frames: [[UInt8]]) {
+        guard let event = ZMQMonitorEvent(frames: frames) else { return }
+        guard event.event == ZMQMonitorEvent.handshakeFailedAuth else {
+            link.withLock { $0.handshakeSucceeded() }
+            return
+        }
+        if link.withLock({ $0.handshakeRefused() }) {
+            logger.error("the broker refused this device's key: it is not enrolled", metadata: [
+                "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
+            ])
+        }
+    }
+
+    /// A request from a local client, answered by the behaviour (a status ping is answered here).
+    private func serveLocal(_ frames: [[UInt8]]) {
+        guard frames.count == 2 else { return }
+        let routingID = frames[0]
+        let envelope: Envelope
+        do {
+            envelope = try MessageCodec.decode(frames[1])
+        } catch {
+            let requestID = MessageCodec.peekRequestID(frames[1])
+            sendLocal(.error(ErrorReply(error.code, error.description)), to: routingID, requestID: requestID)
+            return
+        }
+        metrics.localRequest(envelope.message)
+        if case .ping = envelope.message {
+            // A status probe for tools and tests: who this device is and whether it is linked.
+            let status = Message.appWelcome(memberID: identity?.memberID, brokerConnected: isLinked)
+            sendLocal(status, to: routingID, requestID: envelope.requestID)
+            return
+        }
+        Task { [self] in
+            if let reply = await behavior.handleLocal(envelope, from: routingID, context: self) {
+                sendLocal(reply, to: routingID, requestID: envelope.requestID)
+            }
+        }
     }
 
     @discardableResult
@@ -218,7 +245,7 @@ public final class DeviceRuntime: Service, Sendable {
             metrics.eventsApplied(applied.count)
             if !applied.isEmpty {
                 logApplied(applied)
-                await behavior.applied(applied, runtime: self)
+                await behavior.applied(applied, context: self)
             }
             if let gap {
                 metrics.gap()
@@ -239,62 +266,49 @@ public final class DeviceRuntime: Service, Sendable {
     private func maintainLink() async {
         while !Task.isCancelled {
             do {
-                let reply = try await request(.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version), timeout: .seconds(2))
-                guard case .welcome(_, let family, let member, let device, let role, _) = reply else { continue }
-                let identity = DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)
-                state.withLock { $0.identity = identity }
-                try? await store.setValue(member, for: "member_id")
-                try? await store.setValue(device, for: "device_id")
-                try await syncToHead()
-                state.withLock { $0.linked = true }
-                metrics.setLinked(true)
-                logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
-                await behavior.linked(runtime: self)
-                while !Task.isCancelled {
-                    try await Task.sleep(for: options.pingInterval)
-                    guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
-                    if head > (try await store.lastApplied()) { startSync() }
-                }
+                try await linkOnce()
             } catch is CancellationError {
                 break
             } catch let error as ErrorReply {
+                link.withLock { $0.refused(error) }
                 logger.error("the broker refused this device", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: .seconds(2))
             } catch {
-                if state.withLock({ $0.linked }) {
+                if link.withLock({ $0.lost() }) {
                     logger.warning("lost the broker", metadata: ["error": "\(error)"])
                 }
-                state.withLock { $0.linked = false }
             }
-            state.withLock { $0.linked = false }
             metrics.setLinked(false)
+        }
+    }
+
+    /// One link: hello, catch up, then ping until a ping fails (thrown) or the task is cancelled.
+    private func linkOnce() async throws {
+        let hello = Message.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version)
+        let reply = try await request(hello, timeout: .seconds(2))
+        guard case .welcome(_, let family, let member, let device, let role, _) = reply else { return }
+        link.withLock { $0.welcomed(DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)) }
+        try? await store.setValue(member, for: "member_id")
+        try? await store.setValue(device, for: "device_id")
+        try await syncToHead()
+        guard link.withLock({ $0.caughtUp() }) else { return }
+        metrics.setLinked(true)
+        logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
+        await behavior.linked(context: self)
+        while !Task.isCancelled {
+            try await Task.sleep(for: options.pingInterval)
+            guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
+            if head > (try await store.lastApplied()) { startSync() }
         }
     }
 
     /// Starts a sync unless one runs; one running will sync again when it ends.
     private func startSync() {
-        let start = state.withLock { state -> Bool in
-            if state.syncing {
-                state.syncAgain = true
-                return false
-            }
-            state.syncing = true
-            return true
-        }
-        guard start else { return }
+        guard link.withLock({ $0.syncWanted() }) else { return }
         Task { [self] in
-            while true {
+            repeat {
                 try? await syncToHead()
-                let again = state.withLock { state -> Bool in
-                    if state.syncAgain {
-                        state.syncAgain = false
-                        return true
-                    }
-                    state.syncing = false
-                    return false
-                }
-                if !again { break }
-            }
+            } while link.withLock { $0.syncEnded() }
         }
     }
 

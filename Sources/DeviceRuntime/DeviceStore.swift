@@ -1,14 +1,21 @@
 import Foundation
 import GRDB
 import HearthCore
+import Synchronization
 
-/// A device daemon's SQLite file: the last applied sequence number and the behaviour's own tables.
+/// A device daemon's SQLite file: the last applied sequence number and what it remembers of its last welcome, plus the
+/// tables of the behaviour's own stores (`migrate` adds them), which share the file and its transactions.
 public final class DeviceStore: Sendable {
     public let pool: DatabasePool
+    /// The last applied number as this process last read or wrote it: only this daemon writes its file.
+    private let lastAppliedCache = Mutex<UInt64?>(nil)
 
-    public init(path: String, behavior: some DeviceBehavior) throws {
+    /// Opens (or creates, with its directory) the file at `path`; `label` names its connections in errors.
+    public init(path: String, label: String, migrate: (inout DatabaseMigrator) -> Void) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var config = Configuration()
-        config.label = behavior.name
+        config.label = label
         // A restarted daemon may open the file while the previous run's last connection still checkpoints it.
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
@@ -17,23 +24,35 @@ public final class DeviceStore: Sendable {
         migrator.registerMigration("device-v1") { db in
             try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         }
-        behavior.migrate(&migrator)
+        migrate(&migrator)
         try migrator.migrate(pool)
     }
 
     /// The sequence number of the last event applied.
     public func lastApplied() async throws -> UInt64 {
-        try await pool.read { db in try Self.lastApplied(db) }
+        if let cached = knownLastApplied { return cached }
+        let value = try await pool.read { db in try Self.lastApplied(db) }
+        remember(value)
+        return value
+    }
+
+    /// The last applied number without a read, once it was read or written in this process; nil before.
+    var knownLastApplied: UInt64? { lastAppliedCache.withLock { $0 } }
+
+    private func remember(_ value: UInt64) {
+        lastAppliedCache.withLock { $0 = max($0 ?? 0, value) }
     }
 
     static func lastApplied(_ db: Database) throws -> UInt64 {
         UInt64(try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'last_applied'") ?? "0") ?? 0
     }
 
+    typealias Applied = (applied: [Event], gap: (expected: UInt64, got: UInt64)?)
+
     /// Applies the events that continue the log, in order, in one transaction with the new last-applied number.
     /// Returns the events applied and whether a gap was seen (an event beyond the next expected one).
-    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> (applied: [Event], gap: (expected: UInt64, got: UInt64)?) {
-        try await pool.write { db in
+    func apply(_ events: [Event], behavior: some DeviceBehavior) async throws -> Applied {
+        let result: Applied = try await pool.write { db in
             var last = try Self.lastApplied(db)
             var applied: [Event] = []
             var gap: (expected: UInt64, got: UInt64)?
@@ -54,6 +73,9 @@ public final class DeviceStore: Sendable {
             }
             return (applied, gap)
         }
+        // After the commit: a reader of the cache never sees a number the file does not hold yet.
+        if let last = result.applied.last?.sequence { remember(last) }
+        return result
     }
 
     /// A remembered value, e.g. the member id from the last welcome.

@@ -6,7 +6,7 @@ extension BrokerEngine {
     /// anniversary of a first declaration makes new, so an app's watchers learn it without asking.
     @discardableResult
     public func maintainAgeRanges() async throws -> Output {
-        try await transact { tx, db in try tx.maintainAgeRanges(in: db) }
+        try await transact { tx in try tx.maintainAgeRanges() }
     }
 }
 

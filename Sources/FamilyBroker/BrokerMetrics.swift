@@ -24,12 +24,6 @@ final class BrokerMetrics: Sendable {
     private let subscribed = Gauge(label: "hearth_broker_subscribed_members")
     private let lastHeard = Mutex<[DeviceID: ContinuousClock.Instant]>([:])
 
-    // Type codes at byte 1 of the header (docs/PROTOCOL.md): counting must not decode every frame again.
-    static let syncType: UInt8 = 0x02
-    static let askType: UInt8 = 0x03
-    static let answerType: UInt8 = 0x04
-    static let errorType: UInt8 = 0xFF
-
     /// A device counts as connected while it was heard from this recently: devices ping every second.
     static let connectedWindow: Duration = .seconds(5)
 
@@ -46,35 +40,35 @@ final class BrokerMetrics: Sendable {
         self.errors = errors
     }
 
-    /// Counts a batch of commands by type, its size and the time to run and commit it, and who was heard from.
-    func record(_ commands: [BrokerEngine.Command], duration: Duration) {
+    /// Counts a batch of commands by type (read from the header: counting must not decode every frame again), error
+    /// replies by code, the batch's size and the time to run and commit it, and who was heard from.
+    func record(_ commands: [CommandIntake.Inbound], replies: [CommandIntake.Reply], duration: Duration) {
         commit.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         batchSize.record(commands.count)
         var asked = 0, answered = 0, synced = 0
-        for command in commands where command.frame.count >= Wire.headerSize {
-            switch command.frame[1] {
-            case Self.askType: asked += 1
-            case Self.answerType: answered += 1
-            case Self.syncType: synced += 1
+        for command in commands {
+            switch MessageType(frame: command.frame) {
+            case .ask: asked += 1
+            case .answer: answered += 1
+            case .sync: synced += 1
             default: break
             }
         }
         if asked > 0 { asks.increment(by: asked) }
         if answered > 0 { answers.increment(by: answered) }
         if synced > 0 { syncs.increment(by: synced) }
+        for reply in replies {
+            if case .failure(let error) = reply.outcome { errors[error.code]?.increment() }
+        }
         let now = ContinuousClock.now
         lastHeard.withLock { heard in
             for command in commands { if let device = command.deviceID { heard[device] = now } }
         }
     }
 
-    /// Counts what a committed transaction sends (commands, expiry sweeps, admin changes alike): error replies by
-    /// code, events, and resolutions by reason.
+    /// Counts what a committed transaction publishes (commands, expiry sweeps, admin changes alike): events, and
+    /// resolutions by reason.
     func record(_ output: BrokerEngine.Output) {
-        for reply in output.replies where reply.frame.count >= Wire.headerSize + 2 && reply.frame[1] == Self.errorType {
-            let code = ErrorCode(rawValue: UInt16(reply.frame[Wire.headerSize]) << 8 | UInt16(reply.frame[Wire.headerSize + 1])) ?? .unknown
-            errors[code]?.increment()
-        }
         if !output.events.isEmpty { events.increment(by: output.events.count) }
         for event in output.events {
             // Each resolution is published once to the child (and once to each parent): count the child's copy.

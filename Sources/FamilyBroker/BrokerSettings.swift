@@ -4,93 +4,208 @@ import HearthService
 import HearthTransport
 import Logging
 
-/// family-broker's configuration keys, their defaults, and how they become `BrokerOptions`.
+/// family-broker's settings, each declared once in `all`: its key (as the config file, the flag and the environment
+/// spell it), its default and help, and how its value is read into `BrokerSettings`. The key list, the command
+/// line's flags and the start-up log all come from `all`.
 public struct BrokerSettings: Sendable {
     public static let environmentPrefix = "HEARTH_BROKER"
 
-    public static let ingress = SettingKey("ingress", default: "tcp://127.0.0.1:7701", help: "ROUTER endpoint for device commands (port 0: pick a free one, see the ready file).")
-    public static let egress = SettingKey("egress", default: "tcp://127.0.0.1:7702", help: "XPUB endpoint for device events.")
-    public static let state = SettingKey("state", default: ".hearth/broker", help: "Directory for the database, the ready file and (unless keyFile is set) the broker key.")
-    public static let families = SettingKey("families", default: "config/demo-family.yaml", help: "The family file (YAML): families, members, devices.")
-    public static let keysDir = SettingKey("keysDir", default: "the family file's directory", help: "Directory for relative keyFile entries of the family file.")
-    public static let keyFile = SettingKey("keyFile", default: "<state>/broker.key", help: "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it.")
-    public static let heartbeat = SettingKey("heartbeat", default: "2", help: "Seconds between heartbeats to each subscribed member (0.05 to 3600).")
-    public static let subscriberHwm = SettingKey("subscriberHwm", default: "10000", help: "Events queued per subscriber before the broker drops them for it; it then catches up by syncing (1 to 10000000).")
-    public static let regions = SettingKey("regions", default: "the compiled-in table", help: "Age of majority per region (YAML, like config/regions.yaml).")
-    public static let childDefaults = SettingKey("childDefaults", default: "compiled in", help: "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml).")
-    public static let maxFamilyMembers = SettingKey("maxFamilyMembers", default: "6", help: "Most members per family (1 to 1000).")
-    public static let askLimit = SettingKey("askLimit", default: "the child defaults' askLimit", help: "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600.")
-    public static let deviceRate = SettingKey("deviceRate", default: "200", help: "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000).")
-    public static let agePromptTimeout = SettingKey("agePromptTimeout", default: "60", help: "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400).")
-    public static let logLevel = SettingKey("logLevel", default: "info", help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    public static let metrics = SettingKey("metrics", default: "off", help: "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none.")
-    public static let shutdownTimeout = SettingKey("shutdownTimeout", default: "5", help: "Seconds from SIGTERM by which the broker has exited, work read before it committed and answered (1 to 300).")
+    /// One setting: its key, the value name its flag shows, and how its value is read and checked.
+    public struct Setting: Sendable {
+        public let key: SettingKey
+        public let valueName: String
+        let read: @Sendable (DaemonSettings, inout BrokerSettings) throws -> Void
 
-    /// Every key, in the order the documentation lists them.
-    public static let keys = [
-        ingress, egress, state, families, keysDir, keyFile, heartbeat, subscriberHwm, regions, childDefaults, maxFamilyMembers,
-        askLimit, deviceRate, agePromptTimeout, logLevel, metrics, shutdownTimeout,
+        init(
+            _ name: String, default defaultDescription: String, _ valueName: String, _ help: String,
+            read: @escaping @Sendable (DaemonSettings, SettingKey, inout BrokerSettings) throws -> Void
+        ) {
+            let key = SettingKey(name, default: defaultDescription, help: help)
+            self.key = key
+            self.valueName = valueName
+            self.read = { settings, broker in try read(settings, key, &broker) }
+        }
+    }
+
+    /// Every setting, in the order the documentation lists them and in which they are read (a key may use the ones
+    /// before it: `keyFile`'s default is in `state`).
+    public static let all: [Setting] = [
+        Setting(
+            "ingress", default: "tcp://127.0.0.1:7701", "endpoint",
+            "ROUTER endpoint for device commands (port 0: pick a free one, see the ready file)."
+        ) { s, key, b in
+            b.options.ingress = try s.get(key, default: b.options.ingress, SettingParsers.endpoint)
+        },
+        Setting("egress", default: "tcp://127.0.0.1:7702", "endpoint", "XPUB endpoint for device events.") {
+            s, key, b in
+            b.options.egress = try s.get(key, default: b.options.egress, SettingParsers.endpoint)
+            guard b.options.ingress != b.options.egress || b.options.ingress.hasSuffix(":0") else {
+                throw try s.problem(key, "is the same endpoint as ingress")
+            }
+        },
+        Setting(
+            "state", default: ".hearth/broker", "dir",
+            "Directory for the database, the ready file and (unless keyFile is set) the broker key."
+        ) { s, key, b in
+            b.options.stateDirectory = try s.get(key, default: b.options.stateDirectory, SettingParsers.path)
+        },
+        Setting(
+            "families", default: "config/demo-family.yaml", "file",
+            "The family file (YAML): families, members, devices."
+        ) { s, key, b in
+            let families = try s.get(key, default: b.options.familyFile, SettingParsers.path)
+            guard FileManager.default.isReadableFile(atPath: families) else {
+                throw try s.problem(key, "cannot read the family file '\(families)'")
+            }
+            b.options.familyFile = families
+        },
+        Setting(
+            "keysDir", default: "the family file's directory", "dir",
+            "Directory for relative keyFile entries of the family file."
+        ) { s, key, b in
+            guard let keysDir = try s.optional(key, SettingParsers.path) else { return }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: keysDir, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw try s.problem(key, "'\(keysDir)' is not a directory")
+            }
+            b.options.keysDirectory = keysDir
+        },
+        Setting(
+            "keyFile", default: "<state>/broker.key", "file",
+            "The broker's CURVE secret key file; made on first run if missing, with its .pub beside it."
+        ) { s, key, b in
+            b.options.secretKeyFile =
+                try s.optional(key, SettingParsers.path) ?? b.options.stateDirectory + "/broker.key"
+            guard FileManager.default.fileExists(atPath: b.options.secretKeyFile) else { return }
+            do {
+                _ = try KeyFiles.loadPair(secretPath: b.options.secretKeyFile)
+            } catch let failure as KeyFiles.Failure {
+                throw try s.problem(key, failure.description)
+            }
+        },
+        Setting(
+            "heartbeat", default: "2", "seconds", "Seconds between heartbeats to each subscribed member (0.05 to 3600)."
+        ) { s, key, b in
+            b.options.heartbeatInterval = try s.get(key, default: .seconds(2), SettingParsers.seconds(in: 0.05...3600))
+        },
+        Setting(
+            "subscriberHwm", default: "10000", "count",
+            "Events queued per subscriber before the broker drops them for it; it then catches up by syncing (1 to 10000000)."
+        ) { s, key, b in
+            b.options.subscriberHighWaterMark = Int32(
+                try s.get(key, default: 10_000, SettingParsers.integer(in: 1...10_000_000)))
+        },
+        Setting(
+            "regions", default: "the compiled-in table", "file",
+            "Age of majority per region (YAML, like config/regions.yaml)."
+        ) { s, key, b in
+            b.options.regionsFile = try readableFile(key, s)
+        },
+        Setting(
+            "childDefaults", default: "compiled in", "file",
+            "New children's defaults, emergency numbers and ask limit (YAML, like config/child-defaults.yaml)."
+        ) { s, key, b in
+            b.options.childDefaultsFile = try readableFile(key, s)
+        },
+        Setting("maxFamilyMembers", default: "6", "count", "Most members per family (1 to 1000).") { s, key, b in
+            b.options.maxFamilyMembers = try s.get(
+                key, default: Directory.defaultMaxFamilyMembers, SettingParsers.integer(in: 1...1000))
+        },
+        Setting(
+            "askLimit", default: "the child defaults' askLimit", "count/seconds",
+            "Questions one child may ask per period, as COUNT/SECONDS, e.g. 30/3600."
+        ) { s, key, b in
+            b.options.askLimit = try s.optional(key, parseAskLimit)
+        },
+        Setting(
+            "deviceRate", default: "200", "per-second",
+            "Commands per second each device may send, sustained; bursts of 5x are allowed (0.1 to 100000)."
+        ) { s, key, b in
+            let rate = try s.get(key, default: 200, parseRate)
+            b.options.deviceCommandRate = rate
+            b.options.deviceCommandBurst = rate * 5
+        },
+        Setting(
+            "agePromptTimeout", default: "60", "seconds",
+            "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400)."
+        ) { s, key, b in
+            b.options.agePromptTimeout = try s.get(key, default: .seconds(60), SettingParsers.seconds(in: 0.1...86_400))
+        },
+        Setting(
+            "logLevel", default: "info", "level", "Log level: trace, debug, info, notice, warning, error, critical."
+        ) { s, key, b in
+            b.logLevel = try s.get(key, default: .info, SettingParsers.logLevel)
+        },
+        Setting(
+            "metrics", default: "off", "host:port",
+            "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none."
+        ) { s, key, b in
+            b.metrics = try s.get(key, default: nil, SettingParsers.listenAddress)
+        },
+        Setting(
+            "shutdownTimeout", default: "5", "seconds",
+            "Seconds from SIGTERM by which the broker has exited, work read before it committed and answered (1 to 300)."
+        ) { s, key, b in
+            b.shutdownTimeout = try s.get(key, default: .seconds(5), SettingParsers.seconds(in: 1...300))
+        },
     ]
 
+    /// Every key, in the order the documentation lists them.
+    public static let keys = all.map(\.key)
+
     public var options: BrokerOptions
-    public var logLevel: Logger.Level
+    public var logLevel: Logger.Level = .info
     public var metrics: ListenAddress?
-    public var shutdownTimeout: Duration
+    public var shutdownTimeout: Duration = .seconds(5)
     /// Where each key's value came from, for the start-up log: only keys that a source set.
-    public var sources: [String: String]
+    public var sources: [String: String] = [:]
 
     /// Reads and validates every key; throws a `ConfigurationError` naming the first bad one.
     public init(_ settings: DaemonSettings) throws {
-        let state = try settings.get(Self.state, default: ".hearth/broker", SettingParsers.path)
-        let families = try settings.get(Self.families, default: "config/demo-family.yaml", SettingParsers.path)
-        guard FileManager.default.isReadableFile(atPath: families) else {
-            throw try settings.problem(Self.families, "cannot read the family file '\(families)'")
-        }
-        let keysDir = try settings.optional(Self.keysDir, SettingParsers.path)
-        if let keysDir {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: keysDir, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw try settings.problem(Self.keysDir, "'\(keysDir)' is not a directory")
-            }
-        }
         options = BrokerOptions(
-            ingress: try settings.get(Self.ingress, default: "tcp://127.0.0.1:7701", SettingParsers.endpoint),
-            egress: try settings.get(Self.egress, default: "tcp://127.0.0.1:7702", SettingParsers.endpoint),
-            stateDirectory: state, familyFile: families, keysDirectory: keysDir,
-            secretKeyFile: try settings.optional(Self.keyFile, SettingParsers.path),
-            heartbeatInterval: try settings.get(Self.heartbeat, default: .seconds(2), SettingParsers.seconds(in: 0.05...3600)),
-            subscriberHighWaterMark: Int32(try settings.get(Self.subscriberHwm, default: 10_000, SettingParsers.integer(in: 1...10_000_000))))
-        if FileManager.default.fileExists(atPath: options.secretKeyFile) {
-            do {
-                _ = try KeyFiles.loadPair(secretPath: options.secretKeyFile)
-            } catch let failure as KeyFiles.Failure {
-                throw try settings.problem(Self.keyFile, failure.description)
+            ingress: "tcp://127.0.0.1:7701", egress: "tcp://127.0.0.1:7702", stateDirectory: ".hearth/broker",
+            familyFile: "config/demo-family.yaml")
+        for setting in Self.all {
+            try setting.read(settings, &self)
+            if let value = try settings.value(setting.key) { sources[setting.key.name] = value.source }
+        }
+    }
+
+    /// The flags given on a command line, by key name: `--subscriber-hwm 5` or `--subscriber-hwm=5` sets
+    /// `subscriberHwm`, `--config` the config file. Throws `ConfigurationError` for a flag no key declares.
+    public static func flags(from arguments: [String]) throws -> [String: String?] {
+        let byFlag = Dictionary(uniqueKeysWithValues: ([DaemonSettings.configKey] + keys).map { ($0.flag, $0.name) })
+        var flags: [String: String?] = [:]
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let name = byFlag[parts[0]] else {
+                throw ConfigurationError(
+                    source: "the command line", key: argument,
+                    reason: "unknown flag; the flags are \(byFlag.keys.sorted().joined(separator: ", "))")
             }
+            guard let value = parts.count == 2 ? parts[1] : rest.popFirst() else {
+                throw ConfigurationError(source: parts[0], key: name, reason: "needs a value")
+            }
+            flags[name] = value
         }
-        options.regionsFile = try Self.readableFile(Self.regions, settings)
-        options.childDefaultsFile = try Self.readableFile(Self.childDefaults, settings)
-        options.maxFamilyMembers = try settings.get(Self.maxFamilyMembers, default: Directory.defaultMaxFamilyMembers, SettingParsers.integer(in: 1...1000))
-        options.askLimit = try settings.optional(Self.askLimit, Self.parseAskLimit)
-        let rate = try settings.get(Self.deviceRate, default: 200, Self.parseRate)
-        options.deviceCommandRate = rate
-        options.deviceCommandBurst = rate * 5
-        options.agePromptTimeout = try settings.get(Self.agePromptTimeout, default: .seconds(60), SettingParsers.seconds(in: 0.1...86_400))
-        guard options.ingress != options.egress || options.ingress.hasSuffix(":0") else {
-            throw try settings.problem(Self.egress, "is the same endpoint as ingress")
-        }
-        logLevel = try settings.get(Self.logLevel, default: .info, SettingParsers.logLevel)
-        metrics = try settings.get(Self.metrics, default: nil, SettingParsers.listenAddress)
-        shutdownTimeout = try settings.get(Self.shutdownTimeout, default: .seconds(5), SettingParsers.seconds(in: 1...300))
-        var sources: [String: String] = [:]
-        for key in Self.keys {
-            if let value = try settings.value(key) { sources[key.name] = value.source }
-        }
-        self.sources = sources
+        return flags
+    }
+
+    /// Every flag with its value name and help, as `--help` shows them.
+    public static var flagHelp: String {
+        ([DaemonSettings.configKey] + keys).map { key in
+            let valueName = all.first { $0.key == key }?.valueName ?? "file"
+            return "  \(key.flag) <\(valueName)>\n        \(key.help)"
+        }.joined(separator: "\n")
     }
 
     private static func readableFile(_ key: SettingKey, _ settings: DaemonSettings) throws -> String? {
         guard let path = try settings.optional(key, SettingParsers.path) else { return nil }
-        guard FileManager.default.isReadableFile(atPath: path) else { throw try settings.problem(key, "cannot read '\(path)'") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw try settings.problem(key, "cannot read '\(path)'")
+        }
         return path
     }
 
@@ -106,7 +221,9 @@ public struct BrokerSettings: Sendable {
         guard let rate = Double(text.trimmingCharacters(in: .whitespaces)), rate.isFinite else {
             throw SettingProblem("'\(text)' is not a number of commands per second")
         }
-        guard (0.1...100_000).contains(rate) else { throw SettingProblem("\(text) is out of range: from 0.1 to 100000") }
+        guard (0.1...100_000).contains(rate) else {
+            throw SettingProblem("\(text) is out of range: from 0.1 to 100000")
+        }
         return rate
     }
 

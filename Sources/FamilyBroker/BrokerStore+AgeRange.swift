@@ -36,23 +36,8 @@ extension BrokerStore {
         }
     }
 
-    /// The answer remembered for (member, app).
-    struct AgeCacheEntry {
-        var memberID: MemberID
-        var app: BundleID
-        /// The day of the first declaration, in the member's time zone: anniversaries count from it.
-        var firstDay: BirthDate
-        /// The anniversary (or first day) whose information `answer` reveals.
-        var periodDay: BirthDate
-        var gates: [Int]
-        var answer: AgeRangeAnswer
-        var nextReview: Date
-    }
-
-    /// Prompt status codes in `age_prompt.status`.
-    enum AgePromptStatus: Int {
-        case open = 0, shared = 1, declined = 2, expired = 3
-    }
+    typealias AgeCacheEntry = Stored.AgeCache
+    typealias AgePromptStatus = Stored.PromptStatus
 
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 

@@ -2,17 +2,9 @@ import Foundation
 import GRDB
 import HearthCore
 
-/// The directory as stored: one row per family (and one, id "", for members in no family), each the family's entry of
-/// the family file with keys inline. The config file seeds it; admin commands edit it.
+/// The directory as stored (`Stored.Family`), child settings, contacts and passcodes.
 extension BrokerStore {
-    /// The id of the row holding members in no family.
-    static let unaffiliatedRow = ""
-
-    struct FamilyRow {
-        var family: FamilyFile.Family
-        /// The hash of the config file's entry this row was last taken from; nil once it is only the broker's.
-        var sourceHash: String?
-    }
+    typealias FamilyRow = Stored.Family
 
     static func familyRows(in db: Database) throws -> [FamilyID: FamilyRow] {
         var rows: [FamilyID: FamilyRow] = [:]
@@ -37,17 +29,17 @@ extension BrokerStore {
     /// entry as `entryEncoder()` encodes it, byte for byte, and its source hash is that entry's hash. False when an
     /// admin edited a row, a revoked key was left out, or the file changed. `file` has unique family ids (validated).
     static func holdsExactly(_ file: FamilyFile, in db: Database) throws -> Bool {
-        let fileRows = rows(of: file)
+        let fileRows = Stored.Family.rows(of: file)
         var index: [FamilyID: Int] = Dictionary(minimumCapacity: fileRows.count)
         for (i, row) in fileRows.enumerated() { index[row.id] = i }
-        let encoder = entryEncoder()
+        let encoder = Stored.Family.entryEncoder()
         var matched = 0
         let cursor = try Row.fetchCursor(db, sql: "SELECT id, entry, source_hash FROM family_entry")
         while let row = try cursor.next() {
             guard let i = index[row[0]] else { return false }
             let entry = try encoder.encode(fileRows[i].family)
             let stored: Data = row[1], hash: String? = row[2]
-            guard stored == entry, hash == Transaction.hash(of: entry) else { return false }
+            guard stored == entry, hash == Stored.Family.hash(of: entry) else { return false }
             matched += 1
         }
         return matched == fileRows.count
@@ -57,29 +49,10 @@ extension BrokerStore {
     static func storedFile(in db: Database) throws -> FamilyFile? {
         let rows = try familyRows(in: db)
         guard !rows.isEmpty else { return nil }
-        return file(from: rows.mapValues(\.family))
+        return Stored.Family.file(from: rows.mapValues(\.family))
     }
 
-    /// A family file's rows as stored: one per family, and members in no family under `unaffiliatedRow`.
-    static func rows(of file: FamilyFile) -> [(id: FamilyID, family: FamilyFile.Family)] {
-        file.families.map { ($0.id, $0) } + [(unaffiliatedRow, FamilyFile.Family(id: unaffiliatedRow, members: file.unaffiliated ?? []))]
-    }
-
-    /// The family file that stored rows make (the inverse of `rows(of:)`).
-    static func file(from rows: [FamilyID: FamilyFile.Family]) -> FamilyFile {
-        FamilyFile(
-            families: rows.filter { $0.key != unaffiliatedRow }.values.sorted { $0.id < $1.id },
-            unaffiliated: rows[unaffiliatedRow]?.members ?? [])
-    }
-
-    /// The encoder of stored entries and of the source hash: sorted keys, so equal entries give equal bytes.
-    static func entryEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }
-
-    /// Stores a family's row; `entry` is the family as `entryEncoder()` encodes it.
+    /// Stores a family's row; `entry` is the family as `Stored.Family.entryEncoder()` encodes it.
     static func saveFamily(entry: Data, id: FamilyID, sourceHash: String?, in db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO family_entry (id, entry, source_hash) VALUES (?, ?, ?)")
         try statement.execute(arguments: [id, entry, sourceHash])
@@ -164,11 +137,7 @@ extension BrokerStore {
 
     // MARK: passcode
 
-    struct PasscodeRow {
-        var hash: String
-        var failures: Int
-        var lockedUntil: Date
-    }
+    typealias PasscodeRow = Stored.Passcode
 
     static func passcode(of child: MemberID, in db: Database) throws -> PasscodeRow? {
         try Row.fetchOne(db, sql: "SELECT hash, failures, locked_until FROM passcode WHERE member_id = ?", arguments: [child]).map { row in

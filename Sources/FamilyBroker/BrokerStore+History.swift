@@ -18,7 +18,8 @@ extension BrokerStore {
                     var heads: [MemberID: UInt64] = [child: 0, parent: 0]
                     func append(_ body: Event.Body, to member: MemberID) throws {
                         heads[member, default: 0] += 1
-                        try Self.appendEvent(Event(memberID: member, sequence: heads[member]!, createdAt: now, body: body), in: db)
+                        let event = Event(memberID: member, sequence: heads[member]!, createdAt: now, body: body)
+                        try Self.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame), in: db)
                         count += 1
                     }
                     for q in 0..<questionsPerChild {

@@ -6,6 +6,8 @@ import Logging
 
 /// The broker's durable state in one SQLite file (WAL, `synchronous=FULL`): questions, answers, known handles and
 /// every member's event log. A command's effects and its events commit in one transaction before anything is sent.
+///
+/// The engine's first `BrokerStorage`: the SQL lives here and in `SQLiteTransaction`, nowhere in the engine.
 public final class BrokerStore: Sendable {
     let pool: DatabasePool
     /// Who checkpoints the log, and how often it happened.
@@ -148,11 +150,7 @@ public final class BrokerStore: Sendable {
 }
 
 extension BrokerStore {
-    /// A question as stored.
-    struct StoredQuestion {
-        var asked: AskedQuestion
-        var resolution: Resolution?
-    }
+    typealias StoredQuestion = Stored.Question
 
     static func handlesKey(_ handles: [CommunicationHandle]) -> String {
         Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
@@ -212,32 +210,44 @@ extension BrokerStore {
         return added
     }
 
-    /// Stores `event` and returns the frame that publishes it: the stored body is that frame without its header, so
-    /// each event is encoded once.
-    @discardableResult
-    static func appendEvent(_ event: Event, in db: Database) throws -> [UInt8] {
-        let frame = MessageCodec.encode(.event(event))
+    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once.
+    static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
         try db.cachedStatement(
             sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)"
-        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(frame[Wire.headerSize...])])
-        return frame
+        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
     }
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
+    /// A stored event that cannot be read, or would not fit (stored by an older broker), is sent in a form that can:
+    /// trimmed, or `omitted` at its position, so that it never blocks the member's log.
     static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+            db.cachedStatement(sql: "SELECT seq, body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
             arguments: [member, Int64(clamping: after), limit])
         var events: [Event] = []
         var bytes = 0
         while let row = try rows.next() {
-            let data: Data = row[0]
-            bytes += data.count
+            let (event, size) = deliverableEvent(member: member, sequence: UInt64(row[0] as Int64), body: row[1])
+            bytes += size
             if bytes > Wire.maxReplyBodyBytes, !events.isEmpty { break }
-            var r = WireReader(Array(data))
-            events.append(try r.event())
+            events.append(event)
         }
         return events
+    }
+
+    private static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
+        var reader = WireReader(Array(data))
+        do {
+            let stored = try reader.event()
+            guard reader.remaining == 0 else { throw WireError.trailingBytes(count: reader.remaining) }
+            if data.count <= Wire.maxEventBytes { return (stored, data.count) }
+            let (event, body) = stored.deliverable()
+            return (event, body.count)
+        } catch {
+            let reason = "the stored event could not be read: \(error)"
+            let (event, body) = Event.omitted(member: member, sequence: sequence, createdAt: Date(), kind: 0, reason: reason)
+            return (event, body.count)
+        }
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }

@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import HearthCore
 import HearthProtocol
 
-/// The slow part of passcode commands, done before the write transaction (on a GRDB reader, not the writer queue and not
-/// the cooperative pool) so that hashing never holds up other families' commands.
+/// The slow part of passcode commands, done before the write transaction (on a store reader, not the writer queue
+/// and not the cooperative pool) so that hashing never holds up other families' commands.
 enum PasscodeWork {
     enum Prepared: Sendable {
         /// `setPasscode`: the new hash.
@@ -18,28 +17,30 @@ enum PasscodeWork {
     /// of a valid length, the child who asked typing one for a pending question while not locked out. Any other caller
     /// gets its refusal without costing the broker a hash.
     static func prepare(
-        _ commands: [BrokerEngine.Command], store: BrokerStore, policy: BrokerPolicy, directory: Directory, now: Date
+        _ requests: [BrokerRequest], store: any BrokerStorage, policy: BrokerPolicy, directory: Directory, now: Date
     ) async -> [Int: Prepared] {
-        let indexes = commands.indices.filter { index in
-            let frame = commands[index].frame
-            return frame.count > 1 && (frame[1] == 0x0B || frame[1] == 0x0C)
+        let work = requests.indices.compactMap { index -> (Int, BrokerCommand, Directory.Member)? in
+            switch requests[index].command {
+            case .setPasscode, .approveInPerson:
+                directory.members[requests[index].memberID].map { (index, requests[index].command, $0) }
+            default:
+                nil
+            }
         }
-        guard !indexes.isEmpty else { return [:] }
-        let work = indexes.map { ($0, commands[$0].frame, commands[$0].deviceID.flatMap { directory.member(ofDevice: $0) }) }
-        return (try? await store.read { db in
+        guard !work.isEmpty else { return [:] }
+        return (try? await store.reading { store in
             var prepared: [Int: Prepared] = [:]
-            for (index, frame, caller) in work {
-                guard let caller, let envelope = try? MessageCodec.decode(frame) else { continue }
-                switch envelope.message {
+            for (index, command, caller) in work {
+                switch command {
                 case .setPasscode(let childID, let passcode) where !passcode.isEmpty:
                     guard caller.role.isParent, let family = caller.familyID, let child = directory.members[childID],
                           child.familyID == family, directory.isChild(child, on: now), PasscodeHash.lengthRange.contains(passcode.count)
                     else { continue }
                     if let hash = try? PasscodeHash.make(passcode, cost: policy.passcodeCost) { prepared[index] = .newHash(hash) }
                 case .approveInPerson(let questionID, let passcode):
-                    guard let question = try BrokerStore.question(questionID, in: db), question.resolution == nil,
+                    guard let question = try store.question(questionID), question.resolution == nil,
                           question.asked.childMemberID == caller.id,
-                          let row = try BrokerStore.passcode(of: caller.id, in: db), row.lockedUntil <= now
+                          let row = try store.passcode(of: caller.id), row.lockedUntil <= now
                     else { continue }
                     prepared[index] = .checked(storedHash: row.hash, matches: PasscodeHash(encoded: row.hash).verify(passcode))
                 default:

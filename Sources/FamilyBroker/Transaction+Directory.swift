@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HearthCore
 import HearthProtocol
 
@@ -10,19 +9,19 @@ extension Transaction {
     /// Merges the config file into the stored directory: a family whose entry in the file changed since it was last
     /// applied (or that is new) is taken from the file; a family that came from the file and left it is removed; the
     /// others, including admin edits of unchanged entries, stay as stored. Revoked keys are not enrolled again.
-    mutating func applyConfiguration(_ configured: Directory, in db: Database) throws -> String {
+    mutating func applyConfiguration(_ configured: Directory) throws -> String {
         // The stored entries are decoded only if some family is taken from the file: a restart with an unchanged file
         // needs only their hashes.
-        let storedHashes = try BrokerStore.sourceHashes(in: db)
-        let revoked = try BrokerStore.revokedKeys(in: db)
-        let encoder = BrokerStore.entryEncoder()
+        let storedHashes = try store.sourceHashes()
+        let revoked = try store.revokedKeys()
+        let encoder = Stored.Family.entryEncoder()
         var hashes: [FamilyID: String?] = [:]
         // Families new to the store and stored as the file has them: hashed from the bytes stored, encoded once.
         var hashedWhenSaved: Set<FamilyID> = []
         var withoutRevoked: [FamilyID: FamilyFile.Family] = [:]
         var takenIDs: Set<FamilyID> = []
         var taken: [String] = []
-        let fileRows = BrokerStore.rows(of: configured.file)
+        let fileRows = Stored.Family.rows(of: configured.file)
         for (id, family) in fileRows {
             if let stored = storedHashes[id] {
                 let hash = Self.hash(family, encoder: encoder)
@@ -44,22 +43,22 @@ extension Transaction {
             taken.append("-\(id)")
         }
         guard !taken.isEmpty else { return "the family file is unchanged" }
-        var rows: [FamilyID: BrokerStore.FamilyRow] = [:]
+        var rows: [FamilyID: Stored.Family] = [:]
         let merged: Directory
         if storedHashes.isEmpty, withoutRevoked.isEmpty, fileRows.allSatisfy({ $0.family.members.count <= policy.maxFamilyMembers }) {
             // Nothing stored and nothing dropped: the result is the file itself, already validated; building it again
             // from the same families held a second directory of every family at once.
             merged = Directory(storedFormOf: configured, rules: policy.regions)
         } else {
-            rows = try BrokerStore.familyRows(in: db)
+            rows = try store.familyRows()
             var families = rows.mapValues(\.family)
             for (id, family) in fileRows where takenIDs.contains(id) { families[id] = withoutRevoked[id] ?? family }
             for id in removed { families[id] = nil }
             merged = try Directory(
-                file: BrokerStore.file(from: families), keysDirectory: "/", source: "\(Self.storedSource) merged with the family file",
+                file: Stored.Family.file(from: families), keysDirectory: "/", source: "\(Self.storedSource) merged with the family file",
                 rules: policy.regions, maxFamilyMembers: policy.maxFamilyMembers)
         }
-        try replaceDirectory(with: merged, sourceHashes: hashes, hashedWhenSaved: hashedWhenSaved, storedRows: rows, in: db)
+        try replaceDirectory(with: merged, sourceHashes: hashes, hashedWhenSaved: hashedWhenSaved, storedRows: rows)
         return "applied from the family file: \(taken.joined(separator: ", "))"
     }
 
@@ -87,32 +86,32 @@ extension Transaction {
     /// has no row yet, and its hash is that of the bytes stored. `storedRows` are the rows as read in this transaction.
     mutating func replaceDirectory(
         with new: Directory, sourceHashes: [FamilyID: String?] = [:], hashedWhenSaved: Set<FamilyID> = [],
-        storedRows: [FamilyID: BrokerStore.FamilyRow]? = nil, in db: Database
+        storedRows: [FamilyID: Stored.Family]? = nil
     ) throws {
         let old = directory
-        let rows = try storedRows ?? BrokerStore.familyRows(in: db)
-        let encoder = BrokerStore.entryEncoder()
+        let rows = try storedRows ?? store.familyRows()
+        let encoder = Stored.Family.entryEncoder()
         var kept: Set<FamilyID> = []
-        for (id, family) in BrokerStore.rows(of: new.file) {
+        for (id, family) in Stored.Family.rows(of: new.file) {
             kept.insert(id)
             if hashedWhenSaved.contains(id) {
                 let entry = try encoder.encode(family)
-                try BrokerStore.saveFamily(entry: entry, id: id, sourceHash: Self.hash(of: entry), in: db)
+                try store.saveFamily(entry: entry, id: id, sourceHash: Stored.Family.hash(of: entry))
                 continue
             }
             let hash = sourceHashes[id] ?? rows[id]?.sourceHash
             if rows[id]?.family != family || rows[id]?.sourceHash != hash {
-                try BrokerStore.saveFamily(entry: try encoder.encode(family), id: id, sourceHash: hash, in: db)
+                try store.saveFamily(entry: try encoder.encode(family), id: id, sourceHash: hash)
             }
         }
-        for id in rows.keys where !kept.contains(id) { try BrokerStore.deleteFamily(id, in: db) }
+        for id in rows.keys where !kept.contains(id) { try store.deleteFamily(id) }
         directory = new
         directoryChanged = true
 
         for member in old.members.values where old.isChild(member, on: now) {
             guard let family = member.familyID, new.members[member.id]?.familyID != family else { continue }
-            for stored in try BrokerStore.pendingQuestions(child: member.id, in: db) {
-                try resolveWithDefault(stored, reason: .childRemoved, parents: old.parents(of: family), in: db)
+            for stored in try store.pendingQuestions(child: member.id) {
+                try resolveWithDefault(stored, reason: .childRemoved, parents: old.parents(of: family))
             }
         }
         // Children grouped once: asking the directory per family scans every member each time, which made the first
@@ -125,14 +124,14 @@ extension Transaction {
             let added = Set(parents).subtracting(old.parents(of: family))
             guard !added.isEmpty else { continue }
             for child in childrenByFamily[family] ?? [] {
-                for stored in try BrokerStore.pendingQuestions(child: child.id, in: db) {
-                    for parent in added.sorted() { try publish(.questionPending(stored.asked), to: parent, in: db) }
+                for stored in try store.pendingQuestions(child: child.id) {
+                    for parent in added.sorted() { try publish(.questionPending(stored.asked), to: parent) }
                 }
             }
         }
         for member in new.members.values where new.isChild(member, on: now) {
-            if try BrokerStore.settings(of: member.id, in: db) == nil {
-                try BrokerStore.saveSettings(defaultSettings(for: member), of: member.id, in: db)
+            if try store.settings(of: member.id) == nil {
+                try store.saveSettings(defaultSettings(for: member), of: member.id)
             }
         }
         for (id, device) in old.devices where new.devices[id]?.publicKey != device.publicKey {
@@ -142,7 +141,7 @@ extension Transaction {
 
     // MARK: admin
 
-    mutating func admin(_ request: AdminRequest, configuration: () throws -> Directory, in db: Database) throws -> AdminResult {
+    mutating func admin(_ request: AdminRequest, configuration: () throws -> Directory) throws -> AdminResult {
         func require<T>(_ value: T?, _ name: String) throws -> T {
             guard let value else { throw ErrorReply(.invalidRequest, "\(request.command.rawValue) needs \(name)") }
             return value
@@ -152,13 +151,13 @@ extension Transaction {
         switch request.command {
         case .show:
             return AdminResult(summary: "\(directory.members.count) members, \(directory.devices.count) devices", directory: file,
-                               revokedKeys: try BrokerStore.revokedKeys(in: db).sorted())
+                               revokedKeys: try store.revokedKeys().sorted())
         case .reload:
-            return AdminResult(summary: try applyConfiguration(try configuration(), in: db))
+            return AdminResult(summary: try applyConfiguration(try configuration()))
         case .enroll:
             let memberID = try require(request.member, "member"), deviceID = try require(request.device, "device")
             let key = try require(request.publicKey, "publicKey")
-            try BrokerStore.unrevokeKey(key, in: db)
+            try store.unrevokeKey(key)
             try Self.editMember(memberID, in: &file) { member in
                 member.devices = (member.devices ?? []) + [FamilyFile.Device(id: deviceID, publicKey: key)]
             }
@@ -166,7 +165,7 @@ extension Transaction {
         case .revoke:
             let deviceID = try require(request.device, "device")
             guard let device = directory.devices[deviceID] else { throw ErrorReply(.notFound, "no device \(deviceID)") }
-            try BrokerStore.revokeKey(device.publicKey, device: deviceID, member: device.memberID, at: now, in: db)
+            try store.revokeKey(device.publicKey, device: deviceID, member: device.memberID, at: now)
             try Self.editMember(device.memberID, in: &file) { member in member.devices?.removeAll { $0.id == deviceID } }
             summary = "revoked \(deviceID) of \(device.memberID)"
         case .addMember:
@@ -200,7 +199,7 @@ extension Transaction {
         } catch let error as ConfigurationError {
             throw ErrorReply(.invalidRequest, "\(error.key.isEmpty ? "" : error.key + ": ")\(error.reason); nothing was changed")
         }
-        try replaceDirectory(with: new, in: db)
+        try replaceDirectory(with: new)
         logger.notice("admin: \(summary)")
         return AdminResult(summary: summary)
     }
@@ -214,21 +213,7 @@ extension Transaction {
     }
 
     /// A stable hash of a family's entry (keys resolved), to tell whether the file changed it since it was last applied.
-    static func hash(_ family: FamilyFile.Family, encoder: JSONEncoder = BrokerStore.entryEncoder()) -> String {
-        hash(of: (try? encoder.encode(family)) ?? Data())
-    }
-
-    /// The hash of an entry as `BrokerStore.entryEncoder()` encodes it (FNV-1a, 64 bits): stored rows keep it.
-    static func hash(of bytes: Data) -> String {
-        // Over the raw bytes: `Data`'s own iterator cost as much as the hash.
-        let hash = bytes.withUnsafeBytes { raw in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in raw {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
-            }
-            return hash
-        }
-        return String(hash, radix: 16)
+    static func hash(_ family: FamilyFile.Family, encoder: JSONEncoder = Stored.Family.entryEncoder()) -> String {
+        Stored.Family.hash(of: (try? encoder.encode(family)) ?? Data())
     }
 }

@@ -1,17 +1,16 @@
 import Foundation
-import GRDB
 import HearthCore
 import HearthProtocol
 
 extension Transaction {
     // MARK: ask
 
-    mutating func ask(_ question: Question, app: BundleID, child: Directory.Member, device: DeviceID, in db: Database) throws -> Message {
+    mutating func ask(_ question: Question, app: BundleID, child: Directory.Member, device: DeviceID) throws -> BrokerReply {
         guard directory.isChild(child, on: now) else {
             throw ErrorReply(.notAvailable, "only a child asks; \(child.id) is \(directory.effectiveRole(child, on: now).name)")
         }
         guard Identifier.isValidBundleID(app) else { throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id") }
-        if let existing = try BrokerStore.question(question.id, in: db) {
+        if let existing = try store.question(question.id) {
             // A retry of the same ask (after a crash or a lost reply) has one effect: the first, even once expired.
             guard existing.asked.childMemberID == child.id else {
                 throw ErrorReply(.invalidQuestion, "question id \(question.id) is already used")
@@ -19,34 +18,35 @@ extension Transaction {
             return .askAccepted(existing.asked, existing.resolution)
         }
         try validate(question)
+        if let violation = QuestionBudget.check(question) { throw ErrorReply(.questionTooLarge, violation.description) }
         let limit = policy.childDefaults.askLimit
-        let recent = try BrokerStore.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count, in: db)
+        let recent = try store.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count)
         guard recent < limit.count else {
             throw ErrorReply(.rateLimited, "\(child.id) reached its ask limit: at most \(limit.count) questions in \(limit.perSeconds) s are allowed, ask again later")
         }
         let asked = AskedQuestion(question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
-        let settings = try settings(of: child, in: db)
+        let settings = try settings(of: child)
 
         if child.familyID == nil {
-            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultNoFamily, in: db)
+            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultNoFamily)
         }
         if !settings.enabled {
-            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff, in: db)
+            return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff)
         }
         let handles = question.handles
-        if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, settings: settings, in: db)) == Set(handles) {
+        if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, settings: settings)) == Set(handles) {
             let approval = question.choices.first { $0.answer == .approval }!
-            return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown, in: db)
+            return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
         }
         if !handles.isEmpty,
-           let pending = try BrokerStore.pendingQuestion(child: child.id, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db) {
+           let pending = try store.pendingQuestion(child: child.id, app: app, handles: handles, now: now) {
             // Parents are not asked twice about the same people by the same app: the app gets the pending question.
             return .askAccepted(pending.asked, nil)
         }
-        try BrokerStore.insert(asked, resolution: nil, in: db)
-        try publish(.questionPending(asked), to: child.id, in: db)
+        try store.insert(asked, resolution: nil)
+        try publish(.questionPending(asked), to: child.id)
         for parent in directory.parents(of: child.familyID) {
-            try publish(.questionPending(asked), to: parent, in: db)
+            try publish(.questionPending(asked), to: parent)
         }
         return .askAccepted(asked, nil)
     }
@@ -70,21 +70,21 @@ extension Transaction {
         }
     }
 
-    private mutating func resolveAtOnce(_ asked: AskedQuestion, choice: PermissionChoice, reason: Resolution.Reason, in db: Database) throws -> Message {
+    private mutating func resolveAtOnce(_ asked: AskedQuestion, choice: PermissionChoice, reason: Resolution.Reason) throws -> BrokerReply {
         let resolution = Resolution(questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
-        try BrokerStore.insert(asked, resolution: resolution, in: db)
+        try store.insert(asked, resolution: resolution)
         // Through the child's log, so every device of the child hands the app its response, as for a parent's answer.
-        try publish(.questionResolved(asked, resolution), to: asked.childMemberID, in: db)
+        try publish(.questionResolved(asked, resolution), to: asked.childMemberID)
         return .askAccepted(asked, resolution)
     }
 
     // MARK: answer
 
-    mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member, in db: Database) throws -> Message {
+    mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member) throws -> BrokerReply {
         guard parent.role.isParent else {
             throw ErrorReply(.notAuthorized, "only an organizer or guardian answers; \(parent.id) is \(directory.effectiveRole(parent, on: now).name)")
         }
-        let (stored, child) = try pendingQuestion(questionID, family: parent.familyID, in: db)
+        let (stored, child) = try pendingQuestion(questionID, family: parent.familyID)
         if let resolution = stored.resolution {
             if resolution.answeredBy == parent.id, resolution.choice.id == choiceID {
                 return .answerAccepted(resolution)  // the same parent retrying: one effect
@@ -99,14 +99,14 @@ extension Transaction {
             throw ErrorReply(.invalidChoice, "'\(choiceID)' is not a choice of question \(questionID); choices: \(asked.question.choices.map(\.id).joined(separator: ", "))")
         }
         let resolution = Resolution(questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
-        try record(resolution, of: asked, child: child, in: db)
+        try record(resolution, of: asked, child: child)
         return .answerAccepted(resolution)
     }
 
     /// The question and its child, when the child is in `family`; the same `notFound` otherwise, so that a parent of another
     /// family learns nothing about it.
-    private func pendingQuestion(_ questionID: UUID, family: FamilyID?, in db: Database) throws -> (BrokerStore.StoredQuestion, Directory.Member) {
-        guard let stored = try BrokerStore.question(questionID, in: db),
+    private func pendingQuestion(_ questionID: UUID, family: FamilyID?) throws -> (Stored.Question, Directory.Member) {
+        guard let stored = try store.question(questionID),
               let child = directory.members[stored.asked.childMemberID], child.familyID != nil, child.familyID == family
         else {
             throw ErrorReply(.notFound, "no question \(questionID)")
@@ -119,15 +119,15 @@ extension Transaction {
         return ErrorReply(.alreadyAnswered, "question \(questionID) was already answered \(by): \(resolution.choice.id)")
     }
 
-    private mutating func record(_ resolution: Resolution, of asked: AskedQuestion, child: Directory.Member, in db: Database) throws {
-        try BrokerStore.resolve(asked.question.id, with: resolution, in: db)
-        try publish(.questionResolved(asked, resolution), to: child.id, in: db)
+    private mutating func record(_ resolution: Resolution, of asked: AskedQuestion, child: Directory.Member) throws {
+        try store.resolve(asked.question.id, with: resolution)
+        try publish(.questionResolved(asked, resolution), to: child.id)
         if resolution.choice.answer == .approval {
-            let added = try BrokerStore.addKnownHandles(asked.question.handles, child: child.id, question: asked.question.id, in: db)
-            if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id, in: db) }
+            let added = try store.addKnownHandles(asked.question.handles, child: child.id, question: asked.question.id)
+            if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id) }
         }
         for parent in directory.parents(of: child.familyID) {
-            try publish(.questionResolved(asked, resolution), to: parent, in: db)
+            try publish(.questionResolved(asked, resolution), to: parent)
         }
     }
 
@@ -135,8 +135,8 @@ extension Transaction {
 
     /// A parent types the Screen Time passcode on the child's device: the question is approved at once. Wrong passcodes
     /// are counted and lock approving in person for a growing time; the count is kept even though the reply is an error.
-    mutating func approveInPerson(_ questionID: UUID, caller: Directory.Member, in db: Database) throws -> Message {
-        let (stored, child) = try pendingQuestion(questionID, family: caller.familyID, in: db)
+    mutating func approveInPerson(_ questionID: UUID, caller: Directory.Member) throws -> CommandOutcome {
+        let (stored, child) = try pendingQuestion(questionID, family: caller.familyID)
         guard caller.id == child.id else {
             throw ErrorReply(.notAuthorized, "the passcode is typed on the device of the child who asked")
         }
@@ -144,11 +144,11 @@ extension Transaction {
         if let expiration = stored.asked.question.expirationDate, expiration <= now {
             throw ErrorReply(.expired, "question \(questionID) expired at \(expiration)")
         }
-        guard var row = try BrokerStore.passcode(of: child.id, in: db) else {
+        guard var row = try store.passcode(of: child.id) else {
             throw ErrorReply(.wrongPasscode, "no Screen Time passcode is set for \(child.id); a parent sets one first")
         }
         if row.lockedUntil > now {
-            return .error(ErrorReply(.lockedOut, "too many wrong passcodes; try again after \(ISO8601DateFormatter().string(from: row.lockedUntil))"))
+            return .failure(ErrorReply(.lockedOut, "too many wrong passcodes; try again after \(ISO8601DateFormatter().string(from: row.lockedUntil))"))
         }
         guard case .checked(let checkedHash, let matches)? = secrets[commandIndex], checkedHash == row.hash else {
             throw ErrorReply(.internalError, "the passcode changed while it was being checked; try again")
@@ -157,30 +157,30 @@ extension Transaction {
             row.failures += 1
             let lockout = policy.lockout(afterFailures: row.failures)
             row.lockedUntil = now.addingTimeInterval(Double(lockout))
-            try BrokerStore.savePasscode(row, of: child.id, in: db)
+            try store.savePasscode(row, of: child.id)
             // Returned, not thrown: the failure count must be committed.
             if lockout > 0 {
-                return .error(ErrorReply(.lockedOut, "wrong passcode; approving in person is locked for \(lockout) s"))
+                return .failure(ErrorReply(.lockedOut, "wrong passcode; approving in person is locked for \(lockout) s"))
             }
-            return .error(ErrorReply(.wrongPasscode, "wrong passcode; \(policy.passcodeAttempts - row.failures) attempts left before a lockout"))
+            return .failure(ErrorReply(.wrongPasscode, "wrong passcode; \(policy.passcodeAttempts - row.failures) attempts left before a lockout"))
         }
         row.failures = 0
         row.lockedUntil = .distantPast
-        try BrokerStore.savePasscode(row, of: child.id, in: db)
+        try store.savePasscode(row, of: child.id)
         let asked = stored.asked
         let approval = asked.question.choices.first { $0.answer == .approval }!
         let resolution = Resolution(questionID: questionID, choice: approval, reason: .approvedInPerson, answeredBy: nil, resolvedAt: now)
-        try record(resolution, of: asked, child: child, in: db)
-        return .answerAccepted(resolution)
+        try record(resolution, of: asked, child: child)
+        return .success(.answerAccepted(resolution))
     }
 
     // MARK: expiry
 
     /// Resolves pending questions past their expiration date with their default choice.
-    mutating func expireQuestions(in db: Database) throws {
-        for stored in try BrokerStore.expiredPendingQuestions(now: now, limit: 1000, in: db) {
+    mutating func expireQuestions() throws {
+        for stored in try store.expiredPendingQuestions(now: now, limit: 1000) {
             let family = directory.members[stored.asked.childMemberID]?.familyID
-            try resolveWithDefault(stored, reason: .expired, parents: directory.parents(of: family), in: db)
+            try resolveWithDefault(stored, reason: .expired, parents: directory.parents(of: family))
         }
     }
 }

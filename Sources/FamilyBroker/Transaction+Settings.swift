@@ -1,12 +1,11 @@
 import Foundation
-import GRDB
 import HearthCore
 import HearthProtocol
 
 extension Transaction {
     /// The child's settings: as a parent set them, else the age-appropriate defaults.
-    func settings(of child: Directory.Member, in db: Database) throws -> CommunicationSettings {
-        if let stored = try BrokerStore.settings(of: child.id, in: db) { return stored }
+    func settings(of child: Directory.Member) throws -> CommunicationSettings {
+        if let stored = try store.settings(of: child.id) { return stored }
         return defaultSettings(for: child)
     }
 
@@ -31,14 +30,14 @@ extension Transaction {
     /// `specificContacts`: only contacts marked as allowed during downtime.
     /// `settings`: the child's, when the caller has already read them.
     func knownHandles(
-        of child: Directory.Member, among handles: [CommunicationHandle], settings: CommunicationSettings? = nil, in db: Database
+        of child: Directory.Member, among handles: [CommunicationHandle], settings: CommunicationSettings? = nil
     ) throws -> [CommunicationHandle] {
-        let settings = try settings ?? self.settings(of: child, in: db)
+        let settings = try settings ?? self.settings(of: child)
         guard settings.enabled else { return handles }
         let scope = inDowntime(settings, child: child) ? settings.downtime : settings.screenTime
         if scope == .everyone { return handles }
-        let contacts = try BrokerStore.contactFlags(of: child.id, among: handles, in: db)
-        let approved = Set(try BrokerStore.knownHandles(of: child.id, among: handles, in: db))
+        let contacts = try store.contactFlags(of: child.id, among: handles)
+        let approved = Set(try store.knownHandles(of: child.id, among: handles))
         let emergency = policy.childDefaults.emergencyHandles
         let known = handles.filter { handle in
             if emergency.contains(handle) { return true }
@@ -52,21 +51,23 @@ extension Transaction {
 
     // MARK: commands
 
-    mutating func setLimits(_ new: CommunicationSettings, of childID: MemberID, caller: Directory.Member, in db: Database) throws -> Message {
+    mutating func setLimits(
+        _ new: CommunicationSettings, of childID: MemberID, caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
         guard new.screenTime != .specificContacts else {
             throw ErrorReply(.invalidRequest, "screenTime cannot be specificContacts: that scope is for downtime")
         }
-        try BrokerStore.saveSettings(new, of: child.id, in: db)
+        try store.saveSettings(new, of: child.id)
         logger.info("limits changed", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "enabled": "\(new.enabled)"])
-        return .limits(childID: child.id, settings: new, contacts: try BrokerStore.contacts(of: child.id, in: db))
+        return .limits(childID: child.id, settings: new, contacts: try store.contacts(of: child.id))
     }
 
     mutating func editContacts(
-        of childID: MemberID, add: [Contact], remove: [CommunicationHandle], caller: Directory.Member, in db: Database
-    ) throws -> Message {
+        of childID: MemberID, add: [Contact], remove: [CommunicationHandle], caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: true)
-        let settings = try settings(of: child, in: db)
+        let settings = try settings(of: child)
         if caller.id == child.id, !settings.allowContactEditing {
             throw ErrorReply(.notAuthorized, "a parent has not allowed \(child.id) to edit contacts")
         }
@@ -75,29 +76,33 @@ extension Transaction {
         }
         let overlap = Set(add.map(\.handle)).intersection(remove)
         guard overlap.isEmpty else { throw ErrorReply(.invalidRequest, "\(overlap.first!) is both added and removed") }
-        let added = try BrokerStore.upsertContacts(add, of: child.id, in: db)
-        let removed = try BrokerStore.removeContacts(remove, of: child.id, in: db)
+        let added = try store.upsertContacts(add, of: child.id)
+        let removed = try store.removeContacts(remove, of: child.id)
         if !added.isEmpty || !removed.isEmpty {
-            try publish(.handlesChanged(added: added, removed: removed), to: child.id, in: db)
+            try publish(.handlesChanged(added: added, removed: removed), to: child.id)
         }
-        return .limits(childID: child.id, settings: settings, contacts: try BrokerStore.contacts(of: child.id, in: db))
+        return .limits(childID: child.id, settings: settings, contacts: try store.contacts(of: child.id))
     }
 
-    mutating func revokeApproval(_ handles: [CommunicationHandle], of childID: MemberID, caller: Directory.Member, in db: Database) throws -> Message {
+    mutating func revokeApproval(
+        _ handles: [CommunicationHandle], of childID: MemberID, caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
         guard !handles.isEmpty else { throw ErrorReply(.invalidRequest, "name at least one handle to revoke") }
-        let removed = try BrokerStore.removeKnownHandles(handles, child: child.id, in: db)
+        let removed = try store.removeKnownHandles(handles, child: child.id)
         if !removed.isEmpty {
-            try publish(.handlesChanged(added: [], removed: removed), to: child.id, in: db)
+            try publish(.handlesChanged(added: [], removed: removed), to: child.id)
         }
         logger.info("approval revoked", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "handles": "\(removed.count)"])
         return .handlesRevoked(removed)
     }
 
-    mutating func setPasscode(_ passcode: String, of childID: MemberID, caller: Directory.Member, in db: Database) throws -> Message {
+    mutating func setPasscode(
+        _ passcode: String, of childID: MemberID, caller: Directory.Member
+    ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
         if passcode.isEmpty {
-            try BrokerStore.savePasscode(nil, of: child.id, in: db)
+            try store.savePasscode(nil, of: child.id)
             return .ok
         }
         guard PasscodeHash.lengthRange.contains(passcode.count) else {
@@ -106,7 +111,7 @@ extension Transaction {
         guard case .newHash(let hash)? = secrets[commandIndex] else {
             throw ErrorReply(.internalError, "the passcode could not be hashed; nothing was changed")
         }
-        try BrokerStore.savePasscode(.init(hash: hash.encoded, failures: 0, lockedUntil: .distantPast), of: child.id, in: db)
+        try store.savePasscode(.init(hash: hash.encoded, failures: 0, lockedUntil: .distantPast), of: child.id)
         logger.info("passcode set", metadata: ["child": "\(child.id)", "by": "\(caller.id)"])
         return .ok
     }

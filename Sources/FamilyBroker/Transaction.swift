@@ -1,16 +1,17 @@
 import Foundation
-import GRDB
 import HearthCore
 import HearthProtocol
 import Logging
 
-/// The state of one write transaction: staged heads, events, replies and directory, restored when a command's
-/// savepoint rolls back.
+/// The state of one write transaction: the store inside it, staged heads, events and directory, restored when a
+/// command's savepoint rolls back. It speaks the domain: typed commands in, typed outcomes out, no SQL.
 ///
 /// Committed heads are only read and staged ones live in `changedHeads`; a rollback truncates what the command
 /// appended and undoes its head changes from a log. So no command copies state that grows with the batch (events)
 /// or with the directory (heads), which made a batch's cost quadratic.
 struct Transaction {
+    /// The store, inside this transaction.
+    let store: any StorageWriter
     var directory: Directory
     var directoryChanged = false
     /// Heads as committed before this transaction.
@@ -21,7 +22,6 @@ struct Transaction {
     var events: [Event] = []
     /// The frame publishing each of `events`, in the same order.
     var eventFrames: [[UInt8]] = []
-    var replies: [(routingID: [UInt8], frame: [UInt8])] = []
     var disconnectedDevices: [DeviceID] = []
     /// Passcode hashing done before the transaction, by command index (`PasscodeWork`).
     var secrets: [Int: PasscodeWork.Prepared] = [:]
@@ -30,7 +30,11 @@ struct Transaction {
     let policy: BrokerPolicy
     let logger: Logger
 
-    init(directory: Directory, heads: [MemberID: UInt64], now: Date, policy: BrokerPolicy, logger: Logger) {
+    init(
+        store: any StorageWriter, directory: Directory, heads: [MemberID: UInt64], now: Date, policy: BrokerPolicy,
+        logger: Logger
+    ) {
+        self.store = store
         self.directory = directory
         self.committedHeads = heads
         self.now = now
@@ -38,35 +42,29 @@ struct Transaction {
         self.logger = logger
     }
 
-    /// Runs one command in a savepoint: on a thrown error its changes are rolled back and the error becomes the reply.
-    mutating func inSavepoint(_ db: Database, device: DeviceID?, _ body: (inout Transaction) throws -> Message) -> Message {
+    /// Runs one command in a savepoint: on a thrown error its changes are rolled back and the error is its outcome.
+    mutating func inSavepoint(
+        device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome
+    ) -> CommandOutcome {
         let saved = checkpoint()
         defer { commandIndex += 1 }
+        let store = self.store
         do {
-            try db.cachedStatement(sql: "SAVEPOINT command").execute()
-            do {
-                let reply = try body(&self)
-                try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
-                return reply
-            } catch {
-                try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
-                try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
-                throw error
-            }
+            return try store.savepoint { try body(&self) }
         } catch let error as ErrorReply {
             rollback(to: saved)
-            return .error(error)
+            return .failure(error)
         } catch let error as WireError {
             rollback(to: saved)
-            return .error(ErrorReply(error.code, error.description))
+            return .failure(ErrorReply(error.code, error.description))
         } catch {
             rollback(to: saved)
-            logger.error("command failed", metadata: ["device": "\(device ?? "-")", "error": "\(error)"])
-            return .error(ErrorReply(.internalError, "the broker could not store this command; nothing was changed"))
+            logger.error("command failed", metadata: ["device": "\(device)", "error": "\(error)"])
+            return .failure(ErrorReply(.internalError, "the broker could not store this command; nothing was changed"))
         }
     }
 
-    /// What a command may change, as it was before the command; replies are kept by a rollback.
+    /// What a command may change, as it was before the command.
     private struct Checkpoint {
         let directory: Directory
         let directoryChanged: Bool
@@ -96,91 +94,109 @@ struct Transaction {
     /// A member's head, with what this transaction has staged.
     func head(of member: MemberID) -> UInt64 { changedHeads[member] ?? committedHeads[member] ?? 0 }
 
-    mutating func handle(_ command: BrokerEngine.Command, in db: Database) throws -> Message {
-        let envelope = try MessageCodec.decode(command.frame)
-        guard let deviceID = command.deviceID, let device = directory.devices[deviceID],
-              let member = directory.members[device.memberID]
+    /// Runs one checked command. The caller is looked up again in this transaction's directory: a device removed
+    /// since its command was checked is refused here.
+    mutating func handle(_ request: BrokerRequest) throws -> CommandOutcome {
+        guard directory.devices[request.deviceID]?.memberID == request.memberID,
+              let member = directory.members[request.memberID]
         else {
             throw ErrorReply(.notAuthorized, "this connection's key is not enrolled")
         }
-        switch envelope.message {
-        case .hello(let minVersion, let maxVersion):
-            guard minVersion <= Wire.version, Wire.version <= maxVersion else {
-                throw ErrorReply(.unsupportedVersion, "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.version); the device asked for \(minVersion)...\(maxVersion)")
-            }
-            return .welcome(
-                version: Wire.version, familyID: member.familyID, memberID: member.id, deviceID: deviceID,
-                role: directory.effectiveRole(member, on: now), head: head(of: member.id))
+        switch request.command {
+        case .hello:
+            return .success(.welcome(
+                familyID: member.familyID, memberID: member.id, deviceID: request.deviceID,
+                role: directory.effectiveRole(member, on: now), head: head(of: member.id)))
         case .ping:
-            return .pong(head: head(of: member.id))
+            return .success(.pong(head: head(of: member.id)))
         case .sync(let after, let limit):
             let count = Int(min(max(limit, 1), Wire.maxEventsPerSync))
-            return .events(head: head(of: member.id), events: try BrokerStore.events(of: member.id, after: after, limit: count, in: db))
+            let events = try store.events(of: member.id, after: after, limit: count)
+            return .success(.events(head: head(of: member.id), events))
         case .knownHandles(let handles):
             guard directory.isChild(member, on: now) else {
-                throw ErrorReply(.notAvailable, "known handles are kept for children; \(member.id) is \(directory.effectiveRole(member, on: now).name)")
+                let role = directory.effectiveRole(member, on: now).name
+                throw ErrorReply(.notAvailable, "known handles are kept for children; \(member.id) is \(role)")
             }
-            return .knownHandlesResult(try knownHandles(of: member, among: handles, in: db))
+            return .success(.knownHandles(try knownHandles(of: member, among: handles)))
         case .ask(let app, let question):
-            return try ask(question, app: app, child: member, device: deviceID, in: db)
+            return .success(try ask(question, app: app, child: member, device: request.deviceID))
         case .answer(let questionID, let choiceID):
-            return try answer(questionID, choiceID: choiceID, parent: member, in: db)
+            return .success(try answer(questionID, choiceID: choiceID, parent: member))
         case .approveInPerson(let questionID, _):
-            return try approveInPerson(questionID, caller: member, in: db)
+            return try approveInPerson(questionID, caller: member)
+        default:
+            return try handleSettings(request.command, member: member)
+        }
+    }
+
+    /// Settings, contacts, passcodes and age ranges.
+    private mutating func handleSettings(_ command: BrokerCommand, member: Directory.Member) throws -> CommandOutcome {
+        switch command {
         case .setLimits(let childID, let settings):
-            return try setLimits(settings, of: childID, caller: member, in: db)
+            return .success(try setLimits(settings, of: childID, caller: member))
         case .getLimits(let childID):
             let child = try childForSettings(childID, caller: member, allowSelf: true)
-            return .limits(childID: child.id, settings: try settings(of: child, in: db), contacts: try BrokerStore.contacts(of: child.id, in: db))
+            let settings = try settings(of: child)
+            return .success(.limits(childID: child.id, settings: settings, contacts: try store.contacts(of: child.id)))
         case .editContacts(let childID, let add, let remove):
-            return try editContacts(of: childID, add: add, remove: remove, caller: member, in: db)
+            return .success(try editContacts(of: childID, add: add, remove: remove, caller: member))
         case .revokeApproval(let childID, let handles):
-            return try revokeApproval(handles, of: childID, caller: member, in: db)
+            return .success(try revokeApproval(handles, of: childID, caller: member))
         case .setPasscode(let childID, let passcode):
-            return try setPasscode(passcode, of: childID, caller: member, in: db)
-        case .ageRange(let message):
-            return try handleAgeRange(message, member: member, in: db)
+            return .success(try setPasscode(passcode, of: childID, caller: member))
         default:
-            throw ErrorReply(.unknownMessageType, "message type 0x\(String(envelope.message.typeCode, radix: 16)) is not a broker command")
+            return .success(try handleAgeRange(command, member: member))
         }
     }
 
     // MARK: events
 
-    mutating func publish(_ body: Event.Body, to member: MemberID, in db: Database) throws {
+    /// Stores an event for `member` with the next sequence number; it is published once committed.
+    mutating func publish(_ body: Event.Body, to member: MemberID) throws {
         let sequence = head(of: member) + 1
+        // Encoded once: the published frame and the stored body are the same bytes (an event too large for a frame
+        // is stored and published trimmed, or omitted).
         let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
-        eventFrames.append(try BrokerStore.appendEvent(event, in: db))
+        let (stored, frame) = BrokerFrames.event(event)
+        try store.appendEvent(stored, body: BrokerFrames.storedBody(ofEvent: frame))
+        eventFrames.append(frame)
         headUndo.append((member, changedHeads[member]))
         changedHeads[member] = sequence
-        events.append(event)
+        events.append(stored)
     }
 
     /// Resolves a pending question without a parent's answer and tells the child and the family's parents.
-    mutating func resolveWithDefault(_ stored: BrokerStore.StoredQuestion, reason: Resolution.Reason, parents: [MemberID], in db: Database) throws {
+    mutating func resolveWithDefault(_ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]) throws {
         let asked = stored.asked
         guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return }
         let resolution = Resolution(questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
-        try BrokerStore.resolve(asked.question.id, with: resolution, in: db)
-        try publish(.questionResolved(asked, resolution), to: asked.childMemberID, in: db)
+        try store.resolve(asked.question.id, with: resolution)
+        try publish(.questionResolved(asked, resolution), to: asked.childMemberID)
         for parent in parents {
-            try publish(.questionResolved(asked, resolution), to: parent, in: db)
+            try publish(.questionResolved(asked, resolution), to: parent)
         }
     }
 
     // MARK: authorization
 
     /// The child whose settings `caller` may read or change: a parent of the child's family, or the child itself when
-    /// `allowSelf`. A parent of another family is told there is no such child, so it learns nothing about it.
+    /// `allowSelf`. A caller outside the child's family gets the same reply for an existing child as for a missing
+    /// one (`notFound` for a parent, `notAuthorized` otherwise, with the same text), so it learns nothing about it.
     func childForSettings(_ childID: MemberID, caller: Directory.Member, allowSelf: Bool) throws -> Directory.Member {
-        let notFound = ErrorReply(.notFound, "no child \(childID) in your family")
-        guard let child = directory.members[childID], let family = child.familyID, directory.isChild(child, on: now) else {
-            if caller.role.isParent { throw notFound }
-            throw ErrorReply(.notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this")
+        let child = directory.members[childID].flatMap { member in
+            member.familyID != nil && directory.isChild(member, on: now) ? member : nil
         }
-        if caller.role.isParent, caller.familyID == family { return child }
-        if allowSelf, caller.id == child.id { return child }
-        if caller.role.isParent { throw notFound }
-        throw ErrorReply(.notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this; \(caller.id) is \(directory.effectiveRole(caller, on: now).name)")
+        if let child {
+            if caller.role.isParent, caller.familyID == child.familyID { return child }
+            if allowSelf, caller.id == child.id { return child }
+            if caller.familyID == child.familyID {
+                let role = directory.effectiveRole(caller, on: now).name
+                throw ErrorReply(
+                    .notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this; \(caller.id) is \(role)")
+            }
+        }
+        if caller.role.isParent { throw ErrorReply(.notFound, "no child \(childID) in your family") }
+        throw ErrorReply(.notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this")
     }
 }

@@ -12,6 +12,10 @@ public struct Event: Hashable, Sendable {
         case handlesChanged(added: [CommunicationHandle], removed: [CommunicationHandle])
         /// Declared Age Range: an answer, a prompt, a prompt closed; on the member's own log only.
         case ageRange(AgeRangeEvent)
+        /// The broker could not deliver the event at this position (it would not fit in a frame, or its stored form
+        /// could not be read); `kind` is its event kind code (0 if unknown) and `reason` says why. A device advances
+        /// past it, so one poisoned event never blocks a member's log.
+        case omitted(kind: UInt8, reason: String)
     }
 
     /// The member whose log this is.

@@ -169,9 +169,10 @@ public final class Fleet: Sendable {
                     let options = DeviceOptions(
                         brokerIngress: ready.ingress, brokerEgress: ready.egress, brokerPublicKey: ready.publicKey,
                         secretKeyFile: root + "/keys/\(device).key", stateDirectory: root + "/devices/\(device)", localSocket: socket)
+                    // The daemons' own factories: in-process runs what the executables run.
                     return role == .child
-                        ? try DeviceRuntime(options: options, behavior: ChildBehavior(), logger: logger)
-                        : try DeviceRuntime(options: options, behavior: ParentBehavior(), logger: logger)
+                        ? try ChildDeviceDaemon.make(options: options, logger: logger)
+                        : try ParentDeviceDaemon.make(options: options, logger: logger)
                 }
             }
         }

@@ -122,14 +122,14 @@ private final class ShardRunner {
                 let dealer = try ZMQSocket(context: context, type: .dealer)
                 try dealer.setLinger(milliseconds: 0)
                 try dealer.makeCurveClient(serverPublicKey: shard.target.serverKey, keys: device.keys)
-                try dealer.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                try dealer.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
                 // ZMTP PINGs as a device daemon sends them (DeviceRuntime): the broker answers each one.
                 try dealer.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
                 try dealer.connect(shard.target.ingress)
                 let sub = try ZMQSocket(context: context, type: .sub)
                 try sub.setLinger(milliseconds: 0)
                 try sub.makeCurveClient(serverPublicKey: shard.target.serverKey, keys: device.keys)
-                try sub.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                try sub.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
                 try sub.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
                 // The broker grants only the member's own topic whatever is asked; the relay's PUB filters by prefix.
                 try sub.subscribe(relay ? topic : [])

@@ -34,24 +34,27 @@ public enum AgeRangeMessage: Sendable, Hashable {
     /// 0xC6: a push (request id 0) to an app: its answer changed, or (with `promptID`) a prompt it waits on closed.
     case update(app: BundleID, promptID: UUID?, AgeRangeAnswer)
 
-    /// The type code written in the header.
-    public var typeCode: UInt8 {
+    /// The type written in the header.
+    public var type: MessageType {
         switch self {
-        case .request: 0x40
-        case .setSharing: 0x41
-        case .answerPrompt: 0x42
-        case .clearCache: 0x43
-        case .watch: 0x44
-        case .listPrompts: 0x45
-        case .result: 0xC0
-        case .prompted: 0xC1
-        case .sharingSet: 0xC2
-        case .promptAnswered: 0xC3
-        case .cacheCleared: 0xC4
-        case .promptList: 0xC5
-        case .update: 0xC6
+        case .request: .ageRangeRequest
+        case .setSharing: .ageSetSharing
+        case .answerPrompt: .ageAnswerPrompt
+        case .clearCache: .ageClearCache
+        case .watch: .ageWatch
+        case .listPrompts: .ageListPrompts
+        case .result: .ageRangeResult
+        case .prompted: .ageRangePrompted
+        case .sharingSet: .ageSharingSet
+        case .promptAnswered: .agePromptAnswered
+        case .cacheCleared: .ageCacheCleared
+        case .promptList: .agePromptList
+        case .update: .ageRangeUpdate
         }
     }
+
+    /// The type code written in the header.
+    public var typeCode: UInt8 { type.rawValue }
 
     /// True for the type codes this enum owns.
     public static func owns(_ type: UInt8) -> Bool { (0x40...0x4F).contains(type) || (0xC0...0xCF).contains(type) }

@@ -37,6 +37,9 @@ public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
     case ageNotDeclared = 21
     /// The broker refused this device's key: it is not enrolled in any family file.
     case deviceNotEnrolled = 22
+    /// The question's encoding is over its budget (`QuestionBudget`, 1,044,480 bytes); the message names the
+    /// question's size, the budget and its largest field. Nothing was stored.
+    case questionTooLarge = 23
     /// An unknown code from a newer peer.
     case unknown = 0xFFFF
 }

@@ -89,42 +89,45 @@ public enum Message: Sendable, Hashable {
     /// An age range request, setting, prompt or answer; see `AgeRangeMessage`.
     case ageRange(AgeRangeMessage)
 
-    /// The type code written in the header.
-    public var typeCode: UInt8 {
+    /// The type written in the header.
+    public var type: MessageType {
         switch self {
-        case .hello: 0x01
-        case .sync: 0x02
-        case .ask: 0x03
-        case .answer: 0x04
-        case .knownHandles: 0x05
-        case .ping: 0x06
-        case .setLimits: 0x07
-        case .getLimits: 0x08
-        case .editContacts: 0x09
-        case .revokeApproval: 0x0A
-        case .setPasscode: 0x0B
-        case .approveInPerson: 0x0C
-        case .welcome: 0x81
-        case .events: 0x82
-        case .askAccepted: 0x83
-        case .answerAccepted: 0x84
-        case .knownHandlesResult: 0x85
-        case .pong: 0x86
-        case .limits: 0x87
-        case .handlesRevoked: 0x88
-        case .error: 0xFF
-        case .event: 0x90
-        case .heartbeat: 0x91
-        case .appHello: 0x20
-        case .appWelcome: 0xA0
-        case .appResponse: 0xA2
-        case .appAck: 0x24
-        case .ok: 0xA3
-        case .listPending: 0x30
-        case .pendingList: 0xB0
-        case .adminRequest: 0x50
-        case .adminResult: 0xD0
-        case .ageRange(let message): message.typeCode
+        case .hello: .hello
+        case .sync: .sync
+        case .ask: .ask
+        case .answer: .answer
+        case .knownHandles: .knownHandles
+        case .ping: .ping
+        case .setLimits: .setLimits
+        case .getLimits: .getLimits
+        case .editContacts: .editContacts
+        case .revokeApproval: .revokeApproval
+        case .setPasscode: .setPasscode
+        case .approveInPerson: .approveInPerson
+        case .welcome: .welcome
+        case .events: .events
+        case .askAccepted: .askAccepted
+        case .answerAccepted: .answerAccepted
+        case .knownHandlesResult: .knownHandlesResult
+        case .pong: .pong
+        case .limits: .limits
+        case .handlesRevoked: .handlesRevoked
+        case .error: .error
+        case .event: .event
+        case .heartbeat: .heartbeat
+        case .appHello: .appHello
+        case .appWelcome: .appWelcome
+        case .appResponse: .appResponse
+        case .appAck: .appAck
+        case .ok: .ok
+        case .listPending: .listPending
+        case .pendingList: .pendingList
+        case .adminRequest: .adminRequest
+        case .adminResult: .adminResult
+        case .ageRange(let message): message.type
         }
     }
+
+    /// The type code written in the header.
+    public var typeCode: UInt8 { type.rawValue }
 }

@@ -111,28 +111,29 @@ public enum MessageCodec {
         var r = WireReader(frame)
         let version = try r.u8("header.version")
         guard version >= Wire.minimumVersion, version <= Wire.version else { throw .unsupportedVersion(version) }
-        let type = try r.u8("header.type")
+        let code = try r.u8("header.type")
+        guard let type = MessageType(rawValue: code) else { throw .unknownMessageType(code) }
         let requestID = try r.u64("header.requestID")
         let message: Message
         switch type {
-        case 0x01:
+        case .hello:
             let minVersion = try r.u8("hello.minVersion")
             let maxVersion = try r.u8("hello.maxVersion")
             message = .hello(minVersion: minVersion, maxVersion: maxVersion)
-        case 0x02:
+        case .sync:
             let after = try r.u64("sync.after")
             let limit = try r.u32("sync.limit")
             message = .sync(after: after, limit: limit)
-        case 0x03:
+        case .ask:
             let app = try r.string("ask.appBundleID", max: 255)
             message = .ask(appBundleID: app, question: try r.question())
-        case 0x04:
+        case .answer:
             let id = try r.uuid("answer.questionID")
             message = .answer(questionID: id, choiceID: try r.string("answer.choiceID", max: 64))
-        case 0x05:
+        case .knownHandles:
             message = .knownHandles(try r.array("knownHandles.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
-        case 0x06: message = .ping
-        case 0x81:
+        case .ping: message = .ping
+        case .welcome:
             let version = try r.u8("welcome.version")
             let family = try r.optional("welcome.familyID") { (r: inout WireReader) throws(WireError) in try r.identifier("welcome.familyID") }
             let member = try r.identifier("welcome.memberID")
@@ -141,70 +142,70 @@ public enum MessageCodec {
             guard let role = MemberRole(rawValue: code) else { throw .unknownEnumValue(field: "welcome.role", value: UInt64(code)) }
             let head = try r.u64("welcome.head")
             message = .welcome(version: version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
-        case 0x82:
+        case .events:
             let head = try r.u64("events.head")
             message = .events(head: head, events: try r.array("events.events", max: Int(Wire.maxEventsPerSync)) { (r: inout WireReader) throws(WireError) in try r.event() })
-        case 0x83:
+        case .askAccepted:
             let asked = try r.askedQuestion()
             message = .askAccepted(asked, try r.optional("askAccepted.resolution") { (r: inout WireReader) throws(WireError) in try r.resolution() })
-        case 0x84: message = .answerAccepted(try r.resolution())
-        case 0x85:
+        case .answerAccepted: message = .answerAccepted(try r.resolution())
+        case .knownHandlesResult:
             message = .knownHandlesResult(try r.array("knownHandlesResult.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
-        case 0x86: message = .pong(head: try r.u64("pong.head"))
-        case 0xFF:
+        case .pong: message = .pong(head: try r.u64("pong.head"))
+        case .error:
             let raw = try r.u16("error.code")
             let text = try r.string("error.message")
             message = .error(ErrorReply(ErrorCode(rawValue: raw) ?? .unknown, text))
-        case 0x90: message = .event(try r.event())
-        case 0x91: message = .heartbeat(head: try r.u64("heartbeat.head"))
-        case 0x20:
+        case .event: message = .event(try r.event())
+        case .heartbeat: message = .heartbeat(head: try r.u64("heartbeat.head"))
+        case .appHello:
             let bundleID = try r.string("appHello.bundleID", max: 255)
             guard Identifier.isValidBundleID(bundleID) else {
                 throw .invalidValue(field: "appHello.bundleID", reason: "must be 1-255 characters of A-Z a-z 0-9 . _ -")
             }
             message = .appHello(bundleID: bundleID)
-        case 0xA0:
+        case .appWelcome:
             let member = try r.optional("appWelcome.memberID") { (r: inout WireReader) throws(WireError) in try r.identifier("appWelcome.memberID") }
             message = .appWelcome(memberID: member, brokerConnected: try r.bool("appWelcome.brokerConnected"))
-        case 0xA2:
+        case .appResponse:
             let inboxID = try r.u64("appResponse.inboxID")
             let asked = try r.askedQuestion()
             message = .appResponse(inboxID: inboxID, asked, try r.resolution())
-        case 0x24: message = .appAck(inboxID: try r.u64("appAck.inboxID"))
-        case 0xA3: message = .ok
-        case 0x30: message = .listPending
-        case 0xB0:
+        case .appAck: message = .appAck(inboxID: try r.u64("appAck.inboxID"))
+        case .ok: message = .ok
+        case .listPending: message = .listPending
+        case .pendingList:
             message = .pendingList(try r.array("pendingList.questions") { (r: inout WireReader) throws(WireError) in try r.askedQuestion() })
-        case 0x07:
+        case .setLimits:
             let child = try r.identifier("setLimits.childID")
             message = .setLimits(childID: child, settings: try r.settings("setLimits.settings"))
-        case 0x08: message = .getLimits(childID: try r.identifier("getLimits.childID"))
-        case 0x09:
+        case .getLimits: message = .getLimits(childID: try r.identifier("getLimits.childID"))
+        case .editContacts:
             let child = try r.identifier("editContacts.childID")
             let add = try r.array("editContacts.add", max: 1000) { (r: inout WireReader) throws(WireError) in try r.contact() }
             let remove = try r.array("editContacts.remove", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() }
             message = .editContacts(childID: child, add: add, remove: remove)
-        case 0x0A:
+        case .revokeApproval:
             let child = try r.identifier("revokeApproval.childID")
             message = .revokeApproval(childID: child, handles: try r.array("revokeApproval.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
-        case 0x0B:
+        case .setPasscode:
             let child = try r.identifier("setPasscode.childID")
             message = .setPasscode(childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
-        case 0x0C:
+        case .approveInPerson:
             let id = try r.uuid("approveInPerson.questionID")
             message = .approveInPerson(questionID: id, passcode: try r.string("approveInPerson.passcode", max: Wire.maxPasscodeBytes))
-        case 0x87:
+        case .limits:
             let child = try r.identifier("limits.childID")
             let settings = try r.settings("limits.settings")
             message = .limits(childID: child, settings: settings, contacts: try r.array("limits.contacts") { (r: inout WireReader) throws(WireError) in try r.contact() })
-        case 0x88:
+        case .handlesRevoked:
             message = .handlesRevoked(try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
-        case 0x50: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))
-        case 0xD0: message = .adminResult(try r.string("adminResult.json", max: Wire.maxAdminBytes))
-        case _ where AgeRangeMessage.owns(type):
+        case .adminRequest: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))
+        case .adminResult: message = .adminResult(try r.string("adminResult.json", max: Wire.maxAdminBytes))
+        case _ where AgeRangeMessage.owns(code):
             message = .ageRange(try r.ageRangeMessage(type: type))
         default:
-            throw .unknownMessageType(type)
+            throw .unknownMessageType(code)
         }
         try r.finish()
         return Envelope(requestID: requestID, message: message)

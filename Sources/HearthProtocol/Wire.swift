@@ -4,8 +4,17 @@ public enum Wire {
     public static let version: UInt8 = 1
     /// Oldest version this build accepts.
     public static let minimumVersion: UInt8 = 1
-    /// Largest frame a Hearth socket accepts (ZMQ_MAXMSGSIZE).
+    /// Largest frame a Hearth socket accepts: 1 MiB of message, on every transport.
     public static let maxFrameSize = 1 << 20
+    /// What CURVE adds to each frame on the wire (the `MESSAGE` command name, nonce, flags and MAC), which libzmq
+    /// counts against `ZMQ_MAXMSGSIZE`: CURVE sockets set `maxFrameSize + curveOverhead` so that a frame of
+    /// `maxFrameSize` passes over CURVE as it does over ipc.
+    public static let curveOverhead = 33
+    /// `ZMQ_MAXMSGSIZE` for a CURVE socket.
+    public static let maxCurveMessageSize = maxFrameSize + curveOverhead
+    /// Longest encoded event: one event must fit in a sync's `events` reply (header, head, count) and so in an
+    /// `event` message too. The broker never stores a longer one (docs/PROTOCOL.md §5.8).
+    public static let maxEventBytes = maxFrameSize - headerSize - 8 - 4
     /// Longest string field in general.
     public static let maxStringBytes = 4096
     /// Longest handle value.

@@ -72,42 +72,48 @@ extension WireReader {
 
     /// The body of a `Message.ageRange` of type `type`.
     public mutating func ageRangeMessage(type: UInt8) throws(WireError) -> AgeRangeMessage {
+        guard let type = MessageType(rawValue: type) else { throw .unknownMessageType(type) }
+        return try ageRangeMessage(type: type)
+    }
+
+    /// The body of a `Message.ageRange` of type `type`.
+    public mutating func ageRangeMessage(type: MessageType) throws(WireError) -> AgeRangeMessage {
         switch type {
-        case 0x40:
+        case .ageRangeRequest:
             let app = try bundleID("ageRangeRequest.app")
             return .request(app: app, gates: try ageGates("ageRangeRequest.gates"))
-        case 0x41:
+        case .ageSetSharing:
             let member = try identifier("ageSetSharing.memberID")
             return .setSharing(member: member, try sharing("ageSetSharing.sharing"))
-        case 0x42:
+        case .ageAnswerPrompt:
             let id = try uuid("ageAnswerPrompt.promptID")
             return .answerPrompt(id: id, share: try bool("ageAnswerPrompt.share"))
-        case 0x43: return .clearCache(app: try bundleID("ageClearCache.app"))
-        case 0x44: return .watch(app: try bundleID("ageWatch.app"))
-        case 0x45: return .listPrompts
-        case 0xC0:
+        case .ageClearCache: return .clearCache(app: try bundleID("ageClearCache.app"))
+        case .ageWatch: return .watch(app: try bundleID("ageWatch.app"))
+        case .ageListPrompts: return .listPrompts
+        case .ageRangeResult:
             let app = try bundleID("ageRangeResult.app")
             return .result(app: app, try ageRangeAnswer("ageRangeResult.answer"))
-        case 0xC1:
+        case .ageRangePrompted:
             let id = try uuid("ageRangePrompted.promptID")
             let app = try bundleID("ageRangePrompted.app")
             return .prompted(id: id, app: app, timeoutMilliseconds: try u32("ageRangePrompted.timeoutMilliseconds"))
-        case 0xC2:
+        case .ageSharingSet:
             let member = try identifier("ageSharingSet.memberID")
             return .sharingSet(member: member, try sharing("ageSharingSet.sharing"))
-        case 0xC3:
+        case .agePromptAnswered:
             let id = try uuid("agePromptAnswered.promptID")
             return .promptAnswered(id: id, try ageRangeAnswer("agePromptAnswered.answer"))
-        case 0xC4:
+        case .ageCacheCleared:
             let app = try bundleID("ageCacheCleared.app")
             return .cacheCleared(app: app, existed: try bool("ageCacheCleared.existed"))
-        case 0xC5:
+        case .agePromptList:
             return .promptList(try array("agePromptList.prompts", max: 1000) { (r: inout WireReader) throws(WireError) in try r.agePrompt() })
-        case 0xC6:
+        case .ageRangeUpdate:
             let app = try bundleID("ageRangeUpdate.app")
             let promptID = try optional("ageRangeUpdate.promptID") { (r: inout WireReader) throws(WireError) in try r.uuid("ageRangeUpdate.promptID") }
             return .update(app: app, promptID: promptID, try ageRangeAnswer("ageRangeUpdate.answer"))
-        default: throw .unknownMessageType(type)
+        default: throw .unknownMessageType(type.rawValue)
         }
     }
 

@@ -74,6 +74,10 @@ extension WireWriter {
             array(removed) { $0.handle($1) }
         case .ageRange(let ageRangeEvent):
             self.ageRangeEvent(ageRangeEvent)
+        case .omitted(let kind, let reason):
+            u8(4)
+            u8(kind)
+            string(reason)
         }
     }
 }

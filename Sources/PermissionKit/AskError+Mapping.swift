@@ -7,7 +7,7 @@ extension AskError {
     init(_ reply: ErrorReply) {
         let message = reply.message
         switch reply.code {
-        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered:
+        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
             self = .invalidQuestion(reason: message)
         case .notAvailable: self = .notAvailable(reason: .notAChild(message: message))
         case .notAuthorized: self = .notAvailable(reason: .notAuthorized(message: message))

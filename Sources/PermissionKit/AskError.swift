@@ -9,6 +9,9 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     case contactSyncNotSetup
     /// The question breaks a rule; `reason` names it (no handles, default not among the choices, expired…).
     case invalidQuestion(reason: String)
+    /// The question's encoding (`bytes`) is over its budget (`budget`, docs/PROTOCOL.md §4.1), with its avatar images
+    /// and names; `largestField` names its largest field, such as `topic.personInformation[0].avatarImage`.
+    case questionTooLarge(bytes: Int, budget: Int, largestField: String)
     /// PermissionKit cannot serve this app now; `reason` says why.
     case notAvailable(reason: NotAvailableReason)
     /// Something unexpected failed; `reason` says what.
@@ -63,6 +66,9 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         case .communicationLimitsNotEnabled: "Communication Limits are not enabled"
         case .contactSyncNotSetup: "contact sync is not set up"
         case .invalidQuestion(let reason): "invalid question: \(reason)"
+        case .questionTooLarge(let bytes, let budget, let field):
+            "invalid question: it is \(bytes) bytes encoded, over its budget of \(budget) bytes; its largest field is "
+                + "\(field): use smaller avatar images or fewer people"
         case .notAvailable(let reason): "PermissionKit is not available: \(reason)"
         case .unknown(let reason): "ask failed: \(reason)"
         }

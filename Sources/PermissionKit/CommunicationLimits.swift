@@ -80,12 +80,6 @@ public final class CommunicationLimits: Sendable {
     public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) async throws {
         try question.validate()
         let message = Message.ask(appBundleID: bundleID, question: Question(question))
-        let size = MessageCodec.encode(message).count
-        guard size <= Wire.maxFrameSize else {
-            throw AskError.invalidQuestion(
-                reason: "the question is \(size) bytes encoded, at most \(Wire.maxFrameSize) allowed; use smaller avatar images"
-            )
-        }
         let reply: Message
         do {
             reply = try await connection.request(message)
@@ -113,6 +107,10 @@ public final class CommunicationLimits: Sendable {
     /// Each iteration is a subscription of its own: concurrent iterations each get every response that arrives while
     /// they run. A response that arrives while no iteration runs is kept for the next one to start. Each question's
     /// response is yielded once per process, even if the daemon pushes it again. Iterations end after `close()`.
+    ///
+    /// A response counts as handled when the loop asks for the next one (the `for await` body finished), or when
+    /// `acknowledge(_:)` is called; only then does the daemon drop it. A response the app never finished handling,
+    /// because it crashed or left the loop early, is delivered again: at least once, exactly once without a crash.
     public var updates: some AsyncSequence<PermissionResponse<CommunicationTopic>, Never> & Sendable {
         responses(for: CommunicationTopic.self)
     }
@@ -122,6 +120,12 @@ public final class CommunicationLimits: Sendable {
         for topic: Topic.Type
     ) -> some AsyncSequence<PermissionResponse<Topic>, Never> & Sendable {
         PermissionResponses<Topic>(hub: hub, connection: connection)
+    }
+
+    /// Tells the daemon the app has handled `response`, without waiting for the loop's next turn: call it before
+    /// leaving a `for await` loop early (`break`, `return`), or the response is delivered again on the next start.
+    public func acknowledge<Topic: PermissionTopic>(_ response: PermissionResponse<Topic>) {
+        hub.acknowledge(response.question.id)
     }
 
     /// Releases the connection and ends live iterations of `updates`; a later call connects again.

@@ -6,8 +6,13 @@ extension PermissionQuestion {
     /// Checks the rules a question must follow before it is sent, throwing `AskError.invalidQuestion` naming the
     /// first one broken. `ask` calls it; apps may call it earlier to check a question they build from user input.
     public func validate(now: Date = Date()) throws(AskError) {
-        if let reason = QuestionRules.firstViolation(in: Question(self), now: now) {
+        let question = Question(self)
+        if let reason = QuestionRules.firstViolation(in: question, now: now) {
             throw .invalidQuestion(reason: reason)
+        }
+        // After the per-field limits, so that the error names the first rule a question breaks.
+        if let violation = QuestionBudget.check(question) {
+            throw .questionTooLarge(bytes: violation.bytes, budget: violation.budget, largestField: violation.largestField)
         }
         // The wire carries only the default's id, so a default that differs from its namesake in `choices` would change meaning.
         if !choices.contains(defaultChoice) {

@@ -1,7 +1,11 @@
+import Foundation
 import HearthCore
 
 /// The responses of one topic kind; every iterator is its own subscription and gets every response that arrives
 /// while it lives, plus those no iterator has taken yet.
+///
+/// Asking an iterator for its next element tells the hub the app has handled the one before: that is when the
+/// daemon is told to drop it, so a response the app never finished handling comes again.
 struct PermissionResponses<Topic: PermissionTopic>: AsyncSequence, Sendable {
     typealias Element = PermissionResponse<Topic>
     typealias Failure = Never
@@ -11,13 +15,29 @@ struct PermissionResponses<Topic: PermissionTopic>: AsyncSequence, Sendable {
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.Iterator
+        let hub: ResponseHub
+        let subscriber: UInt64
+        /// The question of the element last returned, handled once the next is asked for.
+        var taken: UUID?
 
         mutating func next() async -> Element? {
-            await base.next()
+            handledTaken()
+            let element = await base.next()
+            taken = element?.question.id
+            return element
         }
 
         mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await base.next(isolation: actor)
+            handledTaken()
+            let element = await base.next(isolation: actor)
+            taken = element?.question.id
+            return element
+        }
+
+        private mutating func handledTaken() {
+            guard let taken else { return }
+            self.taken = nil
+            hub.handled(taken, by: subscriber)
         }
     }
 
@@ -35,6 +55,6 @@ struct PermissionResponses<Topic: PermissionTopic>: AsyncSequence, Sendable {
         continuation.onTermination = { [hub] _ in hub.unsubscribe(id) }
         let connection = self.connection
         Task { await connection.keepReceiving() }
-        return AsyncIterator(base: stream.makeAsyncIterator())
+        return AsyncIterator(base: stream.makeAsyncIterator(), hub: hub, subscriber: id)
     }
 }

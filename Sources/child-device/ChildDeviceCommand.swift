@@ -12,6 +12,8 @@ struct ChildDeviceCommand: AsyncParsableCommand {
     @OptionGroup var device: DeviceArguments
 
     func run() async throws {
-        try await device.run(behavior: AgeRangeSupport(ChildBehavior()), defaultSocket: LocalEndpoints.childDeviceSocket)
+        try await device.run(
+            daemon: ChildDeviceDaemon.name, defaultSocket: LocalEndpoints.childDeviceSocket,
+            make: ChildDeviceDaemon.make)
     }
 }

@@ -97,6 +97,8 @@ struct App: AsyncParsableCommand {
         @OptionGroup var app: AppOptions
         @Option(help: "Stop after this many responses.") var count: Int?
         @Option(help: "Stop after this many seconds.") var seconds: Double?
+        @Option(help: "Seconds to spend handling each response before taking the next (a slow app).")
+        var handleSeconds: Double = 0
 
         func run() async throws {
             let limits = try app.limits()
@@ -108,8 +110,15 @@ struct App: AsyncParsableCommand {
             for await response in limits.updates {
                 let handles = response.question.topic.personInformation.map(\.handle.value).joined(separator: ", ")
                 print("response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)")
+                // Printed before the handling, so whoever reads the output sees what the app holds.
+                fflush(nil)
+                if handleSeconds > 0 { try? await Task.sleep(for: .milliseconds(Int(handleSeconds * 1000))) }
                 seen += 1
-                if let count, seen >= count { break }
+                if let count, seen >= count {
+                    // Leaving the loop skips the next turn, which is what acknowledges a response.
+                    limits.acknowledge(response)
+                    break
+                }
             }
             stopper.cancel()
             await limits.close()

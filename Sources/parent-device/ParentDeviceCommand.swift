@@ -12,6 +12,8 @@ struct ParentDeviceCommand: AsyncParsableCommand {
     @OptionGroup var device: DeviceArguments
 
     func run() async throws {
-        try await device.run(behavior: AgeRangeSupport(ParentBehavior()), defaultSocket: LocalEndpoints.parentDeviceSocket)
+        try await device.run(
+            daemon: ParentDeviceDaemon.name, defaultSocket: LocalEndpoints.parentDeviceSocket,
+            make: ParentDeviceDaemon.make)
     }
 }

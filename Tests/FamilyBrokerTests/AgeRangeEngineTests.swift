@@ -192,11 +192,11 @@ struct AgeRangeEngineTests {
             }
             let refused: [(MemberID, MemberID, ErrorCode)] = [
                 ("teen", "gran", .notAuthorized),   // an adult of the family is not a parent
-                ("teen", "zed", .notAuthorized),    // a parent of another family
+                ("teen", "zed", .notFound),         // a parent of another family: as for a member who does not exist
                 ("teen", "teen", .notAuthorized),   // a child does not choose
                 ("teen", "kid", .notAuthorized),
                 ("gran", "mum", .notAuthorized),    // an adult chooses for themself
-                ("loner", "mum", .notAuthorized),   // a child in no family has no parent here
+                ("loner", "mum", .notFound),        // a child in no family is a stranger to every parent
                 ("ghost", "mum", .notFound),
             ]
             for (target, caller, code) in refused {

@@ -23,13 +23,13 @@ struct FamilyImportTests {
         try await BrokerHarness.with { broker in
             _ = try await broker.engine.applyConfiguration(broker.directory)
             let rows = try await storedRows(broker)
-            let expected = BrokerStore.rows(of: broker.directory.file)
+            let expected = Stored.Family.rows(of: broker.directory.file)
             #expect(rows.count == expected.count)
             for (id, family) in expected {
                 let row = try #require(rows[id])
-                #expect(row.entry == (try BrokerStore.entryEncoder().encode(family)))
+                #expect(row.entry == (try Stored.Family.entryEncoder().encode(family)))
                 #expect(row.hash == Transaction.hash(family))
-                #expect(row.hash == Transaction.hash(of: row.entry))
+                #expect(row.hash == Stored.Family.hash(of: row.entry))
             }
         }
     }
@@ -84,7 +84,7 @@ struct FamilyImportTests {
             #expect(broker.engine.directory.current.devices["a1"] != nil)
             let f1 = try #require(try await storedRows(broker)["f1"])
             #expect(f1.hash == Transaction.hash(file.families[0]))
-            #expect(f1.hash != Transaction.hash(of: f1.entry))
+            #expect(f1.hash != Stored.Family.hash(of: f1.entry))
             let stored = try JSONDecoder().decode(FamilyFile.Family.self, from: f1.entry)
             #expect(stored.members.first { $0.id == "emma" }?.devices == [])
 

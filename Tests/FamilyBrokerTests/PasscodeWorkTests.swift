@@ -8,7 +8,12 @@ import Testing
 /// scrypt runs only for commands the transaction would act on, so no caller can make the broker hash for nothing.
 @Suite struct PasscodeWorkTests {
     func prepared(_ commands: [(DeviceID?, Message)], _ broker: BrokerHarness) async -> [Int: PasscodeWork.Prepared] {
-        let batch = commands.map { BrokerEngine.Command(routingID: [0], deviceID: $0.0, frame: MessageCodec.encode($0.1, requestID: 1)) }
+        // A device that is not enrolled never gets past the intake; here it stands for a caller with no member.
+        let batch = commands.map { device, message in
+            BrokerRequest(
+                deviceID: device ?? "-", memberID: device.flatMap { broker.directory.member(ofDevice: $0)?.id } ?? "-",
+                command: try! BrokerFrames.command(message))
+        }
         return await PasscodeWork.prepare(
             batch, store: broker.store, policy: BrokerHarness.policy, directory: broker.directory, now: broker.clock.now)
     }

@@ -157,7 +157,7 @@ struct RestartTests {
             _ = try await restart(broker, file: file)
             #expect(try await holds())
             try await broker.store.pool.write { db in
-                try BrokerStore.saveFamily(entry: try BrokerStore.entryEncoder().encode(FamilyFile.Family(id: "f9", members: [])), id: "f9", sourceHash: nil, in: db)
+                try BrokerStore.saveFamily(entry: try Stored.Family.entryEncoder().encode(FamilyFile.Family(id: "f9", members: [])), id: "f9", sourceHash: nil, in: db)
             }
             #expect(!(try await holds()))
             // And a file with a family the store has not.

@@ -90,6 +90,8 @@ final class BrokerHarness: Sendable {
     let directory: Directory
     let sequences: SequenceBook
     let engine: BrokerEngine
+    /// Frames in, frames out: what the broker's socket loop calls.
+    let intake: CommandIntake
     let clock: TestClock
     private let nextRequest = Atomic<UInt64>(100)
 
@@ -115,6 +117,7 @@ final class BrokerHarness: Sendable {
         engine = BrokerEngine(
             store: store, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: logger, policy: policy,
             clock: { clock.now })
+        intake = CommandIntake(engine: engine)
     }
 
     /// Runs `body` with a fresh harness and removes its files afterwards.
@@ -134,21 +137,22 @@ final class BrokerHarness: Sendable {
 
     /// Sends a raw frame from a device id as a batch of one.
     func sendFrame(_ frame: [UInt8], device: DeviceID?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
-        let output = await engine.process([BrokerEngine.Command(routingID: Array("r".utf8), deviceID: device, frame: frame)])
-        try #require(output.replies.count == 1, sourceLocation: sourceLocation)
-        let envelope = try MessageCodec.decode(output.replies[0].frame)
-        #expect(output.replies[0].routingID == Array("r".utf8), sourceLocation: sourceLocation)
+        let inbound = CommandIntake.Inbound(routingID: Array("r".utf8), deviceID: device, frame: frame)
+        let (replies, output) = await intake.process([inbound])
+        try #require(replies.count == 1, sourceLocation: sourceLocation)
+        let envelope = try MessageCodec.decode(replies[0].frame)
+        #expect(replies[0].routingID == Array("r".utf8), sourceLocation: sourceLocation)
         #expect(envelope.requestID == MessageCodec.peekRequestID(frame), "a reply echoes the request id", sourceLocation: sourceLocation)
         return Outcome(reply: envelope.message, requestID: envelope.requestID, events: output.events)
     }
 
     /// Sends several frames in one batch (one transaction); returns the decoded replies in order, and the events.
     func batch(_ commands: [(device: DeviceID?, frame: [UInt8])]) async throws -> (replies: [Message], events: [Event]) {
-        let output = await engine.process(commands.enumerated().map { index, command in
-            BrokerEngine.Command(routingID: Self.routingID(index), deviceID: command.device, frame: command.frame)
+        let (replies, output) = await intake.process(commands.enumerated().map { index, command in
+            CommandIntake.Inbound(routingID: Self.routingID(index), deviceID: command.device, frame: command.frame)
         })
-        #expect(output.replies.map(\.routingID) == commands.indices.map(Self.routingID), "one reply per command, in order")
-        return (try output.replies.map { try MessageCodec.decode($0.frame).message }, output.events)
+        #expect(replies.map(\.routingID) == commands.indices.map(Self.routingID), "one reply per command, in order")
+        return (try replies.map { try MessageCodec.decode($0.frame).message }, output.events)
     }
 
     static func routingID(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }

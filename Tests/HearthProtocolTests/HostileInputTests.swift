@@ -121,13 +121,13 @@ import Testing
         }
         #expect(failure(reason0) == .unknownEnumValue(field: "resolution.reason", value: 0))
 
-        let kind4 = Fixtures.frame(type: 0x90) { w in
+        let kind5 = Fixtures.frame(type: 0x90) { w in
             w.string("kid")
             w.u64(1)
             w.i64(0)
-            w.u8(4)
+            w.u8(5)
         }
-        #expect(failure(kind4) == .unknownEnumValue(field: "event.kind", value: 4))
+        #expect(failure(kind5) == .unknownEnumValue(field: "event.kind", value: 5))
     }
 
     @Test func invalidUTF8IsRefused() {

@@ -9,7 +9,8 @@ import Testing
     func everyErrorCodeMapsToACaseCarryingTheMessage(code: ErrorCode) {
         let error = AskError(ErrorReply(code, "detail-\(code.rawValue)"))
         let expected: AskError = switch code {
-        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered: .invalidQuestion(reason: "detail-\(code.rawValue)")
+        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
+            .invalidQuestion(reason: "detail-\(code.rawValue)")
         case .notAvailable: .notAvailable(reason: .notAChild(message: "detail-10"))
         case .notAuthorized: .notAvailable(reason: .notAuthorized(message: "detail-4"))
         case .helloRequired: .notAvailable(reason: .helloRefused(message: "detail-13"))

@@ -10,28 +10,6 @@ import Testing
     static let bob = CommunicationHandle(value: "bob", kind: .custom)
     static let carol = CommunicationHandle(value: "carol@example.com", kind: .emailAddress)
 
-    /// Runs `body` with a started fake daemon and a client of it, and always tears both down.
-    func withDaemon(
-        timeout: Duration = .seconds(2),
-        keepAliveInterval: Duration = .seconds(10),
-        _ body: (FakeChildDevice, CommunicationLimits) async throws -> Void
-    ) async throws {
-        let daemon = try FakeChildDevice()
-        try await daemon.start()
-        let limits = CommunicationLimits(
-            socketPath: daemon.path, bundleID: "com.example.chat", timeout: timeout, keepAliveInterval: keepAliveInterval
-        )
-        do {
-            try await body(daemon, limits)
-        } catch {
-            await limits.close()
-            await daemon.stop()
-            throw error
-        }
-        await limits.close()
-        await daemon.stop()
-    }
-
     @Test func knownHandlesAskAndResponsesWaitingFromBefore() async throws {
         try await withDaemon { daemon, limits in
             daemon.setKnown([Self.alice])

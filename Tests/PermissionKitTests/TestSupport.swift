@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+@testable import PermissionKit
 import Synchronization
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
@@ -59,4 +60,26 @@ func answered(
         resolvedAt: Date(timeIntervalSince1970: 1_750_000_100)
     )
     return (asked, resolution)
+}
+
+/// Runs `body` with a started fake daemon and a client of it, and always tears both down.
+func withDaemon(
+    timeout: Duration = .seconds(2),
+    keepAliveInterval: Duration = .seconds(10),
+    _ body: (FakeChildDevice, CommunicationLimits) async throws -> Void
+) async throws {
+    let daemon = try FakeChildDevice()
+    try await daemon.start()
+    let limits = CommunicationLimits(
+        socketPath: daemon.path, bundleID: "com.example.chat", timeout: timeout, keepAliveInterval: keepAliveInterval
+    )
+    do {
+        try await body(daemon, limits)
+    } catch {
+        await limits.close()
+        await daemon.stop()
+        throw error
+    }
+    await limits.close()
+    await daemon.stop()
 }

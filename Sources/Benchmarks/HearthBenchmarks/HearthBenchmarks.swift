@@ -142,7 +142,7 @@ final class EngineBench {
 
     /// `count` asks from the child about new handles, in one batch.
     func asks(_ count: Int) async -> Int {
-        var commands: [BrokerEngine.Command] = []
+        var commands: [CommandIntake.Inbound] = []
         for _ in 0..<count {
             counter += 1
             let question = Question(topic: .communication(CommunicationTopic(
@@ -150,7 +150,7 @@ final class EngineBench {
             let frame = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question), requestID: UInt64(counter))
             commands.append(.init(routingID: [0, 0, 0, 1], deviceID: "cd", frame: frame))
         }
-        return await engine.process(commands).replies.count
+        return await CommandIntake(engine: engine).process(commands).replies.count
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }

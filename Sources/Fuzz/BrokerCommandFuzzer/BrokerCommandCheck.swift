@@ -17,6 +17,8 @@ final class BrokerCommandCheck: Sendable {
     let store: BrokerStore
     let sequences: SequenceBook
     let engine: BrokerEngine
+    /// Frames in, replies out: what the broker's socket loop calls.
+    let intake: CommandIntake
     private let clock = FuzzClock()
     private let inputs = Atomic<Int>(0)
 
@@ -34,6 +36,7 @@ final class BrokerCommandCheck: Sendable {
             engine = BrokerEngine(
                 store: store, directory: DirectoryBox(try FuzzFamily.directory()), sequences: sequences, logger: logger,
                 policy: BrokerPolicy(childDefaults: defaults, passcodeCost: 10), clock: { clock.now })
+            intake = CommandIntake(engine: engine)
         } catch {
             fatalError("the broker fuzzer could not start: \(error)")
         }
@@ -45,12 +48,12 @@ final class BrokerCommandCheck: Sendable {
         let count = inputs.add(1, ordering: .relaxed).newValue
         clock.advance(seconds: 7)  // prompts and questions expire as inputs go by
         let before = sequences.snapshot()
-        let output = Self.wait { [engine] in await engine.process(commands) }
-        guard output.replies.count == commands.count else {
-            fuzzFailure("\(commands.count) commands got \(output.replies.count) replies")
+        let (replies, output) = Self.wait { [intake] in await intake.process(commands) }
+        guard replies.count == commands.count else {
+            fuzzFailure("\(commands.count) commands got \(replies.count) replies")
         }
         var anySuccess = false
-        for (command, reply) in zip(commands, output.replies) {
+        for (command, reply) in zip(commands, replies) {
             guard reply.routingID == command.routingID else { fuzzFailure("replies out of order") }
             anySuccess = checkReply(reply.frame, to: command) || anySuccess
         }
@@ -66,7 +69,7 @@ final class BrokerCommandCheck: Sendable {
     }
 
     /// Checks one reply; returns whether it is a success (not an error).
-    private func checkReply(_ frame: [UInt8], to command: BrokerEngine.Command) -> Bool {
+    private func checkReply(_ frame: [UInt8], to command: CommandIntake.Inbound) -> Bool {
         guard let reply = try? MessageCodec.decode(frame) else { fuzzFailure("an undecodable reply \(frame)") }
         guard reply.requestID == MessageCodec.peekRequestID(command.frame) else {
             fuzzFailure("reply id \(reply.requestID) to a frame with \(MessageCodec.peekRequestID(command.frame))")
@@ -82,8 +85,10 @@ final class BrokerCommandCheck: Sendable {
             if !message.isBrokerCommand, code != .unknownMessageType {
                 fuzzFailure("\(message), not a broker command, got \(reply.message)")
             }
-        } catch {
+        } catch let error as WireError {
             if code != error.code { fuzzFailure("a frame the codec refuses (\(error)) got \(reply.message)") }
+        } catch {
+            fuzzFailure("\(error)")
         }
         return code == nil
     }

@@ -6,8 +6,8 @@ import Foundation
 enum BrokerCommandInput {
     static let maxCommands = 16
 
-    static func commands(_ bytes: [UInt8]) -> [BrokerEngine.Command] {
-        var commands: [BrokerEngine.Command] = []
+    static func commands(_ bytes: [UInt8]) -> [CommandIntake.Inbound] {
+        var commands: [CommandIntake.Inbound] = []
         var at = 0
         while at < bytes.count, commands.count < maxCommands {
             let device = FuzzFamily.devices[Int(bytes[at]) % FuzzFamily.devices.count]

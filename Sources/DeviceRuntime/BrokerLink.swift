@@ -1,0 +1,113 @@
+import HearthProtocol
+
+/// A device's link to its broker as a state machine: the runtime feeds it what happened (a handshake event, a welcome,
+/// a sync's end, a lost request) and does what the returned value says. No I/O, so every transition is unit-tested.
+///
+/// ```
+/// connecting ─welcomed─▶ catchingUp ─caughtUp─▶ linked ─lost─▶ brokerGone ─welcomed─▶ catchingUp
+/// any ─handshakeRefused─▶ keyRefused ─handshakeSucceeded─▶ connecting (never welcomed) or brokerGone
+/// any ─refused─▶ refused ─welcomed─▶ catchingUp;  catchingUp ─lost─▶ brokerGone
+/// ```
+/// Syncing runs beside the phase: a sync wanted while one runs makes that one run once more when it ends.
+package struct BrokerLink: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
+        /// No welcome yet in this run: saying hello until one comes.
+        case connecting
+        /// The broker's ZAP handler refused this device's key: it is not enrolled.
+        case keyRefused
+        /// The broker answered a link command (hello, sync, ping) with an error, e.g. no common protocol version.
+        case refused(ErrorReply)
+        /// Welcomed; fetching what was missed before calling the link up.
+        case catchingUp
+        /// Welcomed, caught up, pings answered.
+        case linked
+        /// Was welcomed, then a request went unanswered: saying hello again.
+        case brokerGone
+    }
+
+    package enum Sync: Sendable, Equatable {
+        case idle
+        case running
+        /// Running, and wanted again since it started.
+        case runningAgain
+    }
+
+    package private(set) var phase: Phase = .connecting
+    package private(set) var sync: Sync = .idle
+    /// The broker's word on who this device is, from the last welcome; kept while the link is down.
+    package private(set) var identity: DeviceIdentity?
+
+    package init() {}
+
+    package var isLinked: Bool { phase == .linked }
+    package var isKeyRefused: Bool { phase == .keyRefused }
+
+    // MARK: handshakes (the DEALER's monitor)
+
+    /// The broker refused the key. Returns true when this is news (worth one log line, not one per retry).
+    package mutating func handshakeRefused() -> Bool {
+        defer { phase = .keyRefused }
+        return phase != .keyRefused
+    }
+
+    /// A CURVE handshake succeeded: the key is accepted (the welcome decides the rest).
+    package mutating func handshakeSucceeded() {
+        if phase == .keyRefused { phase = identity == nil ? .connecting : .brokerGone }
+    }
+
+    // MARK: hello and sync
+
+    /// The broker welcomed this device: catch up next.
+    package mutating func welcomed(_ identity: DeviceIdentity) {
+        self.identity = identity
+        phase = .catchingUp
+    }
+
+    /// The broker answered a link command with an error.
+    package mutating func refused(_ error: ErrorReply) {
+        phase = .refused(error)
+    }
+
+    /// The first sync after a welcome reached the head. Returns true when the link just came up.
+    package mutating func caughtUp() -> Bool {
+        guard phase == .catchingUp else { return false }
+        phase = .linked
+        return true
+    }
+
+    /// A request to the broker failed (timeout, pong missing). Returns true when a live link was just lost.
+    package mutating func lost() -> Bool {
+        switch phase {
+        case .linked, .catchingUp:
+            let wasLinked = phase == .linked
+            phase = .brokerGone
+            return wasLinked
+        case .connecting, .keyRefused, .refused, .brokerGone:
+            return false
+        }
+    }
+
+    /// Something shows events are missing (a gap, a head ahead). Returns true when a sync should start now.
+    package mutating func syncWanted() -> Bool {
+        switch sync {
+        case .idle:
+            sync = .running
+            return true
+        case .running, .runningAgain:
+            sync = .runningAgain
+            return false
+        }
+    }
+
+    /// The running sync ended. Returns true when it should run once more.
+    package mutating func syncEnded() -> Bool {
+        switch sync {
+        case .idle, .running:
+            sync = .idle
+            return false
+        case .runningAgain:
+            sync = .running
+            return true
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import HearthProtocol
+
+extension DeviceContext {
+    /// Passes a person's command on the local socket to the broker and returns the broker's reply, or a typed error when
+    /// the broker cannot be reached. The broker decides whether this device's member may do it.
+    public func forward(_ message: Message, timeout: Duration = .seconds(5)) async -> Message {
+        // A link being re-established (a sync after a missed heartbeat, a broker restart) is worth a short wait.
+        let deadline = ContinuousClock.now + .seconds(3)
+        while !isLinked, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        guard isLinked else {
+            let reason = "\(daemonName) is not connected to its broker; try again when it is"
+            return .error(ErrorReply(.brokerUnavailable, reason))
+        }
+        do {
+            return try await request(message, timeout: timeout)
+        } catch let error as ErrorReply {
+            return .error(error)
+        } catch {
+            return .error(ErrorReply(.brokerUnavailable, "the broker did not answer: \(error)"))
+        }
+    }
+}

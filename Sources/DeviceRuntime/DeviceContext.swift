@@ -1,0 +1,44 @@
+import HearthCore
+import HearthProtocol
+import Logging
+
+/// What a device behaviour may use of its daemon: who the broker says this device is, the state of the link,
+/// commands to the broker, replies and pushes on the local socket, and the log. `DeviceRuntime` is the one real
+/// context; a behaviour's unit tests use a fake.
+public protocol DeviceContext: Sendable {
+    /// The daemon's name in logs and errors, e.g. `child-device`.
+    var daemonName: String { get }
+    var logger: Logger { get }
+    /// The broker's word on who this device is, from this run's last welcome.
+    var identity: DeviceIdentity? { get }
+    /// Whether the link to the broker is up (welcomed, caught up, pings answered).
+    var isLinked: Bool { get }
+    /// Whether the broker's last word on this device's key was a refusal.
+    var isRefusedByBroker: Bool { get }
+    /// The device's public key, as enrolled in the broker's family file.
+    var publicKey: String { get }
+    /// The member and device ids of the last welcome of any run (kept in the device's store).
+    func rememberedIdentity() async -> (memberID: MemberID?, deviceID: DeviceID?)
+    /// Sends a command to the broker and returns its reply; an `error` reply is thrown as `ErrorReply`.
+    func request(_ message: Message, timeout: Duration) async throws -> Message
+    /// Sends a message to a local client (a reply, or a push with request id 0).
+    func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64)
+}
+
+extension DeviceContext {
+    /// Sends a command to the broker with the usual deadline.
+    public func request(_ message: Message) async throws -> Message {
+        try await request(message, timeout: .seconds(3))
+    }
+
+    /// Pushes a message to a local client.
+    public func sendLocal(_ message: Message, to routingID: [UInt8]) {
+        sendLocal(message, to: routingID, requestID: 0)
+    }
+
+    /// This run's identity, else the one remembered from an earlier run.
+    public func knownIdentity() async -> (memberID: MemberID?, deviceID: DeviceID?) {
+        if let identity { return (identity.memberID, identity.deviceID) }
+        return await rememberedIdentity()
+    }
+}

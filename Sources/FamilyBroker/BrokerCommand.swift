@@ -1,0 +1,23 @@
+import Foundation
+import HearthCore
+
+/// A device's command as the engine takes it: decoded, from an enrolled device, and one the broker runs.
+public enum BrokerCommand: Sendable, Hashable {
+    /// The connection's first command: the device learns who the broker authenticated.
+    case hello
+    case ping
+    case sync(after: UInt64, limit: UInt32)
+    case knownHandles([CommunicationHandle])
+    case ask(app: BundleID, question: Question)
+    case answer(questionID: UUID, choiceID: String)
+    case approveInPerson(questionID: UUID, passcode: String)
+    case setLimits(childID: MemberID, settings: CommunicationSettings)
+    case getLimits(childID: MemberID)
+    case editContacts(childID: MemberID, add: [Contact], remove: [CommunicationHandle])
+    case revokeApproval(childID: MemberID, handles: [CommunicationHandle])
+    case setPasscode(childID: MemberID, passcode: String)
+    case requestAgeRange(app: BundleID, gates: [Int])
+    case setAgeSharing(member: MemberID, AgeSharing)
+    case answerAgePrompt(id: UUID, share: Bool)
+    case clearAgeCache(app: BundleID)
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+
+/// The one place the broker meets the wire: device frames become `BrokerCommand`s, and replies, events and
+/// heartbeats become frames, all through `MessageCodec`. The engine and the store see neither frames nor `Message`s.
+public enum BrokerFrames {
+    /// The command a decoded message carries, if the broker runs it; throws the error that is its reply otherwise.
+    static func command(_ message: Message) throws(ErrorReply) -> BrokerCommand {
+        switch message {
+        case .hello(let minVersion, let maxVersion):
+            guard minVersion <= Wire.version, Wire.version <= maxVersion else {
+                throw ErrorReply(
+                    .unsupportedVersion,
+                    "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.version); the device asked for \(minVersion)...\(maxVersion)"
+                )
+            }
+            return .hello
+        case .ping: return .ping
+        case .sync(let after, let limit): return .sync(after: after, limit: limit)
+        case .knownHandles(let handles): return .knownHandles(handles)
+        case .ask(let app, let question): return .ask(app: app, question: question)
+        case .answer(let questionID, let choiceID): return .answer(questionID: questionID, choiceID: choiceID)
+        case .approveInPerson(let questionID, let passcode):
+            return .approveInPerson(questionID: questionID, passcode: passcode)
+        case .setLimits(let childID, let settings): return .setLimits(childID: childID, settings: settings)
+        case .getLimits(let childID): return .getLimits(childID: childID)
+        case .editContacts(let childID, let add, let remove):
+            return .editContacts(childID: childID, add: add, remove: remove)
+        case .revokeApproval(let childID, let handles): return .revokeApproval(childID: childID, handles: handles)
+        case .setPasscode(let childID, let passcode): return .setPasscode(childID: childID, passcode: passcode)
+        case .ageRange(.request(let app, let gates)): return .requestAgeRange(app: app, gates: gates)
+        case .ageRange(.setSharing(let member, let setting)): return .setAgeSharing(member: member, setting)
+        case .ageRange(.answerPrompt(let id, let share)): return .answerAgePrompt(id: id, share: share)
+        case .ageRange(.clearCache(let app)): return .clearAgeCache(app: app)
+        default:
+            throw ErrorReply(.unknownMessageType, "message type \(message.type.hex) is not a broker command")
+        }
+    }
+
+    /// The frame answering request `requestID` with `outcome`.
+    public static func reply(_ outcome: CommandOutcome, requestID: UInt64) -> [UInt8] {
+        switch outcome {
+        // Trimmed if it would not fit in a frame (`encodeReply`): an oversized frame would never arrive.
+        case .success(let reply): MessageCodec.encodeReply(message(reply), requestID: requestID)
+        case .failure(let error): MessageCodec.encode(.error(error), requestID: requestID)
+        }
+    }
+
+    /// An error reply to a frame that never became a command, addressed by the request id in its header if intact.
+    static func error(_ error: ErrorReply, answering frame: [UInt8]) -> [UInt8] {
+        MessageCodec.encode(.error(error), requestID: MessageCodec.peekRequestID(frame))
+    }
+
+    /// The event as it can be delivered (`Event.deliverable`: one too large for a frame is trimmed, or omitted) and the
+    /// frame publishing it on its member's topic.
+    public static func event(_ event: Event) -> (event: Event, frame: [UInt8]) {
+        let (delivered, body) = event.deliverable()
+        return (delivered, MessageCodec.eventFrame(body: body))
+    }
+
+    /// The event's wire encoding inside its frame, as the store keeps it: published and stored from one encoding.
+    public static func storedBody(ofEvent frame: [UInt8]) -> ArraySlice<UInt8> { frame[Wire.headerSize...] }
+
+    /// The admin socket's reply (`adminResult` or `error`) to request `requestID`.
+    static func admin(_ reply: Message, requestID: UInt64) -> [UInt8] { MessageCodec.encode(reply, requestID: requestID) }
+
+    /// A heartbeat carrying a member's head.
+    static func heartbeat(head: UInt64) -> [UInt8] { MessageCodec.encode(.heartbeat(head: head)) }
+
+    /// The pub/sub topic of a member's events and heartbeats.
+    static func topic(of member: MemberID) -> [UInt8] { Wire.topic(for: member) }
+
+    private static func message(_ reply: BrokerReply) -> Message {
+        switch reply {
+        case .welcome(let family, let member, let device, let role, let head):
+            .welcome(
+                version: Wire.version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
+        case .pong(let head): .pong(head: head)
+        case .events(let head, let events): .events(head: head, events: events)
+        case .knownHandles(let handles): .knownHandlesResult(handles)
+        case .askAccepted(let asked, let resolution): .askAccepted(asked, resolution)
+        case .answerAccepted(let resolution): .answerAccepted(resolution)
+        case .limits(let child, let settings, let contacts):
+            .limits(childID: child, settings: settings, contacts: contacts)
+        case .handlesRevoked(let handles): .handlesRevoked(handles)
+        case .ok: .ok
+        case .ageRange(let app, let answer): .ageRange(.result(app: app, answer))
+        case .agePrompted(let id, let app, let timeout):
+            .ageRange(.prompted(id: id, app: app, timeoutMilliseconds: timeout))
+        case .ageSharingSet(let member, let setting): .ageRange(.sharingSet(member: member, setting))
+        case .agePromptAnswered(let id, let answer): .ageRange(.promptAnswered(id: id, answer))
+        case .ageCacheCleared(let app, let existed): .ageRange(.cacheCleared(app: app, existed: existed))
+        }
+    }
+}

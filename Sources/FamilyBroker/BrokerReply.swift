@@ -1,0 +1,24 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+
+/// What a command gets back when it succeeds; `BrokerFrames` encodes it.
+public enum BrokerReply: Sendable, Hashable {
+    case welcome(familyID: FamilyID?, memberID: MemberID, deviceID: DeviceID, role: MemberRole, head: UInt64)
+    case pong(head: UInt64)
+    case events(head: UInt64, [Event])
+    case knownHandles([CommunicationHandle])
+    case askAccepted(AskedQuestion, Resolution?)
+    case answerAccepted(Resolution)
+    case limits(childID: MemberID, settings: CommunicationSettings, contacts: [Contact])
+    case handlesRevoked([CommunicationHandle])
+    case ok
+    case ageRange(app: BundleID, AgeRangeAnswer)
+    case agePrompted(id: UUID, app: BundleID, timeoutMilliseconds: UInt32)
+    case ageSharingSet(member: MemberID, AgeSharing)
+    case agePromptAnswered(id: UUID, AgeRangeAnswer)
+    case ageCacheCleared(app: BundleID, existed: Bool)
+}
+
+/// The outcome of one command: its reply, or the typed error that is its reply.
+public typealias CommandOutcome = Result<BrokerReply, ErrorReply>

@@ -1,0 +1,165 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+import Logging
+import ZeroMQ
+
+/// The broker's sockets on one I/O loop, in bind order: the ZAP handler first (so no CURVE handshake is ever
+/// unauthenticated), the CURVE ingress (ROUTER) and egress (XPUB), and the local admin socket. Their options live
+/// here; what they let in is the `Gate`'s decision.
+struct BrokerSockets: Sendable {
+    /// Socket indexes in the I/O loop.
+    enum Slot {
+        static let zap = 0
+        static let ingress = 1
+        static let egress = 2
+        static let admin = 3
+    }
+
+    let loop: SocketLoop
+    /// Where the CURVE sockets ended up bound, to bind them again when revoked devices must be cut off.
+    let ingress: String
+    let egress: String
+    let keys: CurveKeyPair
+    let options: BrokerOptions
+
+    /// Binds every socket and starts the loop.
+    static func open(
+        options: BrokerOptions, keys: CurveKeyPair, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
+        logger: Logger
+    ) async throws -> BrokerSockets {
+        let loop = try SocketLoop(
+            name: "broker-io",
+            sockets: [
+                .init(
+                    .rep,
+                    configure: { socket in
+                        try socket.setLinger(milliseconds: 0)
+                        try socket.bind("inproc://zeromq.zap.01")
+                    },
+                    intercept: { message, socket in
+                        _ = try? socket.send(gate.zapReply(message.frames, logger: logger))
+                        return true
+                    }),
+                .init(
+                    .router,
+                    configure: { socket in
+                        try configureIngress(socket, keys: keys, options: options, endpoint: options.ingress)
+                    }),
+                .init(
+                    .xpub,
+                    configure: { socket in
+                        try configureEgress(socket, keys: keys, options: options, endpoint: options.egress)
+                    },
+                    intercept: { message, socket in
+                        grant(
+                            message, socket: socket, gate: gate, sequences: sequences, subscribed: subscribed,
+                            logger: logger)
+                        return true
+                    }),
+                .init(.router, configure: { socket in try configureAdmin(socket, path: options.adminSocket) }),
+            ],
+            configureContext: { context in
+                // ~5 KiB less per connection (two per device): what a device sends is small, copying it costs little.
+                try context.setZeroCopyReceive(false)
+            })
+        try await loop.start()
+        let (ingress, egress) = try await loop.query { sockets in
+            (try sockets[Slot.ingress].lastEndpoint, try sockets[Slot.egress].lastEndpoint)
+        }
+        return BrokerSockets(loop: loop, ingress: ingress, egress: egress, keys: keys, options: options)
+    }
+
+    /// Sends a reply on the socket a command came from.
+    func reply(_ frame: [UInt8], to routingID: [UInt8], on slot: Int = Slot.ingress) {
+        loop.send([routingID, frame], on: slot)
+    }
+
+    /// Publishes a frame on a member's topic.
+    func publish(_ frame: [UInt8], to member: MemberID) {
+        loop.send([BrokerFrames.topic(of: member), frame], on: Slot.egress)
+    }
+
+    /// Closes every CURVE connection by reopening both sockets on the same endpoints: only enrolled keys get back in.
+    func reopenCURVE() async throws {
+        let keys = self.keys
+        let options = self.options
+        let ingress = self.ingress
+        let egress = self.egress
+        try await loop.reopen(Slot.ingress) { socket in
+            try Self.configureIngress(socket, keys: keys, options: options, endpoint: ingress)
+        }
+        try await loop.reopen(Slot.egress) { socket in
+            try Self.configureEgress(socket, keys: keys, options: options, endpoint: egress)
+        }
+    }
+
+    /// Carries out the gate's decision on a subscription message. Must run right after its receive, with no other call
+    /// on the socket between: ZMQ_SUBSCRIBE applies to the pipe the last subscription came from.
+    private static func grant(
+        _ message: ZMQMessage, socket: ZMQSocket, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
+        logger: Logger
+    ) {
+        guard let frame = message.frames.first else { return }
+        let member: MemberID
+        switch gate.grant(frame, device: message.userId) {
+        case .topic(let granted):
+            member = granted
+        case .nothing:
+            return
+        case .flood:
+            logger.debug("subscription flood ignored", metadata: ["device": "\(message.userId ?? "-")"])
+            return
+        }
+        let topic = BrokerFrames.topic(of: member)
+        try? socket.subscribe(topic)
+        subscribed.insert(member)
+        // Greets the new subscriber with its head, so it knows at once whether it is behind.
+        _ = try? socket.send([topic, BrokerFrames.heartbeat(head: sequences.head(of: member))], dontWait: true)
+    }
+
+    static func configureIngress(
+        _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
+    ) throws {
+        try secure(socket, keys: keys)
+        try socket.setSendHighWaterMark(10_000)
+        try socket.setReceiveHighWaterMark(10_000)
+        try socket.bind(endpoint)
+    }
+
+    static func configureEgress(
+        _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
+    ) throws {
+        try secure(socket, keys: keys)
+        try socket.setSendHighWaterMark(options.subscriberHighWaterMark)
+        try socket.setXPubManual(true)
+        try socket.bind(endpoint)
+    }
+
+    /// The admin socket: an ipc file only the broker's user may reach (its directory is 0700, the file 0600).
+    static func configureAdmin(_ socket: ZMQSocket, path: String) throws {
+        try socket.setLinger(milliseconds: 0)
+        try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+        try? FileManager.default.removeItem(atPath: path)
+        try socket.bind("ipc://" + path)
+        chmod(path, 0o600)
+    }
+
+    static func secure(_ socket: ZMQSocket, keys: CurveKeyPair) throws {
+        try socket.setLinger(milliseconds: 500)
+        try socket.setZAPDomain("hearth")
+        try socket.makeCurveServer(secretKey: keys.secretKey)
+        // libzmq counts CURVE's per-frame overhead against the limit: a 1 MiB frame must pass as it does over ipc.
+        try socket.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
+        try socket.setHandshakeInterval(milliseconds: 5000)
+        // No ZMTP heartbeats here: libzmq 4.3 keeps every connection's heartbeat timers in one ordered map per I/O
+        // thread and cancels a timer (on every message after a PING) by scanning that map, so with ~10,000 devices the
+        // broker's I/O thread spent itself scanning and handshakes stalled. Dead peers are found by TCP keepalive
+        // (in the kernel) instead: after 10 s of silence, 2 unanswered probes 5 s apart.
+        try socket.setTCPKeepalive(idleSeconds: 10, intervalSeconds: 5, count: 2)
+        // Devices reconnecting together (after a broker restart) overflowed libzmq's default queue of 100 pending
+        // connections; each refused SYN costs its device a TCP retransmission timeout (1 s, then 3 s, 7 s...).
+        try socket.setBacklog(4096)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+
+/// Frames in, frames out, around the engine. Each command is decoded and its sender checked before the writer
+/// queue, on the caller's task: a malformed frame, an unknown key or a message the broker does not run gets its
+/// error reply without costing a savepoint or a place in the transaction. The rest run as one batch; every reply is
+/// encoded here, after the commit, off the writer.
+public struct CommandIntake: Sendable {
+    /// One command as read from the ingress socket.
+    public struct Inbound: Sendable {
+        public var routingID: [UInt8]
+        /// The CURVE-authenticated device (ZAP `User-Id`); nil if the connection carried none.
+        public var deviceID: DeviceID?
+        public var frame: [UInt8]
+
+        public init(routingID: [UInt8], deviceID: DeviceID?, frame: [UInt8]) {
+            self.routingID = routingID
+            self.deviceID = deviceID
+            self.frame = frame
+        }
+    }
+
+    /// The reply to one inbound command, in the order they came.
+    public struct Reply: Sendable {
+        public var routingID: [UInt8]
+        public var frame: [UInt8]
+        public var outcome: CommandOutcome
+    }
+
+    public let engine: BrokerEngine
+
+    public init(engine: BrokerEngine) {
+        self.engine = engine
+    }
+
+    /// Runs a batch; returns one reply per command, in order, and what the transaction committed. Replies exist only
+    /// once committed; events have been delivered by the engine.
+    public func process(_ batch: [Inbound]) async -> (replies: [Reply], committed: BrokerEngine.Output) {
+        let directory = engine.directory.current
+        var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
+        var requestIDs = [UInt64](repeating: 0, count: batch.count)
+        var requests: [BrokerRequest] = []
+        var positions: [Int] = []
+        requests.reserveCapacity(batch.count)
+        for (index, inbound) in batch.enumerated() {
+            requestIDs[index] = MessageCodec.peekRequestID(inbound.frame)
+            switch Self.check(inbound, directory: directory) {
+            case .success(let request):
+                requests.append(request)
+                positions.append(index)
+            case .failure(let error):
+                outcomes[index] = .failure(error)
+            }
+        }
+        var committed = BrokerEngine.Output()
+        if !requests.isEmpty {
+            let processed = await engine.process(requests)
+            committed = processed.output
+            for (position, outcome) in zip(positions, processed.outcomes) { outcomes[position] = outcome }
+        }
+        let replies = batch.indices.map { index in
+            let outcome = outcomes[index]!
+            return Reply(
+                routingID: batch[index].routingID, frame: BrokerFrames.reply(outcome, requestID: requestIDs[index]),
+                outcome: outcome)
+        }
+        return (replies, committed)
+    }
+
+    /// The checked request in `inbound`, or the error that answers it: the frame decodes, its key is enrolled, and
+    /// the broker runs its message (and, for `hello`, speaks its version), in that order.
+    static func check(_ inbound: Inbound, directory: Directory) -> Result<BrokerRequest, ErrorReply> {
+        let envelope: Envelope
+        do {
+            envelope = try MessageCodec.decode(inbound.frame)
+        } catch {
+            return .failure(ErrorReply(error.code, error.description))
+        }
+        guard let deviceID = inbound.deviceID, let member = directory.member(ofDevice: deviceID) else {
+            return .failure(ErrorReply(.notAuthorized, "this connection's key is not enrolled"))
+        }
+        do {
+            return .success(
+                BrokerRequest(
+                    deviceID: deviceID, memberID: member.id, command: try BrokerFrames.command(envelope.message)))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

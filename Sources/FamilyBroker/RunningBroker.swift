@@ -1,0 +1,136 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import Logging
+import ServiceLifecycle
+import ZeroMQ
+
+/// The broker's parts once open, and the loops that run them: commands, heartbeats, sweeps.
+struct RunningBroker: Sendable {
+    let options: BrokerOptions
+    let logger: Logger
+    let health: BrokerHealth
+    let store: BrokerStore
+    let engine: BrokerEngine
+    let intake: CommandIntake
+    let gate: Gate
+    let sockets: BrokerSockets
+    let admin: AdminEndpoint
+    let metrics: BrokerMetrics
+    let sequences: SequenceBook
+    let subscribed: SubscribedMembers
+
+    /// Writes the ready file, logs where it listens, and reports ready.
+    func announce() throws {
+        let ready = BrokerReady(
+            ingress: sockets.ingress, egress: sockets.egress, publicKey: sockets.keys.publicKey, pid: getpid())
+        try JSONEncoder().encode(ready).write(to: URL(fileURLWithPath: options.readyFile), options: .atomic)
+        let directory = engine.directory.current
+        logger.info(
+            "family-broker ready",
+            metadata: [
+                "ingress": "\(sockets.ingress)", "egress": "\(sockets.egress)",
+                "publicKey": "\(sockets.keys.publicKey)",
+                "admin": "\(options.adminSocket)", "members": "\(directory.members.count)",
+                "devices": "\(directory.devices.count)",
+            ])
+        health.markReady(ingress: sockets.ingress, egress: sockets.egress)
+    }
+
+    /// Reads and runs batches until SIGTERM. After it only the batch in hand finishes (committed, then answered).
+    /// What is still queued was never acknowledged: dropping it keeps the shutdown bound under a flood, and its
+    /// senders retry.
+    func serve() async {
+        let loop = sockets.loop
+        let health = self.health
+        await withGracefulShutdownHandler {
+            for await batch in loop.inbound {
+                if health.isStopping { break }
+                await process(batch.filter { $0.socket == BrokerSockets.Slot.ingress })
+                for item in batch where item.socket == BrokerSockets.Slot.admin {
+                    await admin.handle(item.message.frames)
+                }
+            }
+        } onGracefulShutdown: {
+            // The batch being committed still gets its replies; nothing more is read or started.
+            health.markStopping()
+            loop.inbound.finish()
+        }
+    }
+
+    /// One batch from the ingress socket: the gate admits, the intake runs and encodes, the replies go back.
+    func process(_ batch: [SocketLoop.Inbound]) async {
+        var admitted: [CommandIntake.Inbound] = []
+        admitted.reserveCapacity(batch.count)
+        for item in batch {
+            switch gate.admit(item.message.frames, device: item.message.userId) {
+            case .admit(let inbound): admitted.append(inbound)
+            case .answer(let routing, let frame): sockets.reply(frame, to: routing)
+            case .drop: continue
+            }
+        }
+        guard !admitted.isEmpty else { return }
+        let started = ContinuousClock.now
+        let (replies, _) = await intake.process(admitted)
+        for reply in replies { sockets.reply(reply.frame, to: reply.routingID) }
+        metrics.record(admitted, replies: replies, duration: ContinuousClock.now - started)
+    }
+
+    /// Every `heartbeatInterval`: each subscribed member's head on its topic, the health beat and the gauges.
+    func heartbeats() async {
+        var reportedDrops: UInt64 = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: options.heartbeatInterval)
+            let drops = sockets.loop.droppedCount
+            if drops > reportedDrops {
+                // Slow subscribers past their high-water mark: they recover by syncing, nothing is lost.
+                logger.notice(
+                    "dropped messages to slow peers",
+                    metadata: ["dropped": "\(drops - reportedDrops)", "total": "\(drops)"])
+            }
+            metrics.refresh(
+                subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops),
+                checkpoints: store.checkpoints.counts)
+            reportedDrops = max(drops, reportedDrops)
+            health.beat()
+            for member in subscribed.all {
+                sockets.publish(BrokerFrames.heartbeat(head: sequences.head(of: member)), to: member)
+            }
+        }
+    }
+
+    /// Every `expiryInterval`: expired questions resolved, age range prompts and anniversaries kept.
+    func sweeps() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: options.expiryInterval)
+            do {
+                let output = try await engine.expireQuestions()
+                if !output.events.isEmpty {
+                    logger.info("questions expired", metadata: ["events": "\(output.events.count)"])
+                }
+            } catch {
+                logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                try await engine.maintainAgeRanges()
+            } catch {
+                logger.error("age range sweep failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Flushes and closes the sockets, removes the ready file and the admin socket.
+    func close() async {
+        health.markStopped()
+        await sockets.loop.stop()
+        try? FileManager.default.removeItem(atPath: options.readyFile)
+        try? FileManager.default.removeItem(atPath: options.adminSocket)
+        let checkpoints = store.checkpoints.counts
+        logger.info(
+            "family-broker stopped",
+            metadata: [
+                "checkpoints":
+                    "\(checkpoints.background) in the background (\(checkpoints.busy) skipped), \(checkpoints.writer) by the writer"
+            ])
+    }
+}

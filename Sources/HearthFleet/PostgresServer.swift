@@ -1,0 +1,219 @@
+import Foundation
+import Synchronization
+
+/// A throwaway PostgreSQL server of Debian's `postgresql` package, for tests, fleets and load tests: `initdb` into a
+/// directory of its own and `pg_ctl` on a free loopback port, removed by `remove()`.
+///
+/// PostgreSQL refuses to run as root, so when this process is root (as CI is) the server's directory is given to
+/// `nobody` and every server command runs as that user through `runuser`. Clients connect over TCP on 127.0.0.1 with
+/// the user `hearth` and a random password (`password`, also in `passwordFile`), never given on a command line.
+public final class PostgresServer: Sendable {
+    /// Why a server could not be set up or started.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// The server's own directory: `data/`, its log, its password file and its Unix socket.
+    public let directory: String
+    public let port: Int
+    public let user = "hearth"
+    public let database = "hearth"
+    /// The password of `user`; also written to `passwordFile` (mode 0600).
+    public let password: String
+    private let binaries: String
+    private let runAs: String?
+    private let running = Mutex(false)
+
+    /// The connection URL without the password: `postgres://hearth@127.0.0.1:PORT/hearth`.
+    public var url: String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+    public var passwordFile: String { directory + "/password" }
+    public var logFile: String { directory + "/server.log" }
+    public var dataDirectory: String { directory + "/data" }
+    public var isRunning: Bool { running.withLock { $0 } }
+
+    private init(directory: String, port: Int, password: String, binaries: String, runAs: String?) {
+        self.directory = directory
+        self.port = port
+        self.password = password
+        self.binaries = binaries
+        self.runAs = runAs
+    }
+
+    /// Where Debian installs the server's programs: the newest `/usr/lib/postgresql/N/bin` holding `initdb`.
+    public static func binaries() throws -> String {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        let found = versions.compactMap(Int.init).sorted().reversed().map { "\(root)/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
+        guard let found else {
+            throw Failure(description: "no PostgreSQL server under \(root): install Debian's postgresql (deploy/setup)")
+        }
+        return found
+    }
+
+    /// Creates a cluster in a new temporary directory and starts it; `remove()` stops it and deletes everything.
+    public static func start(timeout: Duration = .seconds(60)) async throws -> PostgresServer {
+        let binaries = try binaries()
+        var template = Array("/tmp/hearth-pg-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
+        let directory = String(cString: made)
+        let runAs = getuid() == 0 ? "nobody" : nil
+        let server = PostgresServer(
+            directory: directory, port: try freePort(), password: UUID().uuidString, binaries: binaries, runAs: runAs)
+        do {
+            try await server.initialize()
+            try await server.startAgain(timeout: timeout)
+            try await server.createDatabase()
+        } catch {
+            await server.remove()
+            throw error
+        }
+        return server
+    }
+
+    private func initialize() async throws {
+        try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
+        chmod(passwordFile, 0o600)
+        if runAs != nil {
+            // The server's user must own its directory and read the password file; nobody else may.
+            guard let account = getpwnam("nobody") else { throw Failure(description: "no user nobody to run PostgreSQL as") }
+            for path in [directory, passwordFile] where chown(path, account.pointee.pw_uid, account.pointee.pw_gid) != 0 {
+                throw Failure(description: "chown \(path) failed: errno \(errno)")
+            }
+        }
+        try await run("initdb", [
+            "-D", dataDirectory, "-U", user, "--pwfile=\(passwordFile)", "--auth-host=scram-sha-256",
+            "--auth-local=trust", "--encoding=UTF8", "--no-locale", "--no-instructions",
+        ])
+        let settings = """
+
+            # hearth's throwaway server
+            listen_addresses = '127.0.0.1'
+            port = \(port)
+            unix_socket_directories = '\(directory)'
+            max_connections = 100
+            shared_buffers = 32MB
+            """
+        let conf = URL(fileURLWithPath: dataDirectory + "/postgresql.conf")
+        let handle = try FileHandle(forWritingTo: conf)
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        handle.write(Data(settings.utf8))
+    }
+
+    /// Starts the server (again, after `stop` or `kill`), waiting until it accepts connections.
+    public func startAgain(timeout: Duration = .seconds(60)) async throws {
+        let seconds = max(1, Int(timeout.components.seconds))
+        try await run("pg_ctl", ["-D", dataDirectory, "-l", logFile, "-w", "-t", "\(seconds)", "start"])
+        running.withLock { $0 = true }
+    }
+
+    private func createDatabase() async throws {
+        try await run("createdb", ["-h", directory, "-p", "\(port)", "-U", user, database])
+    }
+
+    /// Stops the server: `fast` (the default) rolls back open transactions and closes connections.
+    public func stop(mode: String = "fast") async throws {
+        try await run("pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "stop"])
+        running.withLock { $0 = false }
+    }
+
+    /// Kills the server's postmaster with SIGKILL, as a crash would, and waits until its backends have noticed and gone
+    /// (a new postmaster refuses to start beside them); `startAgain()` recovers from the WAL.
+    public func kill() async throws {
+        let pidFile = (try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8)) ?? ""
+        guard let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+            throw Failure(description: "no postmaster.pid: the server is not running")
+        }
+        Foundation.kill(pid, SIGKILL)
+        running.withLock { $0 = false }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, !Self.children(of: pid).isEmpty || Foundation.kill(pid, 0) == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The processes whose parent is `pid`, from /proc.
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { return false }
+            // Fields after the command name: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid
+        }
+    }
+
+    /// Stops the server if it runs and deletes its directory. Safe to call more than once.
+    public func remove() async {
+        if FileManager.default.fileExists(atPath: dataDirectory + "/postmaster.pid") {
+            try? await run("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+        }
+        running.withLock { $0 = false }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The last lines of the server's log, for test failures.
+    public func recentLog(lines: Int = 20) -> String {
+        let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
+    /// Runs one of the server's programs (as `runAs` when set) and throws with its output if it fails.
+    private func run(_ program: String, _ arguments: [String]) async throws {
+        let argv = runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", binaries + "/" + program] }
+            ?? [binaries + "/" + program]
+        let outputPath = directory + "/command.out"
+        let status = try await Self.spawn(argv + arguments, output: outputPath)
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) exited \(status): \(text)")
+        }
+    }
+
+    /// Runs `argv` with its output in `output` and waits for it on a thread of its own. Not Foundation's `Process`: it learns of an exit through a descriptor the child inherits, which the server
+    /// that `pg_ctl start` leaves running would hold forever.
+    static func spawn(_ argv: [String], output: String) async throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var spawnedPID: pid_t = 0
+        let spawned = posix_spawn(&spawnedPID, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw Failure(description: "could not start \(argv[0]): error \(spawned)") }
+        let pid = spawnedPID
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                let exited = status & 0x7F == 0
+                continuation.resume(returning: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
+            }
+        }
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "could not find a free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,61 @@
+@testable import DeviceRuntime
+import Foundation
+import HearthCore
+import HearthProtocol
+@testable import ParentDevice
+import Testing
+
+/// parent-device's behaviour against a fake context and a real SQLite file.
+struct ParentBehaviorTests {
+    let store: DeviceStore
+    let behavior: ParentBehavior
+    let context = FakeContext(daemonName: "parent-device")
+
+    init() throws {
+        store = try temporaryStore { ParentStore.migrate(&$0) }
+        behavior = ParentBehavior(store: ParentStore(store.pool))
+    }
+
+    func local(_ message: Message) async -> Message? {
+        await behavior.handleLocal(Envelope(requestID: 3, message: message), from: [9], context: context)
+    }
+
+    func apply(_ events: [Event]) async throws {
+        let (applied, _) = try await store.apply(events, behavior: behavior)
+        await behavior.applied(applied, context: context)
+    }
+
+    @Test func pendingQuestionsAreListedOldestFirstUntilAnswered() async throws {
+        let older = Fixtures.question("bob")
+        let newer = Fixtures.question("carol")
+        var olderAsked = Fixtures.asked(older)
+        olderAsked.askedAt = Date(timeIntervalSince1970: 1_000)
+        var newerAsked = Fixtures.asked(newer)
+        newerAsked.askedAt = Date(timeIntervalSince1970: 2_000)
+        try await apply([
+            Fixtures.event(1, .questionPending(newerAsked)), Fixtures.event(2, .questionPending(olderAsked)),
+        ])
+        #expect(await local(.listPending) == .pendingList([olderAsked, newerAsked]))
+
+        try await apply([Fixtures.event(3, .questionResolved(olderAsked, Fixtures.resolution(older)))])
+        #expect(await local(.listPending) == .pendingList([newerAsked]))
+    }
+
+    @Test func aQuestionAnsweredBeforeItsPendingEventIsNotPendingAgain() async throws {
+        let question = Fixtures.question("bob")
+        let asked = Fixtures.asked(question)
+        // Applied in one transaction in this order: the resolution first (as after a sync from another device's view).
+        try await apply([Fixtures.event(1, .questionResolved(asked, Fixtures.resolution(question)))])
+        try await apply([Fixtures.event(2, .questionPending(asked))])
+        #expect(await local(.listPending) == .pendingList([]))
+    }
+
+    @Test func aParentsCommandsGoToTheBrokerAndOthersAreRefused() async throws {
+        let answer = Message.answer(questionID: UUID(), choiceID: "approve")
+        context.setLinked(true, as: Fixtures.emma)
+        context.setBroker { message in message == answer ? .ok : nil }
+        #expect(await local(answer) == .ok)
+        #expect(context.requests == [answer])
+        #expect(await local(.appHello(bundleID: "x"))?.isError(.unknownMessageType) == true)
+    }
+}

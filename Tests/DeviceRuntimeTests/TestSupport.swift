@@ -1,0 +1,39 @@
+@testable import DeviceRuntime
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+/// A fresh device store in a temporary directory, with `migrate`'s tables.
+func temporaryStore(_ migrate: (inout DatabaseMigrator) -> Void) throws -> DeviceStore {
+    let name = "device-\(UUID().uuidString.prefix(8))"
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+    let path = directory.appendingPathComponent("device.sqlite").path
+    return try DeviceStore(path: path, label: "test", migrate: migrate)
+}
+
+enum Fixtures {
+    static let emma = DeviceIdentity(familyID: "appleseed", memberID: "emma", deviceID: "emma-tablet", role: .child)
+
+    static func question(_ handle: String, id: UUID = UUID()) -> Question {
+        let person = PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        let topic = CommunicationTopic(personInformation: [person], actions: [.message])
+        return Question(id: id, topic: .communication(topic))
+    }
+
+    static func asked(_ question: Question, app: BundleID = "com.example.chat") -> AskedQuestion {
+        AskedQuestion(
+            question: question, childMemberID: "emma", appBundleID: app, askingDeviceID: "emma-tablet",
+            askedAt: Date(timeIntervalSince1970: 1_750_000_000))
+    }
+
+    static func resolution(_ question: Question, choice: PermissionChoice = .approve) -> Resolution {
+        Resolution(
+            questionID: question.id, choice: choice, reason: .parentAnswered, answeredBy: "alice",
+            resolvedAt: Date(timeIntervalSince1970: 1_750_000_100))
+    }
+
+    static func event(_ sequence: UInt64, _ body: Event.Body) -> Event {
+        Event(memberID: "emma", sequence: sequence, createdAt: Date(timeIntervalSince1970: 1_750_000_000), body: body)
+    }
+}

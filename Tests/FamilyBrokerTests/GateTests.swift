@@ -1,0 +1,161 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import Logging
+import Testing
+import ZeroMQ
+
+@testable import FamilyBroker
+
+/// The gate's rules without a socket: who gets in (ZAP), which topic a subscription earns, what reaches the engine.
+@Suite struct GateTests {
+    static let logger: Logger = {
+        var logger = Logger(label: "GateTests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    func makeGate(_ directory: Directory, rate: Double = 100, burst: Double = 100) -> Gate {
+        Gate(directory: DirectoryBox(directory), commandRate: rate, commandBurst: burst)
+    }
+
+    func zapFrames(mechanism: String = "CURVE", key: [UInt8]) -> [[UInt8]] {
+        [Array("1.0".utf8), [7], Array("hearth".utf8), Array("127.0.0.1".utf8), [], Array(mechanism.utf8), key]
+    }
+
+    func isDrop(_ admission: Gate.Admission) -> Bool {
+        if case .drop = admission { return true }
+        return false
+    }
+
+    func isAdmit(_ admission: Gate.Admission) -> Bool {
+        if case .admit = admission { return true }
+        return false
+    }
+
+    // MARK: ZAP
+
+    @Test func anEnrolledKeyGetsInAsItsDevice() throws {
+        let directory = try TestFamily.directory()
+        let gate = makeGate(directory)
+        let key = try #require(directory.devices["e1"]?.publicKey)
+        let reply = gate.zapReply(zapFrames(key: try Z85.decode(key)), logger: Self.logger)
+        #expect(reply == [Array("1.0".utf8), [7], Array("200".utf8), Array("OK".utf8), Array("e1".utf8), []])
+    }
+
+    @Test func anUnknownKeyIsRefused() throws {
+        let gate = makeGate(try TestFamily.directory())
+        let stranger = try Z85.decode(try CurveKeyPair.generate().publicKey)
+        let reply = gate.zapReply(zapFrames(key: stranger), logger: Self.logger)
+        #expect(reply[2] == Array("400".utf8))
+        #expect(reply[4].isEmpty, "no User-Id for a refused key")
+    }
+
+    @Test func onlyCURVEGetsIn() throws {
+        let directory = try TestFamily.directory()
+        let key = try Z85.decode(try #require(directory.devices["a1"]?.publicKey))
+        #expect(
+            makeGate(directory).zapReply(zapFrames(mechanism: "NULL", key: key), logger: Self.logger)[2]
+                == Array("400".utf8))
+        #expect(
+            makeGate(directory).zapReply(zapFrames(key: Array(key.prefix(31))), logger: Self.logger)[2]
+                == Array("400".utf8))
+    }
+
+    @Test func aMalformedZAPRequestStillGetsAnAnswer() throws {
+        let reply = makeGate(try TestFamily.directory()).zapReply([Array("1.0".utf8)], logger: Self.logger)
+        #expect(reply.count == 6)
+        #expect(reply[2] == Array("400".utf8))
+    }
+
+    @Test func aRevokedKeyIsRefusedOnceTheDirectoryChanges() throws {
+        let directory = try TestFamily.directory()
+        let box = DirectoryBox(directory)
+        let gate = Gate(directory: box, commandRate: 10, commandBurst: 10)
+        let key = try Z85.decode(try #require(directory.devices["e1"]?.publicKey))
+        #expect(gate.zapReply(zapFrames(key: key), logger: Self.logger)[2] == Array("200".utf8))
+        var file = directory.file
+        file.families[0].members[3].devices = []
+        box.replace(try Directory(file: file, keysDirectory: "/nonexistent", source: "test"))
+        #expect(gate.zapReply(zapFrames(key: key), logger: Self.logger)[2] == Array("400".utf8))
+    }
+
+    // MARK: subscriptions
+
+    @Test func aSubscriptionEarnsExactlyTheDevicesOwnMember() throws {
+        let gate = makeGate(try TestFamily.directory())
+        #expect(gate.grant([1], device: "e1") == .topic("emma"), "subscribing to everything")
+        #expect(
+            gate.grant([1] + Array("alice".utf8) + [0], device: "z1") == .topic("zed"),
+            "subscribing to another member's topic")
+        #expect(gate.grant([0], device: "e1") == .nothing, "an unsubscription")
+        #expect(gate.grant([1], device: "nobody") == .nothing, "an unknown device")
+        #expect(gate.grant([1], device: nil) == .nothing, "no User-Id")
+        #expect(gate.grant([], device: "e1") == .nothing, "an empty frame")
+    }
+
+    @Test func aSubscriptionLoopIsIgnoredPastItsAllowance() throws {
+        let gate = makeGate(try TestFamily.directory())
+        let grants = (0..<100).map { _ in gate.grant([1], device: "e1") }
+        let granted = grants.filter { $0 == .topic("emma") }.count
+        #expect(granted >= 20 && granted < 30, "a burst of 20 and one a second: \(granted)")
+        #expect(grants.filter { $0 == .flood }.count == 100 - granted, "the rest are a flood")
+        #expect(gate.grant([1], device: "a1") == .topic("alice"), "another device keeps its own allowance")
+    }
+
+    // MARK: admission
+
+    @Test func anEnrolledDevicesCommandIsAdmitted() throws {
+        let gate = makeGate(try TestFamily.directory())
+        let frame = MessageCodec.encode(.ping, requestID: 9)
+        guard case .admit(let inbound) = gate.admit([[1, 2], frame], device: "e1") else {
+            Issue.record("not admitted")
+            return
+        }
+        #expect(inbound.routingID == [1, 2])
+        #expect(inbound.deviceID == "e1")
+        #expect(inbound.frame == frame)
+    }
+
+    @Test func anUnknownOrRevokedDeviceGetsNothing() throws {
+        let gate = makeGate(try TestFamily.directory())
+        let frame = MessageCodec.encode(.ping, requestID: 9)
+        #expect(isDrop(gate.admit([[1], frame], device: "revoked")))
+        #expect(isDrop(gate.admit([[1], frame], device: nil)))
+    }
+
+    @Test func aFloodIsToldOnceThenIgnored() throws {
+        let gate = makeGate(try TestFamily.directory(), rate: 1, burst: 3)
+        let frame = MessageCodec.encode(.ping, requestID: 42)
+        var admitted = 0
+        var answered: [[UInt8]] = []
+        var dropped = 0
+        for _ in 0..<10 {
+            switch gate.admit([[5], frame], device: "a1") {
+            case .admit: admitted += 1
+            case .answer(_, let reply): answered.append(reply)
+            case .drop: dropped += 1
+            }
+        }
+        #expect(admitted == 3)
+        #expect(answered.count == 1, "one refusal, then silence while it floods")
+        #expect(dropped == 6)
+        let envelope = try MessageCodec.decode(try #require(answered.first))
+        #expect(envelope.requestID == 42)
+        #expect(envelope.message == .error(ErrorReply(.rateLimited, "too many commands from a1; at most 1/s")))
+        #expect(isAdmit(gate.admit([[5], frame], device: "b1")), "b1 has its own bucket")
+    }
+
+    @Test func aCommandOfSeveralFramesGetsATypedError() throws {
+        let gate = makeGate(try TestFamily.directory())
+        let frame = MessageCodec.encode(.ping, requestID: 3)
+        guard case .answer(let routing, let reply) = gate.admit([[9], [1, 2], frame], device: "e1") else {
+            Issue.record("not answered")
+            return
+        }
+        #expect(routing == [9])
+        let envelope = try MessageCodec.decode(reply)
+        #expect(envelope.requestID == 3, "addressed by the last frame's request id")
+        #expect(envelope.message.errorCode == WireError.wrongFrameCount(expected: 1, got: 2).code)
+    }
+}
