@@ -81,8 +81,9 @@ final class BrokerCommandCheck: Sendable {
         if code == .internalError || code == .unknown { fuzzFailure("\(reply.message) to \(command.frame)") }
         do {
             let message = try MessageCodec.decode(command.frame).message
-            if command.deviceID == nil, code != .notAuthorized { fuzzFailure("an unenrolled device got \(reply.message)") }
-            if !message.isBrokerCommand, code != .unknownMessageType {
+            if command.deviceID == nil {
+                if code != .notAuthorized { fuzzFailure("an unenrolled device got \(reply.message)") }
+            } else if !message.isBrokerCommand, code != .unknownMessageType {
                 fuzzFailure("\(message), not a broker command, got \(reply.message)")
             }
         } catch let error as WireError {
