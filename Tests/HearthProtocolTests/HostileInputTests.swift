@@ -201,7 +201,8 @@ import Testing
         for value in ["\u{0}", "pal\u{0}", "\u{0}+44 20 7946 0958"] {
             let contact = Contact(handle: CommunicationHandle(value: value, kind: .phoneNumber))
             let frame = MessageCodec.encode(.editContacts(childID: "kid-1", add: [contact], remove: []))
-            #expect(failure(frame) == .invalidValue(field: "contact.handle.value", reason: "must not contain U+0000 (NUL)"))
+            let refusal = WireError.invalidValue(field: "contact.handle.value", reason: "must not contain U+0000 (NUL)")
+            #expect(failure(frame) == refusal)
         }
         #expect(failure(MessageCodec.encode(.knownHandles([CommunicationHandle(value: "a\u{0}b", kind: .custom)])))
             == .invalidValue(field: "handle.value", reason: "must not contain U+0000 (NUL)"))

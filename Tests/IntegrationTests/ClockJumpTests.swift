@@ -10,7 +10,8 @@ import Testing
 @Suite("Clock jumps", .serialized)
 struct ClockJumpTests {
     static func question(_ handle: String, expiring: Date? = nil) -> PermissionQuestion<CommunicationTopic> {
-        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+        let person = PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        var topic = CommunicationTopic(personInformation: [person])
         topic.actions = [.message]
         var question = PermissionQuestion(communicationTopic: topic)
         question.expirationDate = expiring
@@ -47,8 +48,8 @@ struct ClockJumpTests {
 
             // Emma's log: sequence numbers 1...n without a gap, in the order things happened, whatever the timestamps.
             let emma = try await RawPeer.device("emma-phone", of: fleet)
-            guard case .events(let head, let events) = try await emma.request(.sync(after: 0, limit: 1000), requestID: 1)
-            else { throw FleetError("sync was refused") }
+            let synced = try await emma.request(.sync(after: 0, limit: 1000), requestID: 1)
+            guard case .events(let head, let events) = synced else { throw FleetError("sync was refused: \(synced)") }
             #expect(events.map(\.sequence) == Array(1...head))
             let resolved = events.compactMap { event -> UUID? in
                 if case .questionResolved(let asked, _) = event.body { return asked.question.id }

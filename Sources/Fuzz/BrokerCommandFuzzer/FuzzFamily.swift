@@ -8,12 +8,14 @@ import ZeroMQ
 enum FuzzFamily {
     /// Who sends each command: an input's device byte picks one (modulo the count); nil is an unenrolled connection.
     static let devices: [DeviceID?] = [
-        "kid-1.tablet", "mum.phone", "dad.phone", "gran.laptop", "teen.phone", "zed.phone", "yuri.tablet", "nora.tablet",
-        nil,
+        "kid-1.tablet", "mum.phone", "dad.phone", "gran.laptop", "teen.phone", "zed.phone", "yuri.tablet",
+        "nora.tablet", nil,
     ]
 
     static func directory() throws -> Directory {
-        func member(_ id: MemberID, _ role: String, device: DeviceID, birthDate: String? = nil) throws -> FamilyFile.Member {
+        func member(
+            _ id: MemberID, _ role: String, device: DeviceID, birthDate: String? = nil
+        ) throws -> FamilyFile.Member {
             FamilyFile.Member(
                 id: id, role: role, birthDate: birthDate, region: "US",
                 devices: [FamilyFile.Device(id: device, publicKey: try CurveKeyPair.generate().publicKey)])

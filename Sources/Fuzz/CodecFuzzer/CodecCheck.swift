@@ -22,7 +22,7 @@ enum CodecCheck {
         // What re-encodes differently must still mean the same, and its encoding must be the canonical one.
         guard let again = try? MessageCodec.decode(encoded), again == envelope,
               MessageCodec.encode(again.message, requestID: again.requestID) == encoded
-        else { fuzzFailure("type 0x\(String(bytes[1], radix: 16)): the re-encoding does not decode to the same message") }
+        else { fuzzFailure("type 0x\(String(bytes[1], radix: 16)): the re-encoding decodes to something else") }
         // The lenient field (docs/PROTOCOL.md §5.5): actions are a set, read in any order, duplicates collapsed.
         if "\(envelope.message)".contains(/actions: Set\(\[[^\]]/) { return }
         // The one lossy field: an error code this build does not know decodes as `unknown` (forward compatibility).
