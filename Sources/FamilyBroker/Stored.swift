@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthProtocol
 
 /// The broker's stored records as the engine sees them, whichever backend holds them (`BrokerStorage`).
 enum Stored {

@@ -46,7 +46,7 @@ public struct ScenarioReport: Sendable {
         return "FAILED: \(name): \(where_) (\(passedSteps) passed) in \(Self.format(elapsed))"
     }
 
-    /// The whole report, as `hearthctl fleet run` prints it.
+    /// The whole report, as `hearth-fleet run` prints it.
     public var text: String { ([header] + lines.map(\.text) + [verdict]).joined(separator: "\n") }
 
     static func format(_ duration: Duration) -> String {
