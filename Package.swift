@@ -23,6 +23,8 @@ let package = Package(
         .executable(name: "parent-device", targets: ["parent-device"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
         .executable(name: "hearth-loadtest", targets: ["hearth-loadtest"]),
+        .executable(name: "hearth-fleet", targets: ["hearth-fleet"]),
+        .library(name: "HearthClient", targets: ["HearthClient"]),
         .executable(name: "CodecFuzzer", targets: ["CodecFuzzer"]),
         .executable(name: "BrokerCommandFuzzer", targets: ["BrokerCommandFuzzer"]),
     ],
@@ -55,7 +57,7 @@ let package = Package(
         .target(
             name: "HearthService",
             dependencies: [
-                "HearthCore",
+                "HearthCore", "HearthProtocol",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -112,8 +114,8 @@ let package = Package(
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "DeclaredAgeRange", "FamilyBroker",
-                "DeviceRuntime", "ChildDevice", "ParentDevice",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient", "PermissionKit", "DeclaredAgeRange",
+                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -136,9 +138,16 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
+                // Neither HearthFleet (a test kit) nor FamilyBroker: a shipped tool links what a client needs.
+                "PermissionKit", "DeclaredAgeRange", "HearthClient", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The client side of the daemons' local sockets: a person's consoles (parent, age range) and the ops probes.
+        .target(name: "HearthClient", dependencies: ["HearthCore", "HearthProtocol", "HearthTransport"]),
+        .executableTarget(
+            name: "hearth-fleet",
+            dependencies: ["HearthFleet", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "CEpoll"),
         .target(
@@ -187,7 +196,7 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
-        .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
+        .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "HearthService", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
@@ -203,8 +212,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
-                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest", "HearthLoad",
-                "CodecFuzzer", "BrokerCommandFuzzer",
+                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest", "hearth-fleet",
+                "HearthLoad", "CodecFuzzer", "BrokerCommandFuzzer",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -1,6 +1,7 @@
 import FamilyBroker
 import Foundation
 import HearthCore
+import HearthProtocol
 import ZeroMQ
 
 /// The families the broker fuzzer's engine knows. Its ids are those of the protocol's golden fixtures ("kid-1",

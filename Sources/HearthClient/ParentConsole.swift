@@ -39,7 +39,7 @@ public final class ParentConsole: Sendable {
             if let found = try await pending().first(where: { $0.question.id == id }) { return found }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw FleetError("question \(id) did not reach this parent within \(timeout)")
+        throw ClientError("question \(id) did not reach this parent within \(timeout)")
     }
 
     public func close() async { await client.close() }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthCore
+import HearthProtocol
 
 extension BrokerStore: BrokerStorage {
     func reading<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {

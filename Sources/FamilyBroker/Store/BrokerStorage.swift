@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthProtocol
 
 /// What the broker engine needs from storage: the seam between the engine and a backend (`BrokerStore` on SQLite
 /// is the first; another database is a second type conforming to this, with no change to the engine).

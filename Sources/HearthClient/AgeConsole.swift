@@ -59,7 +59,7 @@ public final class AgeConsole: Sendable {
             if let found = try await prompts().first(where: { $0.app == app }) { return found }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw FleetError("no age range prompt for \(app) reached this device within \(timeout)")
+        throw ClientError("no age range prompt for \(app) reached this device within \(timeout)")
     }
 
     public func close() async { await client.close() }

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import HearthFleet
 
+@main
 struct FleetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fleet",
-        abstract: "Run fleets of simulated devices: scenario files, and a start-up benchmark.",
+        commandName: "hearth-fleet",
+        abstract: "Run fleets of real device daemons and a broker: scenario files, and a start-up benchmark.",
         subcommands: [Run.self, FleetBench.self])
 
     /// Writes a line at once (unbuffered), so CI's log shows each step as it ends.

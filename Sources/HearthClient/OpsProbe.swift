@@ -17,14 +17,14 @@ public struct OpsProbe: Sendable {
     /// The probe for the address a daemon wrote to `file` (`<state>/metrics.address`).
     public init(addressFile file: String, timeout: TimeInterval = 2) throws {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-            throw FleetError("no ops endpoint address in \(file); is the daemon running with --metrics?")
+            throw ClientError("no ops endpoint address in \(file); is the daemon running with --metrics?")
         }
         self.init(address: text.trimmingCharacters(in: .whitespacesAndNewlines), timeout: timeout)
     }
 
     /// GET `path`: the status code and the body.
     public func get(_ path: String) async throws -> (status: Int, body: String) {
-        guard let url = URL(string: "http://\(address)\(path)") else { throw FleetError("bad address '\(address)'") }
+        guard let url = URL(string: "http://\(address)\(path)") else { throw ClientError("bad address '\(address)'") }
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
         let (data, response) = try await URLSession.shared.data(for: request)
@@ -34,7 +34,7 @@ public struct OpsProbe: Sendable {
     /// `/metrics`, parsed.
     public func metrics() async throws -> MetricsSnapshot {
         let (status, body) = try await get("/metrics")
-        guard status == 200 else { throw FleetError("GET http://\(address)/metrics: HTTP \(status)") }
+        guard status == 200 else { throw ClientError("GET http://\(address)/metrics: HTTP \(status)") }
         return MetricsSnapshot(text: body)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthProtocol
 import ZeroMQ
 
 /// Who the broker knows: families, members and enrolled devices, looked up on every command and every CURVE handshake.
@@ -48,31 +49,9 @@ public struct Directory: Sendable {
         maxFamilyMembers: Int = Directory.defaultMaxFamilyMembers
     ) throws {
         self.rules = rules
-        func fail(_ key: String, _ reason: String) -> ConfigurationError {
-            ConfigurationError(source: source, key: key, reason: reason)
-        }
+        let check = FileCheck(source: source, keysDirectory: keysDirectory)
         var resolved = file
-        // Indexes only: a path is written only for an error, and a copy of each member, its path and a closure to
-        // write it back made this list a third of the members' own size in a large file.
-        var entries: [(family: Int?, index: Int)] = []
-        var deviceCount = 0
-        func memberPath(_ f: Int?, _ m: Int) -> String { f.map { "families[\($0)].members[\(m)]" } ?? "unaffiliated[\(m)]" }
-        var familyIDs: Set<FamilyID> = []
-        for (f, family) in file.families.enumerated() {
-            guard Identifier.isValid(family.id) else { throw fail("families[\(f)].id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
-            guard familyIDs.insert(family.id).inserted else { throw fail("families[\(f)].id", "family id '\(family.id)' is used twice") }
-            guard family.members.count <= maxFamilyMembers else {
-                throw fail("families[\(f)].members", "a family has at most \(maxFamilyMembers) members, found \(family.members.count)")
-            }
-            for (m, member) in family.members.enumerated() {
-                entries.append((f, m))
-                deviceCount += member.devices?.count ?? 0
-            }
-        }
-        for (m, member) in (file.unaffiliated ?? []).enumerated() {
-            entries.append((nil, m))
-            deviceCount += member.devices?.count ?? 0
-        }
+        let (entries, deviceCount) = try check.entries(of: file, maxFamilyMembers: maxFamilyMembers)
         // Sized once: growing each dictionary held its old and new storage at once.
         members.reserveCapacity(entries.count)
         devices.reserveCapacity(deviceCount)
@@ -81,68 +60,39 @@ public struct Directory: Sendable {
 
         var organizerCount: [FamilyID: Int] = [:]
         organizerCount.reserveCapacity(file.families.count)
-        let utc = TimeZone(identifier: "UTC")!
         for (f, m) in entries {
             let familyID = f.map { file.families[$0].id }
             let entry = f.map { file.families[$0].members[m] } ?? file.unaffiliated![m]
-            var path: String { memberPath(f, m) }
-            guard Identifier.isValid(entry.id) else { throw fail("\(path).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
-            guard members[entry.id] == nil else { throw fail("\(path).id", "member id '\(entry.id)' is used twice") }
-            guard let role = MemberRole(name: entry.role) else {
-                throw fail("\(path).role", "'\(entry.role)' is not one of organizer, guardian, adult, child")
-            }
-            if familyID == nil, role != .child, role != .adult {
-                throw fail("\(path).role", "a member in no family can only be a child or an adult")
-            }
-            var birthDate: BirthDate?
-            if let text = entry.birthDate {
-                guard let date = BirthDate(text) else { throw fail("\(path).birthDate", "'\(text)' is not a real YYYY-MM-DD date after 1900") }
-                birthDate = date
-            }
-            if let region = entry.region, !RegionRules.isValidRegionCode(region) {
-                throw fail("\(path).region", "'\(region)' is not an ISO 3166 region code such as US or US-AL")
-            }
-            var timeZone = utc
-            if let name = entry.timeZone {
-                guard let zone = TimeZone(identifier: name) else { throw fail("\(path).timeZone", "'\(name)' is not an IANA time zone such as Europe/Paris") }
-                timeZone = zone
-            }
-            if let name = entry.name, name.utf8.count > 200 { throw fail("\(path).name", "at most 200 bytes") }
-            members[entry.id] = Member(
-                id: entry.id, familyID: familyID, name: entry.name ?? entry.id, role: role, birthDate: birthDate,
-                region: entry.region?.uppercased(), timeZone: timeZone, initialLimits: entry.communicationLimits)
-            if let familyID, role.isParent { parentsByFamily[familyID, default: []].append(entry.id) }
-            if let familyID, role == .organizer { organizerCount[familyID, default: 0] += 1 }
+            let path = FileCheck.memberPath(f, m)
+            guard Identifier.isValid(entry.id) else { throw check.fail("\(path).id", FileCheck.idRule) }
+            guard members[entry.id] == nil else { throw check.fail("\(path).id", "member id '\(entry.id)' is used twice") }
+            let member = try check.member(entry, familyID: familyID, path: path)
+            members[entry.id] = member
+            if let familyID, member.role.isParent { parentsByFamily[familyID, default: []].append(entry.id) }
+            if let familyID, member.role == .organizer { organizerCount[familyID, default: 0] += 1 }
 
             for (d, device) in (entry.devices ?? []).enumerated() {
-                var dpath: String { "\(path).devices[\(d)]" }
-                guard Identifier.isValid(device.id) else { throw fail("\(dpath).id", "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
-                guard devices[device.id] == nil else { throw fail("\(dpath).id", "device id '\(device.id)' is used twice") }
-                let key: String
-                if let inline = device.publicKey {
-                    key = inline
-                } else if let keyFile = device.keyFile {
-                    let url = URL(fileURLWithPath: keyFile, relativeTo: URL(fileURLWithPath: keysDirectory, isDirectory: true))
-                    guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-                        throw fail("\(dpath).keyFile", "cannot read \(url.path)")
-                    }
-                    key = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                } else {
-                    throw fail(dpath, "needs publicKey or keyFile")
-                }
-                guard Z85.isValidKey(key) else { throw fail("\(dpath).publicKey", "not a 40-character Z85 CURVE public key") }
-                guard deviceByKey[key] == nil else { throw fail("\(dpath).publicKey", "the same key is enrolled twice") }
+                let dpath = "\(path).devices[\(d)]"
+                guard Identifier.isValid(device.id) else { throw check.fail("\(dpath).id", FileCheck.idRule) }
+                guard devices[device.id] == nil else { throw check.fail("\(dpath).id", "device id '\(device.id)' is used twice") }
+                let key = try check.key(of: device, path: dpath)
+                guard deviceByKey[key] == nil else { throw check.fail("\(dpath).publicKey", "the same key is enrolled twice") }
                 devices[device.id] = Device(id: device.id, memberID: entry.id, publicKey: key)
                 deviceByKey[key] = device.id
                 // Written only when it changes: rewriting an inline key copied every member's arrays of a large file.
                 let inline = FamilyFile.Device(id: device.id, publicKey: key)
                 if device != inline {
-                    if let f { resolved.families[f].members[m].devices?[d] = inline } else { resolved.unaffiliated?[m].devices?[d] = inline }
+                    if let f {
+                        resolved.families[f].members[m].devices?[d] = inline
+                    } else {
+                        resolved.unaffiliated?[m].devices?[d] = inline
+                    }
                 }
             }
         }
         for (f, family) in file.families.enumerated() where organizerCount[family.id, default: 0] != 1 {
-            throw fail("families[\(f)].members", "a family has exactly one organizer, found \(organizerCount[family.id, default: 0])")
+            let found = organizerCount[family.id, default: 0]
+            throw check.fail("families[\(f)].members", "a family has exactly one organizer, found \(found)")
         }
         self.file = resolved
     }

@@ -1,4 +1,6 @@
 import Foundation
+import HearthProtocol
+import HearthService
 import HearthTransport
 import Logging
 

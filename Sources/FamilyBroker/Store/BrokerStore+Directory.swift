@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthCore
+import HearthProtocol
 
 /// The directory as stored (`Stored.Family`), child settings, contacts and passcodes.
 extension BrokerStore {

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthProtocol
 
 /// The broker's stored records as the engine sees them, whichever backend holds them (`BrokerStorage`).
 enum Stored {
@@ -76,6 +77,9 @@ enum Stored {
 
     /// Where an Ask First prompt stands.
     enum PromptStatus: Int, Sendable {
-        case open = 0, shared = 1, declined = 2, expired = 3
+        case open = 0
+        case shared = 1
+        case declined = 2
+        case expired = 3
     }
 }
