@@ -2,7 +2,7 @@ import Foundation
 import HearthProtocol
 import Testing
 
-/// `Message.isBrokerCommand` says what docs/PROTOCOL.md's table of message types says: a type is a broker command
+/// `MessageType.isBrokerCommand` says what docs/PROTOCOL.md's table of message types says: a type is a broker command
 /// exactly when its direction names the broker's ingress ("→ broker", not the admin socket).
 struct BrokerCommandTests {
     static let protocolDoc = URL(fileURLWithPath: #filePath)

@@ -28,7 +28,7 @@ struct BrokerFuzzTests {
         ProcessInfo.processInfo.environment["HEARTH_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x4845_4152_5448
     }
 
-    /// Every broker command's type code, from the protocol's own classification (`Message.isBrokerCommand`).
+    /// Every broker command's type code, from the protocol's own classification (`MessageType.isBrokerCommand`).
     static let commandTypes: Set<UInt8> = Set(
         FrameFuzzer.messages(child: "emma", questionID: UUID()).filter(\.isBrokerCommand).map(\.typeCode))
 
