@@ -2,6 +2,8 @@ import Foundation
 import PostgresNIO
 import GRDB
 import HearthCore
+import HearthProtocol
+import HearthService
 import Testing
 import ZeroMQ
 

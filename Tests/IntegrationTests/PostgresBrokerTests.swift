@@ -40,6 +40,7 @@ struct PostgresBrokerTests {
             // Kept by the server: a broker killed and started again still has the answer, and answering again
             // (idempotent) returns the stored resolution, not a new one.
             try await fleet.crashAndRestartBroker()
+            try await fleet.waitUntilAllLinked()
             #expect(try await alice.approve(question.id) == resolution)
             #expect(try await alice.pending().isEmpty)
             let decline = await #expect(throws: ErrorReply.self) { try await alice.decline(question.id) }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthProtocol
 import PostgresNIO
 
 /// The directory as stored (`Stored.Family`), revoked keys, child settings, contacts and passcodes.
