@@ -85,7 +85,8 @@ public struct CycleReport: Codable, Sendable {
         }
         var cpu = "  CPU/cycle   \(target) \(perCycle(server.cpuPercent))"
         if let database {
-            cpu += "  PostgreSQL \(perCycle(database.cpuPercent)) (\(database.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?"))"
+            let share = database.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?"
+            cpu += "  PostgreSQL \(perCycle(database.cpuPercent)) (\(share))"
         }
         lines.append(cpu)
         if !errorSamples.isEmpty { lines.append("  first errors: " + errorSamples.joined(separator: " | ")) }

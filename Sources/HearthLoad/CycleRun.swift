@@ -56,18 +56,7 @@ public struct CycleRun: Sendable {
         let begin = ContinuousClock.now + .milliseconds(20)
         let windowStart = begin + plan.warmup
         let windowEnd = windowStart + plan.duration
-        let pid = target.pid
-        let database = databasePID
-        // CPU over exactly the measured window, sampled apart from the progress lines.
-        let sampler = Task { () -> Samples in
-            try? await Task.sleep(until: windowStart, clock: .continuous)
-            let server0 = ProcessSample.read(pid), self0 = ProcessSample.read(getpid())
-            let database0 = database.flatMap(ProcessSample.readTree)
-            try? await Task.sleep(until: windowEnd, clock: .continuous)
-            return Samples(
-                server: (server0, ProcessSample.read(pid)), generator: (self0, ProcessSample.read(getpid())),
-                database: (database0, database.flatMap(ProcessSample.readTree)))
-        }
+        let sampler = sample(from: windowStart, to: windowEnd)
         var lastCompleted = 0
         var tick = begin
         while control.finished.load(ordering: .relaxed) < shardCount {
@@ -124,6 +113,23 @@ public struct CycleRun: Sendable {
                     pid: pid, cpuPercent: ProcessSample.cpuPercent(from: samples.database.0, to: samples.database.1),
                     residentMiB: nil, peakResidentMiB: nil)
             })
+    }
+
+    /// CPU over exactly the measured window, sampled apart from the progress lines.
+    private func sample(
+        from windowStart: ContinuousClock.Instant, to windowEnd: ContinuousClock.Instant
+    ) -> Task<Samples, Never> {
+        let pid = target.pid
+        let database = databasePID
+        return Task {
+            try? await Task.sleep(until: windowStart, clock: .continuous)
+            let server0 = ProcessSample.read(pid), self0 = ProcessSample.read(getpid())
+            let database0 = database.flatMap(ProcessSample.readTree)
+            try? await Task.sleep(until: windowEnd, clock: .continuous)
+            return Samples(
+                server: (server0, ProcessSample.read(pid)), generator: (self0, ProcessSample.read(getpid())),
+                database: (database0, database.flatMap(ProcessSample.readTree)))
+        }
     }
 
     /// CPU samples at the window's start and end.

@@ -32,7 +32,10 @@ struct CycleCommand: AsyncParsableCommand {
     @Option(help: "With a running broker: the directory holding each device's <device>.key (see `families`).") var keys: String?
     @Option(name: .customLong("broker-arg"), help: "An extra family-broker argument when launching (repeat for more).")
     var brokerArguments: [String] = []
-    @Option(help: "sqlite; or postgres to also run the same load against a launched broker on a PostgreSQL server of its own, after the SQLite broker (the report has both, with the server's CPU).")
+    @Option(help: """
+        sqlite; or postgres to also run the same load against a launched broker on a PostgreSQL server of its own, \
+        after the SQLite broker (the report has both, with the server's CPU).
+        """)
     var store = "sqlite"
     @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.") var baseline = false
     @Flag(inversion: .prefixedNo, help: "CURVE on the relay's sockets, as on the broker's.") var baselineCurve = true
@@ -100,14 +103,17 @@ struct CycleCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         }
-        for broker in [report.broker, report.brokerPostgres].compactMap({ $0 }) where broker.lost > 0 || broker.duplicated > 0 {
+        let brokers = [report.broker, report.brokerPostgres].compactMap { $0 }
+        for broker in brokers where broker.lost > 0 || broker.duplicated > 0 {
             throw ExitCode(2)
         }
     }
 
     func validate() throws {
         guard store == "sqlite" || store == "postgres" else { throw ValidationError("--store is sqlite or postgres") }
-        guard store == "sqlite" || broker == "launch" else { throw ValidationError("--store postgres launches its broker") }
+        guard store == "sqlite" || broker == "launch" else {
+            throw ValidationError("--store postgres launches its broker")
+        }
     }
 
     /// The same load against a broker launched on a throwaway PostgreSQL server, with the server's CPU sampled.
@@ -118,8 +124,8 @@ struct CycleCommand: AsyncParsableCommand {
         let launched = try await LaunchedServer.broker(shape, arguments: brokerArguments, store: .postgres)
         do {
             var run = CycleRun(
-                shape: shape, plan: plan, shards: shards, target: launched.target, families: try launched.families(shape),
-                progress: progress)
+                shape: shape, plan: plan, shards: shards, target: launched.target,
+                families: try launched.families(shape), progress: progress)
             run.databasePID = launched.databasePID
             let report = try await run.run()
             await launched.stop()

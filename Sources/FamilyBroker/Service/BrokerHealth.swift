@@ -39,7 +39,9 @@ final class BrokerHealth: Sendable {
 
     /// Ready once both sockets are bound and the database is open, and while the store answers.
     var readiness: HealthStatus {
-        if let problem = storeProblem.withLock({ $0 }) { return HealthStatus(ok: false, "store not reachable: \(problem)") }
+        if let problem = storeProblem.withLock({ $0 }) {
+            return HealthStatus(ok: false, "store not reachable: \(problem)")
+        }
         return switch phase.withLock({ $0 }) {
         case .starting: HealthStatus(ok: false, "starting: binding sockets, opening the database")
         case .ready(let detail): HealthStatus(ok: true, detail)

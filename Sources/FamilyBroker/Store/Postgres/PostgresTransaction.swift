@@ -104,7 +104,8 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
-        try execute("UPDATE question SET status = 1, resolution = \(Self.encodeResolution(resolution)) WHERE id = \(id)")
+        let encoded = Self.encodeResolution(resolution)
+        try execute("UPDATE question SET status = 1, resolution = \(encoded) WHERE id = \(id)")
     }
 
     func addKnownHandles(

@@ -10,7 +10,8 @@ extension PostgresTransaction {
         var families: [FamilyID: Stored.Family] = [:]
         for row in try rows("SELECT id, entry, source_hash FROM family_entry") {
             let (id, entry, hash) = try row.decode((String, Data, String?).self)
-            families[id] = Stored.Family(family: try decoder.decode(FamilyFile.Family.self, from: entry), sourceHash: hash)
+            let family = try decoder.decode(FamilyFile.Family.self, from: entry)
+            families[id] = Stored.Family(family: family, sourceHash: hash)
         }
         return families
     }

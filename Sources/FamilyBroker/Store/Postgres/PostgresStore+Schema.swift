@@ -30,7 +30,9 @@ extension PostgresStore {
         _ = try run("BEGIN")
         do {
             _ = try run("SELECT pg_advisory_xact_lock(\(migrationLock))")
-            _ = try run("CREATE TABLE IF NOT EXISTS hearth_schema (version bigint PRIMARY KEY, applied_at timestamptz NOT NULL)")
+            _ = try run("""
+                CREATE TABLE IF NOT EXISTS hearth_schema (version bigint PRIMARY KEY, applied_at timestamptz NOT NULL)
+                """)
             let found = try run("SELECT COALESCE(MAX(version), 0) FROM hearth_schema").first?.decode(Int.self) ?? 0
             if found > schemaVersion { throw SchemaTooNew(url: url, found: found, known: schemaVersion) }
             for step in migrations where step.version > found {

@@ -105,7 +105,8 @@ extension PostgresStore: BrokerStorage {
                 unsettled.pending = UnsettledCommit.Pending(xid: xid) { committed(result) }
                 session.dropConnection()
                 if (try? unsettled.settle(session: session, logger: logger)) == true { return result }
-                throw StoreUnavailable(description: "the connection was lost at commit: \(PostgresSession.reason(error))")
+                let reason = PostgresSession.reason(error)
+                throw StoreUnavailable(description: "the connection was lost at commit: \(reason)")
             } catch {
                 _ = try? tx.execute("ROLLBACK")
                 throw error

@@ -77,7 +77,8 @@ extension PostgresTransaction {
 
     func expiredAgePrompts(at now: Date) throws -> [AgePrompt] {
         try rows("""
-            SELECT prompt FROM age_prompt WHERE status = 0 AND expires_at <= \(Self.ms(now)) ORDER BY expires_at LIMIT 500
+            SELECT prompt FROM age_prompt WHERE status = 0 AND expires_at <= \(Self.ms(now))
+            ORDER BY expires_at LIMIT 500
             """).map { try Self.decodeAgePrompt($0.decode(Data.self)) }
     }
 
