@@ -51,7 +51,14 @@ extension PostgresStore {
         let deadline = ContinuousClock.now + retryFor
         while true {
             do {
-                return try PostgresStore(url: url, password: password, logger: logger)
+                // Opening blocks on the server (connect, migrate): on a Dispatch thread, not the cooperative pool.
+                return try await withCheckedThrowingContinuation { continuation in
+                    DispatchQueue.global().async {
+                        continuation.resume(with: Result {
+                            try PostgresStore(url: url, password: password, logger: logger)
+                        })
+                    }
+                }
             } catch let unavailable as StoreUnavailable {
                 guard ContinuousClock.now < deadline else {
                     throw ConfigurationError(source: "store", key: url.description, reason: unavailable.description)
