@@ -20,6 +20,20 @@ struct PostgresBrokerTests {
         PermissionQuestion(handles: [CommunicationHandle(value: value, kind: .custom)])
     }
 
+    /// `body`'s result, tried up to four times while it throws anything but a broker's refusal.
+    static func retrying<T>(_ body: () async throws -> T) async throws -> T {
+        for _ in 1..<4 {
+            do {
+                return try await body()
+            } catch let refusal as ErrorReply where refusal.code != .brokerUnavailable {
+                throw refusal
+            } catch {
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        return try await body()
+    }
+
     @Test func askAndAnswerRunThroughTheDaemonsOnPostgres() async throws {
         var serverDirectory = ""
         try await Fleet.with(Self.family) { fleet in
@@ -31,7 +45,7 @@ struct PostgresBrokerTests {
             let question = Self.question("pal")
             try await app.ask(question)
             _ = try await alice.waitForQuestion(question.id)
-            let resolution = try await alice.approve(question.id)
+            let resolution = try await Self.retrying { try await alice.approve(question.id) }
             try await fleet.eventually("the app gets Alice's answer") { responses.responses(for: question.id).count == 1 }
             #expect(
                 !FileManager.default.fileExists(atPath: fleet.directory + "/broker/broker.sqlite"),
@@ -41,8 +55,9 @@ struct PostgresBrokerTests {
             // (idempotent) returns the stored resolution, not a new one.
             try await fleet.crashAndRestartBroker()
             try await fleet.waitUntilAllLinked()
-            #expect(try await alice.approve(question.id) == resolution)
-            #expect(try await alice.pending().isEmpty)
+            // Retried: the restarted broker may answer late on a loaded machine (answering again is idempotent).
+            #expect(try await Self.retrying { try await alice.approve(question.id) } == resolution)
+            #expect(try await Self.retrying { try await alice.pending() }.isEmpty)
             let decline = await #expect(throws: ErrorReply.self) { try await alice.decline(question.id) }
             #expect(decline?.code == .alreadyAnswered)
             responses.cancel()
