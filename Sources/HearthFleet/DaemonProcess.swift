@@ -12,7 +12,7 @@ public final class DaemonProcess: FleetDaemon {
     public let logFile: String
 
     private struct State: ~Copyable {
-        var process: Process?
+        var process: SpawnedProcess?
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
         var lastExit: Int32?
     }
@@ -29,7 +29,7 @@ public final class DaemonProcess: FleetDaemon {
     }
 
     /// The process id while it runs.
-    public var pid: Int32? { state.withLock { $0.process?.processIdentifier } }
+    public var pid: Int32? { state.withLock { $0.process?.pid } }
 
     public var isRunning: Bool { state.withLock { $0.process?.isRunning ?? false } }
 
@@ -40,28 +40,20 @@ public final class DaemonProcess: FleetDaemon {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         log.seekToEndOfFile()
         log.write("---- start \(name) \(Date())\n".data(using: .utf8)!)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [weak self] process in
-            try? log.close()
+        try? log.close()
+        state.withLock { $0.lastExit = nil }
+        let process = try SpawnedProcess.launch(
+            executable, arguments: arguments, environment: environment, output: logFile
+        ) { [weak self] status in
             guard let self else { return }
             let waiters = self.state.withLock { state in
-                state.lastExit = process.terminationStatus
+                state.lastExit = status
                 defer { state.exitWaiters = [] }
                 return state.exitWaiters
             }
-            for waiter in waiters { waiter.resume(returning: process.terminationStatus) }
+            for waiter in waiters { waiter.resume(returning: status) }
         }
-        state.withLock {
-            $0.process = process
-            $0.lastExit = nil
-        }
-        try process.run()
+        state.withLock { $0.process = process }
     }
 
     /// Sends a signal (SIGTERM, SIGKILL, SIGSTOP, SIGCONT...).
@@ -73,7 +65,8 @@ public final class DaemonProcess: FleetDaemon {
     @discardableResult
     public func waitForExit(timeout: Duration) async -> Int32? {
         let running = state.withLock { $0.process?.isRunning ?? false }
-        guard running else { return state.withLock { $0.lastExit } }
+        // The reaper records the status before it tells anyone: read it there if the exit is not yet recorded here.
+        guard running else { return state.withLock { $0.lastExit ?? $0.process?.status } }
         return await withTaskGroup(of: Int32?.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in

@@ -166,35 +166,12 @@ public final class PostgresServer: Sendable {
         let argv = runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", binaries + "/" + program] }
             ?? [binaries + "/" + program]
         let outputPath = directory + "/command.out"
-        let status = try await Self.spawn(argv + arguments, output: outputPath)
+        let process = try SpawnedProcess.launch(
+            argv[0], arguments: Array(argv.dropFirst()) + arguments, output: outputPath, append: false)
+        let status = await process.waitUntilExit()
         guard status == 0 else {
             let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw Failure(description: "\(program) \(arguments.joined(separator: " ")) exited \(status): \(text)")
-        }
-    }
-
-    /// Runs `argv` with its output in `output` and waits for it on a thread of its own. Not Foundation's `Process`: it learns of an exit through a descriptor the child inherits, which the server
-    /// that `pg_ctl start` leaves running would hold forever.
-    static func spawn(_ argv: [String], output: String) async throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var spawnedPID: pid_t = 0
-        let spawned = posix_spawn(&spawnedPID, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else { throw Failure(description: "could not start \(argv[0]): error \(spawned)") }
-        let pid = spawnedPID
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                let exited = status & 0x7F == 0
-                continuation.resume(returning: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
-            }
         }
     }
 

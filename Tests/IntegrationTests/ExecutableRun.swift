@@ -9,26 +9,20 @@ enum ExecutableRun {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-run-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/" + name)
-        process.arguments = arguments
         // Only the variables we pass under the daemons' prefixes: the test runner's own must not leak in.
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }.merging(environment) { $1 }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+        let process = try SpawnedProcess.launch(
+            try BinaryLocator.directory() + "/" + name, arguments: arguments, base: base, environment: environment,
+            output: output.path)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            kill(process.pid, SIGTERM)
+            _ = await process.waitUntilExit()
             throw FleetError("\(name) did not exit within \(timeout)")
         }
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+        let status = await process.waitUntilExit()
+        return (status, try String(contentsOf: output, encoding: .utf8))
     }
 
     /// A fresh temporary directory.
