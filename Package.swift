@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "PermissionKit", targets: ["PermissionKit"]),
         .library(name: "DeclaredAgeRange", targets: ["DeclaredAgeRange"]),
+        .library(name: "ParentKit", targets: ["ParentKit"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
@@ -93,10 +94,12 @@ let package = Package(
                 "DeviceRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
             ]
         ),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
+        .target(name: "ParentKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
             name: "HearthFleet",
             dependencies: [
@@ -124,8 +127,8 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
+                "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "CEpoll"),
@@ -172,8 +175,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
-                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService", "DeviceRuntime",
+                "ParentDevice", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
