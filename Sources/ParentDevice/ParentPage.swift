@@ -28,14 +28,22 @@ public final class ParentPage: Sendable {
 
     /// Serves until cancelled; a page that cannot listen is logged, and the daemon goes on without it.
     func serve(behavior: ParentBehavior, context: any DeviceContext) async {
-        let server = HTTPServer(address: .loopback(port: port), timeout: 10, logger: .disabled)
+        let address: sockaddr_in
+        do {
+            address = try .inet(ip4: "127.0.0.1", port: port)
+        } catch {
+            return context.logger.error("parent page not served", metadata: ["error": "\(error)"])
+        }
+        let server = HTTPServer(address: address, timeout: 10, logger: .disabled)
         await server.appendRoute("*") { [self] request in
             await respond(to: request, behavior: behavior, context: context)
         }
         let published = Task { [self] in
             do {
                 try await server.waitUntilListening(timeout: 30)
-                guard case .ip4(_, let port) = await server.listeningAddress else { return }
+                guard case .ip4(_, let port) = await server.listeningAddress else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "no IPv4 address"])
+                }
                 try publish(port: port)
                 context.logger.info("parent page listening", metadata: ["url": "http://127.0.0.1:\(port)/", "token": "\(tokenFile)"])
             } catch {

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HearthFleet
 
 /// A headless Chromium driven through chromedriver's W3C WebDriver HTTP API: just what the page tests need.
@@ -23,6 +20,16 @@ final class WebDriver: @unchecked Sendable {
         driver.standardOutput = FileHandle.nullDevice
         driver.standardError = FileHandle.nullDevice
         try driver.run()
+        // Killed, not terminated, whatever happens next: it may have SIGTERM blocked, inherited from the test.
+        do {
+            try await waitForSession()
+        } catch {
+            await quit()
+            throw error
+        }
+    }
+
+    private func waitForSession() async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while (try? await call("GET", "/status")) == nil {
             guard ContinuousClock.now < deadline else { throw FleetError("chromedriver did not start on \(base)") }
@@ -63,19 +70,27 @@ final class WebDriver: @unchecked Sendable {
 
     func quit() async {
         if !session.isEmpty { _ = try? await call("DELETE", "/session/\(session)") }
-        driver.terminate()
+        kill(driver.processIdentifier, SIGKILL)
         driver.waitUntilExit()
     }
 
+    /// One WebDriver command, sent with curl (URLSession on Linux did not reach chromedriver reliably).
     private func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = 60
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var arguments = ["-s", "--max-time", "60", "-X", method, base + path]
         if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+            arguments += ["-H", "Content-Type: application/json", "--data-binary", json]
         }
-        let (data, _) = try await URLSession.shared.data(for: request)
+        curl.arguments = arguments
+        let output = Pipe()
+        curl.standardOutput = output
+        curl.standardError = FileHandle.nullDevice
+        try curl.run()
+        let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        curl.waitUntilExit()
+        guard curl.terminationStatus == 0 else { throw FleetError("curl \(method) \(path): status \(curl.terminationStatus)") }
         return (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
 }
