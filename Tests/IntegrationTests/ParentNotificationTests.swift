@@ -67,6 +67,18 @@ struct ParentNotificationTests {
             #expect(Self.object(lines[1])?["answeredBy"] as? String == "bob")
             #expect(Self.object(lines[0])?["question"] as? String == first.id.uuidString.lowercased())
 
+            // The device's history of emma, for any guardian: bob's device recorded alice's view of the same answers.
+            let history = try await hearthctl(["parent", "history", "emma", "--json", "--socket", fleet.socket(of: "bob-phone")])
+            #expect(history.status == 0)
+            let recorded = history.output.split(separator: "\n").compactMap { Self.object(String($0))?["kind"] as? String }
+            #expect(recorded == kinds, "\(history.output)")
+            let later = try await hearthctl([
+                "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket", fleet.socket(of: "bob-phone"),
+            ])
+            #expect(later.status == 0 && later.output.contains("Nothing recorded about emma"), "\(later.output)")
+            let bad = try await hearthctl(["parent", "history", "emma", "--since", "yesterday", "--socket", fleet.socket(of: "bob-phone")])
+            #expect(bad.status != 0 && bad.output.contains("not an ISO 8601"), "\(bad.output)")
+
             // Across a restart of alice's daemon the iteration goes on, and nothing is told twice.
             try await fleet.restart("alice-phone")
             let third = Self.question("trent")
