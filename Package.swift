@@ -127,8 +127,8 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthFleet", "ZeroMQ", "HearthProtocol", "HearthTransport",
-                "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthFleet", "ZeroMQ", "HearthProtocol",
+                "HearthTransport", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "CEpoll"),
@@ -175,8 +175,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService", "DeviceRuntime",
-                "ParentDevice", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
+                "DeviceRuntime", "ParentDevice", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -77,7 +77,8 @@ public enum Message: Sendable, Hashable {
     case listPending
     /// 0xB0: the waiting questions, oldest first.
     case pendingList([AskedQuestion])
-    /// 0x31: tell this client of new notifications; with `after`, first those numbered above it. Reply `parentWatching`.
+    /// 0x31: tell this client of new notifications; with `after`, first those numbered above it.
+    /// The reply is `parentWatching`.
     case parentWatch(after: UInt64?)
     /// 0xB1: the watch is registered; `head` is the number of the newest notification (0: none yet).
     case parentWatching(head: UInt64)

@@ -207,7 +207,9 @@ public enum MessageCodec {
         case .handlesRevoked:
             message = .handlesRevoked(try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
         case .parentWatch:
-            message = .parentWatch(after: try r.optional("parentWatch.after") { (r: inout WireReader) throws(WireError) in try r.u64("parentWatch.after") })
+            message = .parentWatch(after: try r.optional("parentWatch.after") { (r: inout WireReader) throws(WireError) in
+                try r.u64("parentWatch.after")
+            })
         case .parentWatching: message = .parentWatching(head: try r.u64("parentWatching.head"))
         case .parentNotification: message = .parentNotification(try r.parentNotification())
         case .adminRequest: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))

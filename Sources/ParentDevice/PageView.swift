@@ -18,7 +18,8 @@ struct PageView {
         var body = header()
         if let notice { body += "<p class=\"notice\" id=\"notice\">\(Self.escape(notice))</p>" }
         body += "<h2>Waiting for you</h2>"
-        body += pending.isEmpty ? "<p id=\"none-pending\">No questions are waiting.</p>" : pending.map(question).joined()
+        body += pending.isEmpty
+            ? "<p id=\"none-pending\">No questions are waiting.</p>" : pending.map(question).joined()
         body += "<h2>Limits</h2>"
         for child in children.sorted() { body += await limits(child) }
         if children.isEmpty { body += "<p>No child has asked on this device yet.</p>" }
@@ -65,9 +66,11 @@ struct PageView {
             return html + "<p>Limits are not available now (the broker did not answer).</p></section>"
         }
         html += "<p>Communication Limits \(settings.enabled ? "on" : "off"); Screen Time: \(settings.screenTime.name);"
-        html += " downtime (\(Self.escape(settings.downtimeSchedule?.text ?? "no schedule"))): \(settings.downtime.name);"
+        let schedule = Self.escape(settings.downtimeSchedule?.text ?? "no schedule")
+        html += " downtime (\(schedule)): \(settings.downtime.name);"
         html += " contact editing \(settings.allowContactEditing ? "allowed" : "not allowed").</p>"
-        html += "<p>Contacts: \(contacts.isEmpty ? "none" : contacts.map { Self.escape("\($0.handle)") }.joined(separator: ", "))</p>"
+        let listed = contacts.map { Self.escape("\($0.handle)") }.joined(separator: ", ")
+        html += "<p>Contacts: \(contacts.isEmpty ? "none" : listed)</p>"
         return html + "</section>"
     }
 

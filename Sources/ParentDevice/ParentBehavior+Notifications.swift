@@ -48,8 +48,8 @@ extension ParentBehavior {
         do {
             let head = try await store.notificationHead()
             if let after, after < head {
-                let missed = try await store.notifications(
-                    after: max(after, head > UInt64(Wire.maxNotificationBacklog) ? head - UInt64(Wire.maxNotificationBacklog) : 0))
+                let backlog = UInt64(Wire.maxNotificationBacklog)
+                let missed = try await store.notifications(after: max(after, head > backlog ? head - backlog : 0))
                 for notification in missed { context.sendLocal(.parentNotification(notification), to: routingID) }
             }
             return .parentWatching(head: head)

@@ -87,7 +87,8 @@ extension ParentPage {
                 HTTPHeader("Content-Type"): "text/html; charset=utf-8",
                 HTTPHeader("Cache-Control"): "no-store",
                 HTTPHeader("Referrer-Policy"): "no-referrer",
-                HTTPHeader("Content-Security-Policy"): "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+                HTTPHeader("Content-Security-Policy"):
+                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
             ],
             body: Data(page.utf8))
     }

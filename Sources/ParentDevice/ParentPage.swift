@@ -45,7 +45,8 @@ public final class ParentPage: Sendable {
                     throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "no IPv4 address"])
                 }
                 try publish(port: port)
-                context.logger.info("parent page listening", metadata: ["url": "http://127.0.0.1:\(port)/", "token": "\(tokenFile)"])
+                context.logger.info(
+                    "parent page listening", metadata: ["url": "http://127.0.0.1:\(port)/", "token": "\(tokenFile)"])
             } catch {
                 context.logger.error("parent page not published", metadata: ["error": "\(error)"])
             }

@@ -8,7 +8,8 @@ struct Parent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Act as a parent on a parent-device: questions, a child's limits and contacts, approvals, passcode.",
         subcommands: [
-            List.self, Approve.self, Decline.self, Limits.self, Contacts.self, Revoke.self, Passcode.self, Watch.self, History.self,
+            List.self, Approve.self, Decline.self, Limits.self, Contacts.self, Revoke.self, Passcode.self, Watch.self,
+            History.self,
         ])
 
     struct SocketOption: ParsableArguments {
