@@ -1,6 +1,15 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// `HEARTH_FUZZ=1 swift build -c release --product CodecFuzzer` (deploy/fuzz, docs/RELIABILITY.md): the fuzz targets
+/// and the code they test get libFuzzer's coverage and AddressSanitizer. Set per target, not with `-Xswiftc`, which
+/// would also reach the benchmark plugin's build tool (two `main`s: libFuzzer's and the tool's). HEARTH_FUZZ makes
+/// the fuzz targets' `main` run libFuzzer's driver instead of replaying files.
+let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+let fuzzEntry: [SwiftSetting] = fuzzing ? fuzzed + [.define("HEARTH_FUZZ")] : []
+let fuzzLink: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
+
 let package = Package(
     name: "hearth",
     platforms: [.macOS(.v15)],
@@ -15,6 +24,10 @@ let package = Package(
         .executable(name: "parent-device", targets: ["parent-device"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
         .executable(name: "hearth-loadtest", targets: ["hearth-loadtest"]),
+        .executable(name: "hearth-fleet", targets: ["hearth-fleet"]),
+        .library(name: "HearthClient", targets: ["HearthClient"]),
+        .executable(name: "CodecFuzzer", targets: ["CodecFuzzer"]),
+        .executable(name: "BrokerCommandFuzzer", targets: ["BrokerCommandFuzzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -39,13 +52,13 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
-        .target(name: "HearthCore"),
-        .target(name: "HearthProtocol", dependencies: ["HearthCore"]),
+        .target(name: "HearthCore", swiftSettings: fuzzed),
+        .target(name: "HearthProtocol", dependencies: ["HearthCore"], swiftSettings: fuzzed),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
         .target(
             name: "HearthService",
             dependencies: [
-                "HearthCore",
+                "HearthCore", "HearthProtocol",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -67,7 +80,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         .target(
             name: "DeviceRuntime",
@@ -103,8 +117,8 @@ let package = Package(
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "PermissionKit", "DeclaredAgeRange", "FamilyBroker",
-                "DeviceRuntime", "ChildDevice", "ParentDevice",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient", "PermissionKit", "DeclaredAgeRange",
+                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -127,16 +141,26 @@ let package = Package(
         .executableTarget(
             name: "hearthctl",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthFleet", "ZeroMQ", "HearthProtocol",
+                // Neither HearthFleet (a test kit) nor FamilyBroker: a shipped tool links what a client needs.
+                "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthClient", "ZeroMQ", "HearthProtocol",
                 "HearthTransport", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The client side of the daemons' local sockets: a person's consoles (parent, age range) and the ops probes.
+        .target(name: "HearthClient", dependencies: ["HearthCore", "HearthProtocol", "HearthTransport"]),
+        .executableTarget(
+            name: "hearth-fleet",
+            dependencies: ["HearthFleet", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "CEpoll"),
         .target(
             name: "HearthLoad",
             dependencies: [
                 "CEpoll", "CZeroMQ", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthFleet",
+                "PermissionKit",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                // The chaos run reads the daemons' sequence numbers from their SQLite files.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(
@@ -145,6 +169,21 @@ let package = Package(
                 "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport", "HearthLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // libFuzzer targets (docs/RELIABILITY.md): deploy/fuzz builds them with -sanitize=fuzzer,address; built plainly
+        // they replay files.
+        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport", swiftSettings: fuzzEntry),
+        .executableTarget(
+            name: "CodecFuzzer", dependencies: ["FuzzSupport", "HearthProtocol", "HearthCore"],
+            path: "Sources/Fuzz/CodecFuzzer", swiftSettings: fuzzEntry, linkerSettings: fuzzLink
+        ),
+        .executableTarget(
+            name: "BrokerCommandFuzzer",
+            dependencies: [
+                "FuzzSupport", "FamilyBroker", "HearthProtocol", "HearthCore", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Fuzz/BrokerCommandFuzzer", swiftSettings: fuzzEntry, linkerSettings: fuzzLink
         ),
         // Microbenchmarks: `swift package benchmark`. The plugin runs executable targets whose folder is in a folder
         // named Benchmarks, hence the path under Sources.
@@ -160,7 +199,7 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
-        .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "ZeroMQ"]),
+        .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "HearthService", "ZeroMQ"]),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
@@ -176,7 +215,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
-                "DeviceRuntime", "ParentDevice", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "DeviceRuntime", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "hearth-fleet", "HearthLoad", "CodecFuzzer", "BrokerCommandFuzzer",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -10,40 +10,6 @@ extension AgeRangeService {
         /// Declared Age Range cannot answer on this device now; `reason` says why.
         case notAvailable(reason: NotAvailableReason)
 
-        /// Why Declared Age Range is not available.
-        public enum NotAvailableReason: Sendable, Hashable, CustomStringConvertible {
-            /// The device's account has no age: its member has no birth date on record.
-            case noAccount(message: String)
-            /// The broker does not know this device: its key is not enrolled.
-            case deviceNotEnrolled(message: String)
-            /// The device daemon could not reach the family broker before its deadline.
-            case brokerUnreachable(message: String)
-            /// Nothing listens at the device daemon's socket.
-            case daemonNotRunning(socketPath: String)
-            /// The device daemon did not answer within the deadline.
-            case timedOut(socketPath: String, seconds: Double)
-            /// The connection to the daemon closed while the request waited, e.g. because `close()` was called.
-            case connectionClosed(socketPath: String)
-            /// The daemon speaks a protocol this library does not, or answered something unexpected.
-            case incompatibleDaemon(message: String)
-            /// The daemon or broker refused or failed; `message` is its word.
-            case refused(message: String)
-
-            public var description: String {
-                switch self {
-                case .noAccount(let message): "no account with an age on this device (\(message))"
-                case .deviceNotEnrolled(let message): "this device is not enrolled with the family broker (\(message))"
-                case .brokerUnreachable(let message): "the family broker is unreachable (\(message))"
-                case .daemonNotRunning(let path):
-                    "no device daemon is listening at \(path); start child-device or parent-device, or set HEARTH_DEVICE_SOCKET"
-                case .timedOut(let path, let seconds): "the device daemon at \(path) did not answer within \(seconds) s"
-                case .connectionClosed(let path): "the connection to the device daemon at \(path) was closed"
-                case .incompatibleDaemon(let message): "the device daemon speaks an incompatible protocol (\(message))"
-                case .refused(let message): "the request was refused (\(message))"
-                }
-            }
-        }
-
         public var description: String {
             switch self {
             case .invalidRequest(let reason): "invalid age range request: \(reason)"

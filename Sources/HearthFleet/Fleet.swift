@@ -1,13 +1,15 @@
 import ChildDevice
+import DeclaredAgeRange
 import DeviceRuntime
 import FamilyBroker
 import Foundation
-import Logging
-import ParentDevice
+import HearthClient
 import HearthCore
 import HearthProtocol
-import DeclaredAgeRange
+import HearthService
 import HearthTransport
+import Logging
+import ParentDevice
 import PermissionKit
 import Synchronization
 

@@ -183,7 +183,7 @@ public final class PostgresServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        defer { for argument in cArguments { free(argument) } }
         var spawnedPID: pid_t = 0
         let spawned = posix_spawn(&spawnedPID, argv[0], &actions, nil, cArguments, environ)
         guard spawned == 0 else { throw Failure(description: "could not start \(argv[0]): error \(spawned)") }

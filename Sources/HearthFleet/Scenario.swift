@@ -3,7 +3,7 @@ import HearthCore
 import Yams
 
 /// A fleet test written in YAML for people who do not write Swift: families, then steps (asks, answers, faults,
-/// expectations). `hearthctl fleet run FILE` runs one with `ScenarioRunner`; docs/FLEET.md describes the format.
+/// expectations). `hearth-fleet run FILE` runs one with `ScenarioRunner`; docs/FLEET.md describes the format.
 public struct Scenario: Sendable, Decodable {
     public var name: String
     /// `processes` (the default) or `inProcess`.

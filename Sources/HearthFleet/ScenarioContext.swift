@@ -1,4 +1,5 @@
 import Foundation
+import HearthClient
 import HearthCore
 import HearthProtocol
 import PermissionKit

@@ -42,11 +42,11 @@ public struct ScenarioReport: Sendable {
         let passedSteps = steps.filter { $0.outcome == .passed }.count
         if passed { return "PASSED: \(name): \(steps.count) steps in \(Self.format(elapsed))" }
         let failed = lines.first { if case .failed = $0.outcome { true } else { false } }
-        let where_ = failed.map { $0.number == 0 ? "the fleet did not start" : "step \($0.number) of \(steps.count) failed" } ?? "failed"
-        return "FAILED: \(name): \(where_) (\(passedSteps) passed) in \(Self.format(elapsed))"
+        let failure = failed.map { $0.number == 0 ? "the fleet did not start" : "step \($0.number) of \(steps.count) failed" }
+        return "FAILED: \(name): \(failure ?? "failed") (\(passedSteps) passed) in \(Self.format(elapsed))"
     }
 
-    /// The whole report, as `hearthctl fleet run` prints it.
+    /// The whole report, as `hearth-fleet run` prints it.
     public var text: String { ([header] + lines.map(\.text) + [verdict]).joined(separator: "\n") }
 
     static func format(_ duration: Duration) -> String {

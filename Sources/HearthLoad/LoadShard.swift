@@ -215,37 +215,49 @@ private final class ShardRunner {
                         asked += 1
                     }
                 }
-                while answersHead < answers.count {
-                    let next = answers[answersHead]
-                    if next.due > now {
-                        deadline = min(deadline, next.due)
-                        break
-                    }
-                    sendAnswer(parent: Int(next.parent), counter: next.counter)
-                    answersHead += 1
-                }
-                if answersHead > 4096, answersHead * 2 > answers.count {
-                    answers.removeFirst(answersHead)
-                    answersHead = 0
-                }
+                deadline = sendDueAnswers(now: now, deadline: deadline)
                 if now >= windowEnd, outstanding == 0 || now >= windowEnd + shard.plan.drainTimeout.nanoseconds { break }
             }
-            let wait = deadline > now ? deadline - now : 0
-            var timeout: Int32 = 0
-            if !pending.isEmpty {
-                timeout = 0
-            } else if wait >= 1_000_000 {
-                timeout = Int32(min(wait / 1_000_000, 1000))
-            } else if wait > 0 {
-                // epoll counts in milliseconds: sleep out a shorter wait, then look without blocking.
-                var ts = timespec(tv_sec: 0, tv_nsec: Int(wait))
-                nanosleep(&ts, nil)
-            }
-            var events = [epoll_event](repeating: epoll_event(), count: 256)
-            let n = epoll_wait(epoll, &events, 256, timeout)
-            for i in 0..<max(0, Int(n)) { markPending(Int(events[i].data.u64)) }
-            processPending()
+            poll(now: now, until: deadline)
         }
+    }
+
+    /// Sends the parents' answers that are due; returns `deadline`, or when the next answer is due if that is sooner.
+    private func sendDueAnswers(now: UInt64, deadline: UInt64) -> UInt64 {
+        var deadline = deadline
+        while answersHead < answers.count {
+            let next = answers[answersHead]
+            if next.due > now {
+                deadline = min(deadline, next.due)
+                break
+            }
+            sendAnswer(parent: Int(next.parent), counter: next.counter)
+            answersHead += 1
+        }
+        if answersHead > 4096, answersHead * 2 > answers.count {
+            answers.removeFirst(answersHead)
+            answersHead = 0
+        }
+        return deadline
+    }
+
+    /// Waits for socket events until `deadline` (not at all while reads are pending), then reads what is ready.
+    private func poll(now: UInt64, until deadline: UInt64) {
+        let wait = deadline > now ? deadline - now : 0
+        var timeout: Int32 = 0
+        if !pending.isEmpty {
+            timeout = 0
+        } else if wait >= 1_000_000 {
+            timeout = Int32(min(wait / 1_000_000, 1000))
+        } else if wait > 0 {
+            // epoll counts in milliseconds: sleep out a shorter wait, then look without blocking.
+            var ts = timespec(tv_sec: 0, tv_nsec: Int(wait))
+            nanosleep(&ts, nil)
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        let n = epoll_wait(epoll, &events, 256, timeout)
+        for i in 0..<max(0, Int(n)) { markPending(Int(events[i].data.u64)) }
+        processPending()
     }
 
     private func markPending(_ socket: Int) {

@@ -9,6 +9,11 @@ extension WireReader {
         }
         let value = try string("\(field).value", max: Wire.maxHandleBytes)
         guard !value.isEmpty else { throw .invalidValue(field: "\(field).value", reason: "must not be empty") }
+        // Stores keep handles as SQLite TEXT, read back as C strings: a NUL would cut the value short (found by
+        // BrokerCommandFuzzer: a contact stored as "\0…" came back empty, and the reply no longer decoded).
+        guard !value.utf8.contains(0) else {
+            throw .invalidValue(field: "\(field).value", reason: "must not contain U+0000 (NUL)")
+        }
         return CommunicationHandle(value: value, kind: kind)
     }
 

@@ -17,49 +17,6 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     /// Something unexpected failed; `reason` says what.
     case unknown(reason: String)
 
-    /// Why PermissionKit is not available.
-    public enum NotAvailableReason: Sendable, Hashable, CustomStringConvertible {
-        /// The device's user is not a child: PermissionKit questions are for children only.
-        case notAChild(message: String)
-        /// Nothing listens at the child-device daemon's socket.
-        case daemonNotRunning(socketPath: String)
-        /// The daemon did not answer within the deadline.
-        case timedOut(socketPath: String, seconds: Double)
-        /// The connection to the daemon closed while the request waited, e.g. because `close()` was called.
-        case connectionClosed(socketPath: String)
-        /// The connection to the daemon could not be set up, e.g. an ipc path too long for a Unix socket.
-        case connectionFailed(socketPath: String, reason: String)
-        /// The daemon is not linked to the family broker and cannot take the question now.
-        case brokerUnavailable(message: String)
-        /// The daemon refused this app or this request.
-        case notAuthorized(message: String)
-        /// The daemon refused the app's hello, so it cannot ask anything.
-        case helloRefused(message: String)
-        /// Too many requests; retry later.
-        case rateLimited(message: String)
-        /// The daemon speaks a protocol version or message set this library does not.
-        case incompatibleDaemon(message: String)
-
-        /// A sentence saying what is unavailable and, where it helps, what to do.
-        public var description: String {
-            switch self {
-            case .notAChild(let message):
-                "the user is not a child; PermissionKit questions are for children only (\(message))"
-            case .daemonNotRunning(let path):
-                "no child-device daemon is listening at \(path); start child-device or set HEARTH_CHILD_SOCKET"
-            case .timedOut(let path, let seconds):
-                "the child-device daemon at \(path) did not answer within \(seconds) s"
-            case .connectionClosed(let path): "the connection to the child-device daemon at \(path) was closed"
-            case .connectionFailed(let path, let reason): "cannot connect to the child-device daemon at \(path): \(reason)"
-            case .brokerUnavailable(let message): "the child-device daemon cannot reach the family broker (\(message))"
-            case .notAuthorized(let message): "the child-device daemon refused the request (\(message))"
-            case .helloRefused(let message): "the child-device daemon refused this app (\(message))"
-            case .rateLimited(let message): "too many requests; retry later (\(message))"
-            case .incompatibleDaemon(let message): "the child-device daemon speaks an incompatible protocol (\(message))"
-            }
-        }
-    }
-
     /// A sentence naming the broken rule or the unreachable daemon.
     public var description: String {
         switch self {

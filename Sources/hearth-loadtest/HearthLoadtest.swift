@@ -7,6 +7,6 @@ struct HearthLoadtest: AsyncParsableCommand {
         abstract: "Load-test and measure Hearth: broker cycles, the raw libzmq baseline, the binding, the codec, start-up.",
         subcommands: [
             CycleCommand.self, ConnectCommand.self, PubSubCommand.self, CodecBenchmark.self, StartupBenchmark.self,
-            RelayCommand.self, ConnectWorkerCommand.self,
+            RelayCommand.self, ConnectWorkerCommand.self, ChaosCommand.self,
         ])
 }

@@ -4,6 +4,7 @@ import Foundation
 import HearthCore
 import HearthFleet
 import HearthProtocol
+import HearthService
 import HearthTransport
 import ZeroMQ
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import DeclaredAgeRange
 import Foundation
 import HearthCore
-import HearthFleet
+import HearthClient
 import HearthProtocol
 import HearthTransport
 

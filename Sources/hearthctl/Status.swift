@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HearthFleet
+import HearthClient
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import Foundation
 import HearthCore
+import HearthProtocol
+import HearthService
 import Testing
 import ZeroMQ
 

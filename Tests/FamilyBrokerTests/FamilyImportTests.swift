@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
 import HearthCore
+import HearthProtocol
+import HearthService
 import Testing
 import ZeroMQ
 

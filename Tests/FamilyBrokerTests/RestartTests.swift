@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthCore
+import HearthProtocol
 import Logging
 import Testing
 import ZeroMQ

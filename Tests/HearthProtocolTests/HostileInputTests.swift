@@ -196,6 +196,18 @@ import Testing
         #expect(failure(MessageCodec.encode(.appResponse(inboxID: 1, Fixtures.askedFull, Fixtures.answered)) + [0]) == .trailingBytes(count: 1))
     }
 
+    /// A NUL would be cut off where handles are stored as SQLite TEXT (found by BrokerCommandFuzzer).
+    @Test func handlesWithNULAreInvalidValues() {
+        for value in ["\u{0}", "pal\u{0}", "\u{0}+44 20 7946 0958"] {
+            let contact = Contact(handle: CommunicationHandle(value: value, kind: .phoneNumber))
+            let frame = MessageCodec.encode(.editContacts(childID: "kid-1", add: [contact], remove: []))
+            let refusal = WireError.invalidValue(field: "contact.handle.value", reason: "must not contain U+0000 (NUL)")
+            #expect(failure(frame) == refusal)
+        }
+        #expect(failure(MessageCodec.encode(.knownHandles([CommunicationHandle(value: "a\u{0}b", kind: .custom)])))
+            == .invalidValue(field: "handle.value", reason: "must not contain U+0000 (NUL)"))
+    }
+
     @Test func forbiddenIdentifiersAreInvalidValues() {
         func welcome(member: String) -> [UInt8] {
             Fixtures.frame(type: 0x81) { w in

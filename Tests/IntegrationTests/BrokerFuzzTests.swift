@@ -14,7 +14,8 @@ struct BrokerFuzzTests {
     static let spec = FleetSpec(families: [
         .init("appleseed", members: [
             .organizer("alice", devices: ["alice-phone"]),
-            .adult("uncle", devices: ["uncle-laptop"]),
+            // No birth date: an age range request by the adult is refused (`ageNotDeclared`), so it changes nothing.
+            .init("uncle", role: .adult, birthDate: "", devices: ["uncle-laptop"]),
             .child("emma", devices: ["emma-tablet"]),
         ]),
     ])
@@ -27,8 +28,8 @@ struct BrokerFuzzTests {
         ProcessInfo.processInfo.environment["HEARTH_FUZZ_SEED"].flatMap { UInt64($0) } ?? 0x4845_4152_5448
     }
 
-    /// Broker commands (0x01-0x0C): decoded ones may act, so only a caller who may change nothing sends them.
-    static let commandTypes: ClosedRange<UInt8> = 0x01...0x0C
+    /// Every broker command's type code, from the protocol's one list of types (`MessageType.isBrokerCommand`).
+    static let commandTypes = Set(MessageType.allCases.filter(\.isBrokerCommand).map(\.rawValue))
 
     /// What the broker must answer to one case.
     enum Expected {
@@ -36,6 +37,8 @@ struct BrokerFuzzTests {
         case exactly(Message, kind: String)
         /// A decodable broker command: the reply depends on the caller's role.
         case command(Message)
+        /// A command the adult may give and that changes stored state (its own age range sharing): nobody sends it.
+        case adultsOwn(Message)
     }
 
     static func expected(_ item: FrameFuzzer.Case) -> Expected {
@@ -46,7 +49,9 @@ struct BrokerFuzzTests {
         guard item.frames.count == 1 else { return refusal(.wrongFrameCount(expected: 1, got: item.frames.count)) }
         do {
             let message = try MessageCodec.decode(item.frames[0]).message
-            if commandTypes.contains(message.typeCode) { return .command(message) }
+            if case .ageRange(.setSharing("uncle", _)) = message { return .adultsOwn(message) }
+            // Decoded ones may act, so only a caller who may change nothing sends them.
+            if message.isBrokerCommand { return .command(message) }
             let text = "message type 0x\(String(message.typeCode, radix: 16)) is not a broker command"
             return .exactly(.error(ErrorReply(.unknownMessageType, text)), kind: "notACommand")
         } catch {
@@ -72,8 +77,22 @@ struct BrokerFuzzTests {
             return code == .notAuthorized
         case .approveInPerson:
             return code == .notFound || code == .notAuthorized
+        case .ageRange(.clearCache(let app)):
+            return reply == .ageRange(.cacheCleared(app: app, existed: false))
+        case .ageRange(let message):
+            return adultMayGet(code, for: message)
         default:
             return false
+        }
+    }
+
+    /// The age range commands: the adult has no birth date, no prompts and no cache, and may set only its own sharing.
+    static func adultMayGet(_ code: ErrorCode?, for command: AgeRangeMessage) -> Bool {
+        switch command {
+        case .request: code == .invalidAgeRequest || code == .ageNotDeclared
+        case .setSharing: code == .notAuthorized || code == .notFound
+        case .answerPrompt: code == .notFound
+        default: false
         }
     }
 
@@ -92,8 +111,10 @@ struct BrokerFuzzTests {
             // The organizer could change emma's settings: it sends only what must be refused whoever sends it.
             let refusable = cases.filter { if case .exactly = Self.expected($0) { true } else { false } }
             var kinds = try await Self.exchange(refusable, with: organizer, role: "organizer")
-            // The adult may change nothing at all: it sends everything, decodable commands included.
-            kinds.merge(try await Self.exchange(cases, with: adult, role: "adult")) { $0 + $1 }
+            // The adult may change nothing but its own sharing: it sends everything else, decodable commands included.
+            let adultsOwn = cases.filter { if case .adultsOwn = Self.expected($0) { true } else { false } }
+            let adultCases = cases.filter { if case .adultsOwn = Self.expected($0) { false } else { true } }
+            kinds.merge(try await Self.exchange(adultCases, with: adult, role: "adult")) { $0 + $1 }
 
             #expect(fleet.currentBroker.isRunning && fleet.currentBroker.pid == pid, "the broker never crashed")
             #expect(try await organizer.request(.ping, requestID: 2) == .pong(head: 3), "and still answers")
@@ -104,11 +125,12 @@ struct BrokerFuzzTests {
             let after = try BrokerSnapshot(fleet)
             #expect(after == before, "stored state changed: before \(before), after \(after)")
             // Every way the codec refuses a frame was reached, so the run tested what it claims to.
-            let wanted: Set = [
+            let wanted = Set([
                 "truncated", "invalidUTF8", "unknownEnumValue", "tooLong", "trailingBytes", "unsupportedVersion",
-                "unknownMessageType", "invalidValue", "wrongFrameCount", "notACommand", "command",
-            ]
+                "unknownMessageType", "invalidValue", "wrongFrameCount", "notACommand",
+            ]).union(Self.commandTypes.map(Self.commandKind))
             #expect(wanted.isSubset(of: Set(kinds.keys)), "reached: \(kinds)")
+            #expect(adultsOwn.count < 10, "the adult's own settings are rare: \(adultsOwn.count)")
             #expect(refusable.count > Self.iterations / 2)
             await organizer.close()
             await adult.close()
@@ -171,6 +193,9 @@ struct BrokerFuzzTests {
 
     // MARK: helpers
 
+    /// The name a decodable command of `type` is counted under: every broker command must be reached as one.
+    static func commandKind(_ type: UInt8) -> String { "command 0x\(String(type, radix: 16))" }
+
     /// Settings, a contact, a passcode, an answered and a pending question: state the hostile frames must not touch.
     /// Returns the pending question's id.
     static func storeSomething(in fleet: Fleet) async throws -> UUID {
@@ -221,8 +246,10 @@ struct BrokerFuzzTests {
                 case .exactly(let reply, let kind):
                     kinds[kind, default: 0] += 1
                     if item.requestID == 0 { headerless.append("\(reply)") }
-                case .command:
-                    kinds["command", default: 0] += 1
+                case .command(let command):
+                    kinds[Self.commandKind(command.typeCode), default: 0] += 1
+                case .adultsOwn:
+                    Issue.record("\(role) was given \(item.mutation), which may change its own state")
                 }
                 if item.requestID != 0 { waiting[item.requestID] = (item, expectation) }
                 peer.send(frames: item.frames)
@@ -249,6 +276,8 @@ struct BrokerFuzzTests {
                     case .command(let command):
                         #expect(role == "adult", "only the adult sends decodable commands")
                         #expect(adultMayGet(envelope.message, for: command), "\(role), \(item.mutation): \(command) got \(envelope.message)")
+                    case .adultsOwn:
+                        break
                     }
                 }
                 try await Task.sleep(for: .milliseconds(5))

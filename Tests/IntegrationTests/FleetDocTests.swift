@@ -3,7 +3,7 @@ import HearthFleet
 import Testing
 
 /// docs/FLEET.md's examples run as written: its Swift example is FleetDocExamples.swift (compiled and run as tests),
-/// and its YAML example runs through the real `hearthctl fleet run`.
+/// and its YAML example runs through the real `hearth-fleet run`.
 @Suite("docs/FLEET.md examples")
 struct FleetDocTests {
     static let root = ScenarioFileTests.root
@@ -38,7 +38,7 @@ struct FleetDocTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-doc-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-        let (status, output) = try await ScenarioFileTests.hearthctl(["fleet", "run", file])
+        let (status, output) = try await ScenarioFileTests.hearthFleet(["run", file])
         #expect(status == 0, "\(output)")
         #expect(output.contains("PASSED: a question while a parent is offline: 9 steps"), "\(output)")
     }

@@ -146,6 +146,29 @@ struct FrameFuzzer {
             w.blob(badUTF8)
         })
         add("adminRequest on ingress UTF-8", frame(0x50) { $0.blob(badUTF8) })
+        for type: UInt8 in [0x40, 0x43, 0x44] {
+            add("age app UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) })
+        }
+        add("ageSetSharing.memberID UTF-8", frame(0x41) { $0.blob(badUTF8) })
+
+        // Declared Age Range commands: bad enum values, bad ids, too many gates.
+        for sharing: UInt8 in [0, 4, 0xFF] {
+            add("ageSetSharing.sharing \(sharing)", frame(0x41) { w in
+                w.string(child)
+                w.u8(sharing)
+            })
+        }
+        add("ageAnswerPrompt.share 2", frame(0x42) { w in
+            w.uuid(questionID)
+            w.u8(2)
+        })
+        add("ageRangeRequest.gates count 17", frame(0x40) { w in
+            w.string("com.example.chat")
+            w.u32(17)
+        })
+        for app in ["", "com example", "../app"] {
+            add("ageClearCache.app \(app.debugDescription)", frame(0x43) { $0.string(app) })
+        }
 
         // Unknown enum values.
         func settings(enabled: UInt8 = 1, screenTime: UInt8 = 1, downtime: UInt8 = 1, presence: UInt8 = 0, editing: UInt8 = 0) -> [UInt8] {
@@ -198,7 +221,7 @@ struct FrameFuzzer {
         }
 
         // Huge lengths and counts, and ids that break the id rule.
-        for type: UInt8 in [0x03, 0x05, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x50] {
+        for type: UInt8 in [0x03, 0x05, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x50, 0x40, 0x41, 0x43] {
             add("u32.max length (0x\(String(type, radix: 16)))", frame(type) { $0.u32(.max) })
         }
         add("editContacts.add count u32.max", frame(0x09) { w in
@@ -273,6 +296,33 @@ struct FrameFuzzer {
             .pendingList([asked]),
             .adminRequest(#"{"command":"revoke","device":"d"}"#),
             .adminResult(#"{"summary":"x","disconnectedDevices":[]}"#),
+        ] + ageRangeMessages(child: child, promptID: questionID).map(Message.ageRange)
+    }
+
+    /// A valid Declared Age Range message of every type, the broker's commands (0x40-0x43) among them.
+    static func ageRangeMessages(child: MemberID, promptID: UUID) -> [AgeRangeMessage] {
+        let range = DeclaredRange(
+            lowerBound: 9, upperBound: 12, declaration: .guardianDeclared, parentalControls: .communicationLimits)
+        let prompt = AgePrompt(
+            id: promptID, memberID: child, app: "com.example.chat", gates: [9, 13], range: range,
+            createdAt: Date(timeIntervalSince1970: 5), expiresAt: Date(timeIntervalSince1970: 65))
+        return [
+            .request(app: "com.example.chat", gates: [13, 16]),
+            .request(app: "com.example.chat", gates: []),
+            .setSharing(member: child, .always),
+            .setSharing(member: "alice", .never),
+            .answerPrompt(id: promptID, share: true),
+            .answerPrompt(id: UUID(uuidString: "00000000-0000-4000-8000-0000000000A9")!, share: false),
+            .clearCache(app: "com.example.chat"),
+            .watch(app: "com.example.chat"),
+            .listPrompts,
+            .result(app: "com.example.chat", .sharing(range)),
+            .prompted(id: promptID, app: "com.example.chat", timeoutMilliseconds: 60_000),
+            .sharingSet(member: child, .askFirst),
+            .promptAnswered(id: promptID, .declined(.userDeclined)),
+            .cacheCleared(app: "com.example.chat", existed: true),
+            .promptList([prompt]),
+            .update(app: "com.example.chat", promptID: promptID, .declined(.promptTimedOut)),
         ]
     }
 

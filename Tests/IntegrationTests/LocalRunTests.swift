@@ -44,7 +44,7 @@ struct LocalRunTests {
             let script = root.appendingPathComponent("deploy/local/run").path
             let argv: [UnsafeMutablePointer<CChar>?] = [strdup(script), nil]
             let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { (argv + envp).forEach { free($0) } }
+            defer { for pointer in argv + envp { free(pointer) } }
             var pid: pid_t = 0
             let result = posix_spawn(&pid, script, &actions, &attributes, argv, envp)
             guard result == 0 else { throw FleetError("cannot start deploy/local/run: \(String(cString: strerror(result)))") }

@@ -2,9 +2,9 @@ import Foundation
 import HearthFleet
 import Testing
 
-/// The example scenarios in config/scenarios run through the real `hearthctl fleet run` and pass; a scenario that
+/// The example scenarios in config/scenarios run through the real `hearth-fleet run` and pass; a scenario that
 /// expects the wrong thing fails with exit status 1 and a report that says which step and why.
-@Suite("Scenario files through hearthctl", .serialized)
+@Suite("Scenario files through hearth-fleet", .serialized)
 struct ScenarioFileTests {
     static let root: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -18,12 +18,12 @@ struct ScenarioFileTests {
         return names.filter { $0.hasSuffix(".yaml") }.sorted().map { directory + "/" + $0 }
     }
 
-    /// Runs hearthctl with `arguments`; returns its exit status and what it printed.
-    static func hearthctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// Runs hearth-fleet with `arguments`; returns its exit status and what it printed.
+    static func hearthFleet(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
+        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearth-fleet")
         process.arguments = arguments
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("hearthctl-\(UUID().uuidString).out")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString).out")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let handle = try FileHandle(forWritingTo: log)
@@ -41,7 +41,7 @@ struct ScenarioFileTests {
 
     @Test(arguments: examples.map { ($0 as NSString).lastPathComponent })
     func exampleScenarioPasses(file: String) async throws {
-        let (status, output) = try await Self.hearthctl(["fleet", "run", Self.root + "/config/scenarios/" + file])
+        let (status, output) = try await Self.hearthFleet(["run", Self.root + "/config/scenarios/" + file])
         #expect(status == 0, "\(output)")
         #expect(output.contains("PASSED"))
         #expect(!output.contains("✘"))
@@ -64,7 +64,7 @@ struct ScenarioFileTests {
               - expect: {response: q, on: emma-tablet, answer: approval}
               - expect: {known: pal, on: emma-tablet}
             """.write(toFile: file, atomically: true, encoding: .utf8)
-        let (status, output) = try await Self.hearthctl(["fleet", "run", file])
+        let (status, output) = try await Self.hearthFleet(["run", file])
         #expect(status == 1)
         #expect(output.contains("✔  1. ask q on emma-tablet"))
         #expect(output.contains("✘  3. expect response to q on emma-tablet approval"))
@@ -86,7 +86,7 @@ struct ScenarioFileTests {
             steps:
               - ask: {on: emma-phone, as: q, handles: [pal]}
             """.write(toFile: file, atomically: true, encoding: .utf8)
-        let (status, output) = try await Self.hearthctl(["fleet", "run", file])
+        let (status, output) = try await Self.hearthFleet(["run", file])
         #expect(status == 1)
         #expect(output.contains("steps[0] (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"), "\(output)")
     }

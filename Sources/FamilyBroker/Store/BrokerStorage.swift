@@ -1,0 +1,141 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+
+/// What the broker engine needs from storage: the seam between the engine and a backend (`BrokerStore` on SQLite
+/// is the first; another database is a second type conforming to this, with no change to the engine).
+///
+/// Contract, which every backend keeps and `StorageContractTests` checks:
+/// - `transaction(_:committed:)` runs `work` in one transaction, alone among transactions of this store and in the
+///   order they were started. When `work` returns, its changes commit durably (a committed change survives a crash
+///   or power loss) and then `committed` runs with its result, before any later transaction's `work` starts, so
+///   that what `committed` sends leaves in commit order. When `work` throws, or the commit fails, nothing of it is
+///   stored, `committed` does not run, and the error is rethrown.
+/// - `StorageWriter.savepoint` runs a part of a transaction that is undone alone when it throws: the rest of the
+///   transaction goes on and commits without it.
+/// - `reading(_:)` sees the state of one committed transaction (never part of one), and does not wait for writers.
+/// - Reads within a transaction see the transaction's own writes.
+/// - Events: `appendEvent` stores an event with its wire encoding (`MessageCodec`'s layout of `Event`, the codec
+///   being the single source of truth of that layout), keyed by (member, sequence), which are unique; `events(of:)`
+///   returns them in sequence order. Heads are the highest sequence stored per member.
+/// - Questions, resolutions, age prompts and answers are returned as they were stored; "pending" means stored with
+///   no resolution. Every query with a `now` compares stored dates at millisecond precision.
+protocol BrokerStorage: Sendable {
+    /// The last sequence number of every member's log.
+    func heads() throws -> [MemberID: UInt64]
+
+    /// Runs `body` against committed state, off the writer.
+    func reading<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
+
+    /// Runs `work` in one transaction, then `committed` once it committed (see the contract above).
+    func transaction<T: Sendable>(
+        _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
+    ) async throws -> T
+}
+
+/// The queries the engine asks of its store.
+protocol StorageReader {
+    // MARK: questions and known handles
+
+    func question(_ id: UUID) throws -> Stored.Question?
+    /// The child's pending, unexpired question from `app` about exactly these handles (in any order).
+    func pendingQuestion(
+        child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
+    ) throws -> Stored.Question?
+    /// The child's pending questions, oldest first.
+    func pendingQuestions(child: MemberID) throws -> [Stored.Question]
+    /// Pending questions whose expiration date is at or before `now`, at most `limit`.
+    func expiredPendingQuestions(now: Date, limit: Int) throws -> [Stored.Question]
+    /// How many questions the child asked at or after `since`, counting no further than `limit`.
+    func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int
+    /// The subset of `handles` the child has had approved, in `handles`' order.
+    func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle]
+
+    // MARK: events
+
+    /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
+    func events(of member: MemberID, after: UInt64, limit: Int) throws -> [Event]
+
+    // MARK: directory
+
+    /// Every stored family row.
+    func familyRows() throws -> [FamilyID: Stored.Family]
+    /// Each stored row's source hash (nil for a row that is only the broker's), without decoding the entries.
+    func sourceHashes() throws -> [FamilyID: String?]
+    /// Whether the stored rows are `file`'s families as last applied and nothing else (see `BrokerStore`).
+    func holdsExactly(_ file: FamilyFile) throws -> Bool
+    /// The stored directory as a family file (nil when nothing was ever stored).
+    func storedFile() throws -> FamilyFile?
+    /// Public keys revoked by an admin: never enrolled again from the family file.
+    func revokedKeys() throws -> Set<String>
+
+    // MARK: settings, contacts, passcodes
+
+    func settings(of child: MemberID) throws -> CommunicationSettings?
+    /// The child's contacts, by kind and value.
+    func contacts(of child: MemberID) throws -> [Contact]
+    /// Which of `handles` are the child's contacts, each with whether it is allowed during downtime.
+    func contactFlags(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle: Bool]
+    func passcode(of child: MemberID) throws -> Stored.Passcode?
+
+    // MARK: Declared Age Range
+
+    func ageSharing(of member: MemberID) throws -> AgeSharing?
+    func ageCache(_ member: MemberID, app: BundleID) throws -> Stored.AgeCache?
+    /// Cache entries due for review at `now`, earliest first (a bounded number per call).
+    func ageCacheDue(at now: Date) throws -> [Stored.AgeCache]
+    func agePrompt(_ id: UUID) throws -> (prompt: AgePrompt, status: Stored.PromptStatus)?
+    /// The open, unexpired prompts of (member, app).
+    func openAgePrompts(_ member: MemberID, app: BundleID, now: Date) throws -> [AgePrompt]
+    /// Open prompts whose deadline is at or before `now` (a bounded number per call).
+    func expiredAgePrompts(at now: Date) throws -> [AgePrompt]
+}
+
+/// The changes the engine makes, inside `BrokerStorage.transaction`.
+protocol StorageWriter: StorageReader {
+    /// Runs `body`; when it throws, what it changed is undone and the error rethrown, and the transaction goes on.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+
+    // MARK: questions and known handles
+
+    func insert(_ asked: AskedQuestion, resolution: Resolution?) throws
+    func resolve(_ id: UUID, with resolution: Resolution) throws
+    /// Adds approved handles; returns those that were not known before.
+    func addKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, question: UUID?
+    ) throws -> [CommunicationHandle]
+    /// Removes approved handles; returns those that were known.
+    func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle]
+
+    // MARK: events
+
+    /// Stores `event`, whose wire encoding (the body of its 0x90 frame) is `body`.
+    func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws
+
+    // MARK: directory
+
+    /// Stores a family's row; `entry` is the family as `Stored.Family.entryEncoder()` encodes it.
+    func saveFamily(entry: Data, id: FamilyID, sourceHash: String?) throws
+    func deleteFamily(_ id: FamilyID) throws
+    func revokeKey(_ key: String, device: DeviceID, member: MemberID, at date: Date) throws
+    func unrevokeKey(_ key: String) throws
+
+    // MARK: settings, contacts, passcodes
+
+    func saveSettings(_ settings: CommunicationSettings, of child: MemberID) throws
+    /// Adds or updates contacts; returns the handles that were not contacts before.
+    func upsertContacts(_ contacts: [Contact], of child: MemberID) throws -> [CommunicationHandle]
+    /// Removes contacts; returns those that were contacts.
+    func removeContacts(_ handles: [CommunicationHandle], of child: MemberID) throws -> [CommunicationHandle]
+    /// Stores the child's passcode row, or removes it when nil.
+    func savePasscode(_ row: Stored.Passcode?, of child: MemberID) throws
+
+    // MARK: Declared Age Range
+
+    func setAgeSharing(_ setting: AgeSharing, of member: MemberID, by: MemberID, at: Date) throws
+    func saveAgeCache(_ entry: Stored.AgeCache) throws
+    /// Forgets (member, app); true if there was something to forget.
+    func clearAgeCache(_ member: MemberID, app: BundleID) throws -> Bool
+    func insertAgePrompt(_ prompt: AgePrompt) throws
+    func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws
+}

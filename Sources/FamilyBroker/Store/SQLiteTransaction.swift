@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+extension BrokerStore: BrokerStorage {
+    func reading<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
+        try await pool.read { db in try body(SQLiteTransaction(db: db)) }
+    }
+
+    func transaction<T: Sendable>(
+        _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
+    ) async throws -> T {
+        // On GRDB's serial writer queue: `committed` runs there too, before the next transaction starts.
+        try await pool.writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try work(SQLiteTransaction(db: db))
+                return .commit
+            }
+            committed(result!)
+            return result!
+        }
+    }
+}
+
+/// A connection of `BrokerStore` inside a transaction (or a read), as the engine's `StorageWriter`: each call is the
+/// store's SQL for it.
+struct SQLiteTransaction: StorageWriter {
+    let db: Database
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        // Cached statements: a savepoint per command is on the hot path.
+        try db.cachedStatement(sql: "SAVEPOINT command").execute()
+        do {
+            let result = try body()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
+            return result
+        } catch {
+            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
+            throw error
+        }
+    }
+
+    // MARK: questions and known handles
+
+    func question(_ id: UUID) throws -> Stored.Question? { try BrokerStore.question(id, in: db) }
+
+    func pendingQuestion(
+        child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
+    ) throws -> Stored.Question? {
+        try BrokerStore.pendingQuestion(
+            child: child, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db)
+    }
+
+    func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
+        try BrokerStore.pendingQuestions(child: child, in: db)
+    }
+
+    func expiredPendingQuestions(now: Date, limit: Int) throws -> [Stored.Question] {
+        try BrokerStore.expiredPendingQuestions(now: now, limit: limit, in: db)
+    }
+
+    func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
+        try BrokerStore.askCount(child: child, since: since, upTo: limit, in: db)
+    }
+
+    func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
+        try BrokerStore.knownHandles(of: child, among: handles, in: db)
+    }
+
+    func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
+        try BrokerStore.insert(asked, resolution: resolution, in: db)
+    }
+
+    func resolve(_ id: UUID, with resolution: Resolution) throws {
+        try BrokerStore.resolve(id, with: resolution, in: db)
+    }
+
+    func addKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, question: UUID?
+    ) throws -> [CommunicationHandle] {
+        try BrokerStore.addKnownHandles(handles, child: child, question: question, in: db)
+    }
+
+    func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle] {
+        try BrokerStore.removeKnownHandles(handles, child: child, in: db)
+    }
+
+    // MARK: events
+
+    func events(of member: MemberID, after: UInt64, limit: Int) throws -> [Event] {
+        try BrokerStore.events(of: member, after: after, limit: limit, in: db)
+    }
+
+    func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws {
+        try BrokerStore.appendEvent(event, body: body, in: db)
+    }
+
+    // MARK: directory
+
+    func familyRows() throws -> [FamilyID: Stored.Family] { try BrokerStore.familyRows(in: db) }
+    func sourceHashes() throws -> [FamilyID: String?] { try BrokerStore.sourceHashes(in: db) }
+    func holdsExactly(_ file: FamilyFile) throws -> Bool { try BrokerStore.holdsExactly(file, in: db) }
+    func storedFile() throws -> FamilyFile? { try BrokerStore.storedFile(in: db) }
+    func revokedKeys() throws -> Set<String> { try BrokerStore.revokedKeys(in: db) }
+
+    func saveFamily(entry: Data, id: FamilyID, sourceHash: String?) throws {
+        try BrokerStore.saveFamily(entry: entry, id: id, sourceHash: sourceHash, in: db)
+    }
+
+    func deleteFamily(_ id: FamilyID) throws { try BrokerStore.deleteFamily(id, in: db) }
+
+    func revokeKey(_ key: String, device: DeviceID, member: MemberID, at date: Date) throws {
+        try BrokerStore.revokeKey(key, device: device, member: member, at: date, in: db)
+    }
+
+    func unrevokeKey(_ key: String) throws { try BrokerStore.unrevokeKey(key, in: db) }
+
+    // MARK: settings, contacts, passcodes
+
+    func settings(of child: MemberID) throws -> CommunicationSettings? { try BrokerStore.settings(of: child, in: db) }
+    func contacts(of child: MemberID) throws -> [Contact] { try BrokerStore.contacts(of: child, in: db) }
+
+    func contactFlags(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle: Bool] {
+        try BrokerStore.contactFlags(of: child, among: handles, in: db)
+    }
+
+    func passcode(of child: MemberID) throws -> Stored.Passcode? { try BrokerStore.passcode(of: child, in: db) }
+
+    func saveSettings(_ settings: CommunicationSettings, of child: MemberID) throws {
+        try BrokerStore.saveSettings(settings, of: child, in: db)
+    }
+
+    func upsertContacts(_ contacts: [Contact], of child: MemberID) throws -> [CommunicationHandle] {
+        try BrokerStore.upsertContacts(contacts, of: child, in: db)
+    }
+
+    func removeContacts(_ handles: [CommunicationHandle], of child: MemberID) throws -> [CommunicationHandle] {
+        try BrokerStore.removeContacts(handles, of: child, in: db)
+    }
+
+    func savePasscode(_ row: Stored.Passcode?, of child: MemberID) throws {
+        try BrokerStore.savePasscode(row, of: child, in: db)
+    }
+
+    // MARK: Declared Age Range
+
+    func ageSharing(of member: MemberID) throws -> AgeSharing? { try BrokerStore.ageSharing(of: member, in: db) }
+
+    func ageCache(_ member: MemberID, app: BundleID) throws -> Stored.AgeCache? {
+        try BrokerStore.ageCache(member, app: app, in: db)
+    }
+
+    func ageCacheDue(at now: Date) throws -> [Stored.AgeCache] { try BrokerStore.ageCacheDue(at: now, in: db) }
+
+    func agePrompt(_ id: UUID) throws -> (prompt: AgePrompt, status: Stored.PromptStatus)? {
+        try BrokerStore.agePrompt(id, in: db)
+    }
+
+    func openAgePrompts(_ member: MemberID, app: BundleID, now: Date) throws -> [AgePrompt] {
+        try BrokerStore.openAgePrompts(member, app: app, now: now, in: db)
+    }
+
+    func expiredAgePrompts(at now: Date) throws -> [AgePrompt] { try BrokerStore.expiredAgePrompts(at: now, in: db) }
+
+    func setAgeSharing(_ setting: AgeSharing, of member: MemberID, by: MemberID, at: Date) throws {
+        try BrokerStore.setAgeSharing(setting, of: member, by: by, at: at, in: db)
+    }
+
+    func saveAgeCache(_ entry: Stored.AgeCache) throws { try BrokerStore.saveAgeCache(entry, in: db) }
+    func clearAgeCache(_ member: MemberID, app: BundleID) throws -> Bool {
+        try BrokerStore.clearAgeCache(member, app: app, in: db)
+    }
+    func insertAgePrompt(_ prompt: AgePrompt) throws { try BrokerStore.insertAgePrompt(prompt, in: db) }
+
+    func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws {
+        try BrokerStore.closeAgePrompt(id, status: status, in: db)
+    }
+}

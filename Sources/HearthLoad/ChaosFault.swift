@@ -1,0 +1,58 @@
+import Foundation
+import HearthCore
+import HearthFleet
+
+/// One fault a chaos run injects into a daemon of its fleet.
+public enum ChaosFault: String, Sendable, CaseIterable {
+    /// SIGKILL, then a new process after a short while.
+    case kill
+    /// SIGSTOP for a while, then SIGCONT.
+    case pause
+    /// SIGTERM (a graceful stop), then a new process.
+    case restart
+    /// The device's relays drop and refuse its connections for a while (devices only).
+    case cut
+
+    /// The three kinds of daemon whose kills a run counts.
+    public enum Kind: String, Sendable, CaseIterable, Comparable {
+        case broker = "family-broker"
+        case child = "child-device"
+        case parent = "parent-device"
+
+        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// Injects the fault into `target` (a device id, or nil for the broker) and undoes it, taking `outage` for it.
+    func inject(into target: DeviceID?, of fleet: Fleet, outage: Duration) async throws {
+        switch (self, target) {
+        case (.kill, nil):
+            await fleet.currentBroker.crash()
+            try await Task.sleep(for: outage / 4)
+            try await fleet.startBrokerAgain()
+        case (.restart, nil):
+            await fleet.currentBroker.stop()
+            try await fleet.startBrokerAgain()
+        case (.pause, nil):
+            try fleet.currentBroker.pause()
+            try await Task.sleep(for: outage)
+            try fleet.currentBroker.resume()
+        case (.kill, let device?):
+            try await fleet.daemon(device).crash()
+            try await Task.sleep(for: outage / 4)
+            try fleet.daemon(device).start()
+        case (.restart, let device?):
+            _ = try await fleet.daemon(device).stop()
+            try fleet.daemon(device).start()
+        case (.pause, let device?):
+            try fleet.daemon(device).pause()
+            try await Task.sleep(for: outage)
+            try fleet.daemon(device).resume()
+        case (.cut, let device?):
+            try await fleet.cut(device)
+            try await Task.sleep(for: outage)
+            try fleet.restore(device)
+        case (.cut, nil):
+            break  // the broker has no relay of its own: every device's would be cut
+        }
+    }
+}

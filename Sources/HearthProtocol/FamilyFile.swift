@@ -1,0 +1,71 @@
+import Foundation
+import HearthCore
+
+/// The broker's family file: families, their members and each member's devices (docs/CONFIGURATION.md). Also the JSON
+/// of the admin socket's `show` and `addMember` (§6.7); reading and writing YAML is `FamilyFile+YAML` (HearthService).
+public struct FamilyFile: Codable, Sendable, Equatable {
+    public struct Device: Codable, Sendable, Equatable {
+        public var id: DeviceID
+        /// The device's CURVE public key, Z85 (40 characters). Either this or `keyFile`.
+        public var publicKey: String?
+        /// A file holding the public key, relative to the keys directory. Either this or `publicKey`.
+        public var keyFile: String?
+
+        public init(id: DeviceID, publicKey: String? = nil, keyFile: String? = nil) {
+            self.id = id
+            self.publicKey = publicKey
+            self.keyFile = keyFile
+        }
+    }
+
+    public struct Member: Codable, Sendable, Equatable {
+        public var id: MemberID
+        public var name: String?
+        /// `organizer`, `guardian` (or `parent`), `adult` or `child`.
+        public var role: String
+        /// `YYYY-MM-DD`; never leaves the broker.
+        public var birthDate: String?
+        /// ISO 3166 region code, e.g. `US` or `US-AL`: decides the age of majority.
+        public var region: String?
+        /// IANA time zone, e.g. `America/New_York` (default UTC): birthdays and downtime follow it.
+        public var timeZone: String?
+        /// A new child's Communication Limits: on unless set to false (the age-appropriate defaults apply otherwise).
+        public var communicationLimits: Bool?
+        public var devices: [Device]?
+
+        public init(
+            id: MemberID, name: String? = nil, role: String, birthDate: String? = nil, region: String? = nil,
+            timeZone: String? = nil, communicationLimits: Bool? = nil, devices: [Device]? = nil
+        ) {
+            self.timeZone = timeZone
+            self.id = id
+            self.name = name
+            self.role = role
+            self.birthDate = birthDate
+            self.region = region
+            self.communicationLimits = communicationLimits
+            self.devices = devices
+        }
+    }
+
+    public struct Family: Codable, Sendable, Equatable {
+        public var id: FamilyID
+        public var name: String?
+        public var members: [Member]
+
+        public init(id: FamilyID, name: String? = nil, members: [Member]) {
+            self.id = id
+            self.name = name
+            self.members = members
+        }
+    }
+
+    public var families: [Family]
+    /// Members in no family (a child with no Family Sharing group gets default responses).
+    public var unaffiliated: [Member]?
+
+    public init(families: [Family], unaffiliated: [Member]? = nil) {
+        self.families = families
+        self.unaffiliated = unaffiliated
+    }
+}

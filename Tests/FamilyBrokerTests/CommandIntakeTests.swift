@@ -1,0 +1,81 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import Logging
+import Testing
+
+@testable import FamilyBroker
+
+/// Frames are decoded and their sender checked before the writer queue: what fails there costs no transaction.
+@Suite struct CommandIntakeTests {
+    /// An engine over a fresh store that counts its committed transactions.
+    func withIntake(_ body: (CommandIntake, Seen<Int>) async throws -> Void) async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try BrokerStore(path: temp.databasePath)
+        let commits = Seen<Int>()
+        var logger = Logger(label: "CommandIntakeTests")
+        logger.logLevel = .critical
+        let engine = BrokerEngine(
+            store: store, directory: DirectoryBox(try TestFamily.directory()), sequences: SequenceBook(), logger: logger,
+            policy: BrokerHarness.policy, deliver: { output in commits.append(output.events.count) })
+        try await body(CommandIntake(engine: engine), commits)
+    }
+
+    func inbound(_ frame: [UInt8], from device: DeviceID? = "e1", routing: UInt8 = 0) -> CommandIntake.Inbound {
+        CommandIntake.Inbound(routingID: [routing], deviceID: device, frame: frame)
+    }
+
+    @Test func eachRefusalBeforeTheWriterIsTyped() throws {
+        let directory = try TestFamily.directory()
+        func refusal(_ inbound: CommandIntake.Inbound) -> ErrorReply? {
+            if case .failure(let error) = CommandIntake.check(inbound, directory: directory) { return error }
+            return nil
+        }
+        #expect(refusal(inbound([1, 3, 0])).map(\.code) == WireError.truncated(field: "").code)
+        #expect(refusal(inbound(MessageCodec.encode(.ping), from: nil))?.code == .notAuthorized)
+        #expect(refusal(inbound(MessageCodec.encode(.ping), from: "stranger"))?.code == .notAuthorized)
+        #expect(refusal(inbound(MessageCodec.encode(.pong(head: 1))))?.message == "message type 0x86 is not a broker command")
+        #expect(refusal(inbound(MessageCodec.encode(.hello(minVersion: 2, maxVersion: 3))))?.code == .unsupportedVersion)
+        guard case .success(let request) = CommandIntake.check(inbound(MessageCodec.encode(.ping)), directory: directory) else {
+            Issue.record("a ping from an enrolled device is a command")
+            return
+        }
+        #expect(request.deviceID == "e1" && request.memberID == "emma" && request.command == .ping)
+    }
+
+    @Test func aBatchOfRefusedFramesRunsNoTransaction() async throws {
+        try await withIntake { (intake, commits) async throws in
+            let frames = [
+                inbound([1, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0xFF], routing: 1),
+                inbound(MessageCodec.encode(.ping, requestID: 8), from: "stranger", routing: 2),
+                inbound(MessageCodec.encode(.ok, requestID: 9), routing: 3),
+            ]
+            let (replies, _) = await intake.process(frames)
+            #expect(replies.map(\.routingID) == [[1], [2], [3]])
+            #expect(try replies.map { try MessageCodec.decode($0.frame).requestID } == [7, 8, 9])
+            #expect(replies.allSatisfy { if case .failure = $0.outcome { true } else { false } })
+            #expect(commits.all.isEmpty, "no transaction for a batch that holds no command")
+        }
+    }
+
+    @Test func refusedFramesTakeNoPlaceInTheBatchesTransaction() async throws {
+        try await withIntake { (intake, commits) async throws in
+            let ask = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["x"])), requestID: 2)
+            let frames = [
+                inbound([1, 3], routing: 1),
+                inbound(ask, routing: 2),
+                inbound(MessageCodec.encode(.ping, requestID: 3), from: nil, routing: 3),
+                inbound(MessageCodec.encode(.ping, requestID: 4), from: "a1", routing: 4),
+            ]
+            let (replies, committed) = await intake.process(frames)
+            #expect(replies.map(\.routingID) == [[1], [2], [3], [4]], "one reply per frame, in order")
+            let messages = try replies.map { try MessageCodec.decode($0.frame).message }
+            #expect(messages[0].errorCode != nil && messages[2].errorCode == .notAuthorized)
+            #expect(messages[1].accepted != nil)
+            #expect(messages[3] == .pong(head: 1), "alice's log holds the question")
+            #expect(commits.all == [3], "one transaction: the question to emma, alice and bob")
+            #expect(committed.events.count == 3)
+        }
+    }
+}
