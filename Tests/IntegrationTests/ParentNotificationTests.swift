@@ -72,6 +72,9 @@ struct ParentNotificationTests {
             #expect(history.status == 0)
             let recorded = history.output.split(separator: "\n").compactMap { Self.object(String($0))?["kind"] as? String }
             #expect(recorded == kinds, "\(history.output)")
+            let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
+            #expect(human.output.split(separator: "\n").count == 4, "\(human.output)")
+            #expect(human.output.contains("questionAnswered  bob chose"), "\(human.output)")
             let later = try await hearthctl([
                 "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket", fleet.socket(of: "bob-phone"),
             ])
