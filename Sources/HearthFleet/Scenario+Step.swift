@@ -113,6 +113,8 @@ extension Scenario {
             /// Checked at once: the handle is not known.
             case unknown(String)
             case linked(Bool)
+            /// The parent's device was told of the question (a notification, of `kind` when given).
+            case notified(String)
         }
 
         public var check: Check
@@ -126,10 +128,13 @@ extension Scenario {
         /// For a response: parentAnswered, alreadyKnown, defaultLimitsOff, defaultNoFamily, expired, ...
         public var reason: String?
         public var within: ScenarioDuration?
+        /// For `notified`: questionPending, questionAnswered, questionExpired or questionClosed.
+        public var kind: String?
 
         public init(from decoder: any Decoder) throws {
-            let checks = ["pending", "notPending", "response", "known", "unknown", "linked"]
-            try Scenario.allowOnly(Set(checks + ["on", "app", "answer", "by", "reason", "within"]), in: decoder, what: "an expectation")
+            let checks = ["pending", "notPending", "response", "known", "unknown", "linked", "notified"]
+            let options = ["on", "app", "answer", "by", "reason", "within", "kind"]
+            try Scenario.allowOnly(Set(checks + options), in: decoder, what: "an expectation")
             let c = try decoder.container(keyedBy: Key.self)
             let given = c.allKeys.map(\.stringValue).filter(checks.contains)
             guard given.count == 1, let kind = given.first else {
@@ -141,6 +146,7 @@ extension Scenario {
             case "response": check = .response(try c.decode(String.self, forKey: Key(kind)))
             case "known": check = .known(try c.decode(String.self, forKey: Key(kind)))
             case "unknown": check = .unknown(try c.decode(String.self, forKey: Key(kind)))
+            case "notified": check = .notified(try c.decode(String.self, forKey: Key(kind)))
             default: check = .linked(try c.decode(Bool.self, forKey: Key(kind)))
             }
             on = try c.decode(String.self, forKey: Key("on"))
@@ -149,6 +155,11 @@ extension Scenario {
             by = try c.decodeIfPresent(String.self, forKey: Key("by"))
             reason = try c.decodeIfPresent(String.self, forKey: Key("reason"))
             within = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("within"))
+            self.kind = try c.decodeIfPresent(String.self, forKey: Key("kind"))
+            if let given = self.kind, !ParentNotification.Kind.allCases.map(\.name).contains(given) {
+                let names = ParentNotification.Kind.allCases.map(\.name).joined(separator: ", ")
+                throw ScenarioError("\(Scenario.path(decoder.codingPath)): kind '\(given)' is not one of \(names)")
+            }
         }
 
         var summary: String {
@@ -160,6 +171,7 @@ extension Scenario {
             case .known(let h): "\(h) known on \(on)"
             case .unknown(let h): "\(h) not known on \(on)"
             case .linked(let up): "\(on) \(up ? "linked to" : "cut off from") the broker"
+            case .notified(let q): "\(on) told of \(q)" + (kind.map { " (\($0))" } ?? "")
             }
         }
     }

@@ -132,7 +132,7 @@ public struct Scenario: Sendable, Decodable {
                 try question(answer.question)
             case .expect(let expectation):
                 switch expectation.check {
-                case .pending(let name, _):
+                case .pending(let name, _), .notified(let name):
                     try device(expectation.on, child: false)
                     try question(name)
                 case .response(let name):

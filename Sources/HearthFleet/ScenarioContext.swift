@@ -114,6 +114,15 @@ final class ScenarioContext {
         case .linked(let linked):
             let device = expectation.on
             try await fleet.eventually(what, timeout: within) { try await fleet.status(of: device).linked == linked }
+        case .notified(let name):
+            let id = try question(name).id
+            let socket = fleet.socket(of: expectation.on)
+            let kind = expectation.kind
+            try await fleet.eventually(what, timeout: within) {
+                try await ParentConsole.recentNotifications(socketPath: socket).contains {
+                    $0.questionID == id && (kind == nil || $0.kind.name == kind)
+                }
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthClient
 import HearthCore
 import HearthProtocol
 import HearthTransport
@@ -36,37 +37,16 @@ extension Parent {
         }
     }
 
-    /// The daemon's last notifications: a watch from 0 pushes them (oldest first) before its reply names the head.
+    /// The daemon's last notifications, oldest first; a clear message when it is not running.
     static func recentNotifications(socket: String) async throws -> [ParentNotification] {
-        let client = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
-        defer { Task { await client.close() } }
-        let head: UInt64
+        guard FileManager.default.fileExists(atPath: socket) else {
+            _ = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
+            return []
+        }
         do {
-            guard case .parentWatching(let value) = try await client.request(.parentWatch(after: 0)) else {
-                throw ValidationError("parent-device gave an unexpected reply")
-            }
-            head = value
-        } catch let error as ValidationError {
-            throw error
+            return try await ParentConsole.recentNotifications(socketPath: socket)
         } catch {
             throw DaemonSocket.explain(error, daemon: "parent-device")
         }
-        guard head > 0 else { return [] }
-        let collected = Task {
-            var list: [ParentNotification] = []
-            for await envelope in client.pushes {
-                guard case .parentNotification(let notification) = envelope.message else { continue }
-                list.append(notification)
-                if notification.id >= head { break }
-            }
-            return list
-        }
-        let timer = Task {
-            try await Task.sleep(for: .seconds(5))
-            collected.cancel()
-        }
-        let list = await collected.value
-        timer.cancel()
-        return list
     }
 }
