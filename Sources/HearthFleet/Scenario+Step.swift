@@ -7,13 +7,16 @@ extension Scenario {
         case ask(Ask)
         case approve(Answer)
         case decline(Answer)
+        /// A parent takes back approvals of handles for a child.
+        case revoke(Revoke)
         case expect(Expectation)
         /// `crash`, `restart`, `stop`, `start`, `pause`, `resume`, `cut` or `restore`, of a device or `broker`.
         case fault(Fault, String)
         case advanceClock(ScenarioDuration)
         case wait(ScenarioDuration)
 
-        static let kinds = ["ask", "approve", "decline", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
+        static let kinds =
+            ["ask", "approve", "decline", "revoke", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Key.self)
@@ -24,6 +27,7 @@ extension Scenario {
             case "ask": self = .ask(try c.decode(Ask.self, forKey: key))
             case "approve": self = .approve(try c.decode(Answer.self, forKey: key))
             case "decline": self = .decline(try c.decode(Answer.self, forKey: key))
+            case "revoke": self = .revoke(try c.decode(Revoke.self, forKey: key))
             case "expect": self = .expect(try c.decode(Expectation.self, forKey: key))
             case "advanceClock": self = .advanceClock(try c.decode(ScenarioDuration.self, forKey: key))
             case "wait": self = .wait(try c.decode(ScenarioDuration.self, forKey: key))
@@ -43,6 +47,9 @@ extension Scenario {
                     + (ask.expiresIn.map { ", expires in \($0)" } ?? "") + (ask.error.map { ", expecting \($0)" } ?? "")
             case .approve(let answer): "approve \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
             case .decline(let answer): "decline \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
+            case .revoke(let revoke):
+                "revoke \(revoke.handles.joined(separator: ", ")) for \(revoke.child) on \(revoke.on)"
+                    + (revoke.error.map { ", expecting \($0)" } ?? "")
             case .expect(let expectation): "expect \(expectation.summary)"
             case .fault(let fault, let target): "\(fault.rawValue) \(target)"
             case .advanceClock(let by): "advance the broker's clock by \(by)"
@@ -96,6 +103,25 @@ extension Scenario {
             try Scenario.allowOnly(["question", "on", "error"], in: decoder, what: "an answer")
             let c = try decoder.container(keyedBy: Key.self)
             question = try c.decode(String.self, forKey: Key("question"))
+            on = try c.decode(String.self, forKey: Key("on"))
+            error = try c.decodeIfPresent(String.self, forKey: Key("error"))
+        }
+    }
+
+    /// `revoke: {child: emma, handles: [pal], on: alice-phone, error: notFound}`
+    public struct Revoke: Sendable, Decodable {
+        public var child: MemberID
+        public var handles: [String]
+        /// The parent's device.
+        public var on: DeviceID
+        /// The revocation is expected to be refused with this error code.
+        public var error: String?
+
+        public init(from decoder: any Decoder) throws {
+            try Scenario.allowOnly(["child", "handles", "on", "error"], in: decoder, what: "a revoke")
+            let c = try decoder.container(keyedBy: Key.self)
+            child = try c.decode(String.self, forKey: Key("child"))
+            handles = try c.decode([String].self, forKey: Key("handles"))
             on = try c.decode(String.self, forKey: Key("on"))
             error = try c.decodeIfPresent(String.self, forKey: Key("error"))
         }

@@ -23,6 +23,7 @@ final class ScenarioContext {
         case .ask(let ask): try await self.ask(ask)
         case .approve(let answer): try await self.answer(answer, approve: true)
         case .decline(let answer): try await self.answer(answer, approve: false)
+        case .revoke(let revoke): try await self.revoke(revoke)
         case .expect(let expectation): try await expect(expectation)
         case .fault(let fault, let target): try await inject(fault, into: target)
         case .advanceClock(let by): try fleet.advanceClock(by: by.duration)
@@ -77,6 +78,23 @@ final class ScenarioContext {
             guard let expected = answer.error else { throw StepFailure("the answer was refused: \(reply.code): \(reply.message)") }
             guard "\(reply.code)".lowercased() == expected.lowercased() else {
                 throw StepFailure("the answer was refused with \(reply.code) (\(reply.message)), not \(expected)")
+            }
+        }
+    }
+
+    private func revoke(_ revoke: Scenario.Revoke) async throws {
+        let console = try await self.console(on: revoke.on)
+        do {
+            let revoked = try await console.revoke(revoke.handles.map(Self.handle), of: revoke.child)
+            if let expected = revoke.error {
+                throw StepFailure("the revoke was accepted (\(revoked.count) handles); expected error \(expected)")
+            }
+        } catch let reply as ErrorReply {
+            guard let expected = revoke.error else {
+                throw StepFailure("the revoke was refused: \(reply.code): \(reply.message)")
+            }
+            guard "\(reply.code)".lowercased() == expected.lowercased() else {
+                throw StepFailure("the revoke was refused with \(reply.code) (\(reply.message)), not \(expected)")
             }
         }
     }
