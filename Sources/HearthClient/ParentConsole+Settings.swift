@@ -14,4 +14,23 @@ extension ParentConsole {
         }
         return revoked
     }
+
+    /// The child's limits and contacts.
+    public func limits(of child: MemberID) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
+        let reply = try await request(.getLimits(childID: child))
+        guard case .limits(_, let settings, let contacts) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return (settings, contacts)
+    }
+
+    /// Sets the child's limits; returns them as the broker stored them.
+    @discardableResult
+    public func setLimits(_ settings: CommunicationSettings, of child: MemberID) async throws -> CommunicationSettings {
+        let reply = try await request(.setLimits(childID: child, settings: settings))
+        guard case .limits(_, let stored, _) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return stored
+    }
 }

@@ -9,6 +9,8 @@ extension Scenario {
         case decline(Answer)
         /// A parent takes back approvals of handles for a child.
         case revoke(Revoke)
+        /// A parent changes a child's Communication Limits.
+        case limits(Limits)
         case expect(Expectation)
         /// `crash`, `restart`, `stop`, `start`, `pause`, `resume`, `cut` or `restore`, of a device or `broker`.
         case fault(Fault, String)
@@ -16,7 +18,7 @@ extension Scenario {
         case wait(ScenarioDuration)
 
         static let kinds =
-            ["ask", "approve", "decline", "revoke", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
+            ["ask", "approve", "decline", "revoke", "limits", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Key.self)
@@ -28,6 +30,7 @@ extension Scenario {
             case "approve": self = .approve(try c.decode(Answer.self, forKey: key))
             case "decline": self = .decline(try c.decode(Answer.self, forKey: key))
             case "revoke": self = .revoke(try c.decode(Revoke.self, forKey: key))
+            case "limits": self = .limits(try c.decode(Limits.self, forKey: key))
             case "expect": self = .expect(try c.decode(Expectation.self, forKey: key))
             case "advanceClock": self = .advanceClock(try c.decode(ScenarioDuration.self, forKey: key))
             case "wait": self = .wait(try c.decode(ScenarioDuration.self, forKey: key))
@@ -50,6 +53,7 @@ extension Scenario {
             case .revoke(let revoke):
                 "revoke \(revoke.handles.joined(separator: ", ")) for \(revoke.child) on \(revoke.on)"
                     + (revoke.error.map { ", expecting \($0)" } ?? "")
+            case .limits(let limits): "set limits of \(limits.child) on \(limits.on)" + (limits.error.map { ", expecting \($0)" } ?? "")
             case .expect(let expectation): "expect \(expectation.summary)"
             case .fault(let fault, let target): "\(fault.rawValue) \(target)"
             case .advanceClock(let by): "advance the broker's clock by \(by)"
@@ -123,6 +127,46 @@ extension Scenario {
             child = try c.decode(String.self, forKey: Key("child"))
             handles = try c.decode([String].self, forKey: Key("handles"))
             on = try c.decode(String.self, forKey: Key("on"))
+            error = try c.decodeIfPresent(String.self, forKey: Key("error"))
+        }
+    }
+
+    /// `limits: {child: emma, on: alice-phone, enabled: true, screenTime: everyone, downtime: contactsOnly,
+    /// schedule: "21:00-07:00", contactEditing: false, error: notAuthorized}`; what is not given stays as it is.
+    public struct Limits: Sendable, Decodable {
+        public var child: MemberID
+        /// The parent's device.
+        public var on: DeviceID
+        public var enabled: Bool?
+        public var screenTime: CommunicationSettings.Scope?
+        public var downtime: CommunicationSettings.Scope?
+        /// `HH:MM-HH:MM`, or `none`.
+        public var schedule: String?
+        public var contactEditing: Bool?
+        public var error: String?
+
+        public init(from decoder: any Decoder) throws {
+            let keys = ["child", "on", "enabled", "screenTime", "downtime", "schedule", "contactEditing", "error"]
+            try Scenario.allowOnly(Set(keys), in: decoder, what: "a limits step")
+            let c = try decoder.container(keyedBy: Key.self)
+            child = try c.decode(String.self, forKey: Key("child"))
+            on = try c.decode(String.self, forKey: Key("on"))
+            enabled = try c.decodeIfPresent(Bool.self, forKey: Key("enabled"))
+            func scope(_ key: String) throws -> CommunicationSettings.Scope? {
+                guard let name = try c.decodeIfPresent(String.self, forKey: Key(key)) else { return nil }
+                guard let scope = CommunicationSettings.Scope(name: name) else {
+                    let names = CommunicationSettings.Scope.allCases.map(\.name).joined(separator: ", ")
+                    throw ScenarioError("\(Scenario.path(decoder.codingPath)): \(key) '\(name)' is not one of \(names)")
+                }
+                return scope
+            }
+            screenTime = try scope("screenTime")
+            downtime = try scope("downtime")
+            schedule = try c.decodeIfPresent(String.self, forKey: Key("schedule"))
+            if let schedule, schedule != "none", CommunicationSettings.Downtime(text: schedule) == nil {
+                throw ScenarioError("\(Scenario.path(decoder.codingPath)): schedule '\(schedule)' is not HH:MM-HH:MM or none")
+            }
+            contactEditing = try c.decodeIfPresent(Bool.self, forKey: Key("contactEditing"))
             error = try c.decodeIfPresent(String.self, forKey: Key("error"))
         }
     }

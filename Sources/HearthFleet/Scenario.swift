@@ -130,6 +130,8 @@ public struct Scenario: Sendable, Decodable {
             case .approve(let answer), .decline(let answer):
                 try device(answer.on, child: false)
                 try question(answer.question)
+            case .limits(let limits):
+                try device(limits.on, child: false)
             case .revoke(let revoke):
                 try device(revoke.on, child: false)
                 guard !revoke.handles.isEmpty else { throw fail("a revoke names at least one handle") }

@@ -24,6 +24,7 @@ final class ScenarioContext {
         case .approve(let answer): try await self.answer(answer, approve: true)
         case .decline(let answer): try await self.answer(answer, approve: false)
         case .revoke(let revoke): try await self.revoke(revoke)
+        case .limits(let limits): try await self.limits(limits)
         case .expect(let expectation): try await expect(expectation)
         case .fault(let fault, let target): try await inject(fault, into: target)
         case .advanceClock(let by): try fleet.advanceClock(by: by.duration)
@@ -95,6 +96,27 @@ final class ScenarioContext {
             }
             guard "\(reply.code)".lowercased() == expected.lowercased() else {
                 throw StepFailure("the revoke was refused with \(reply.code) (\(reply.message)), not \(expected)")
+            }
+        }
+    }
+
+    private func limits(_ step: Scenario.Limits) async throws {
+        let console = try await self.console(on: step.on)
+        do {
+            var settings = try await console.limits(of: step.child).settings
+            if let enabled = step.enabled { settings.enabled = enabled }
+            if let scope = step.screenTime { settings.screenTime = scope }
+            if let scope = step.downtime { settings.downtime = scope }
+            if let schedule = step.schedule { settings.downtimeSchedule = CommunicationSettings.Downtime(text: schedule) }
+            if let editing = step.contactEditing { settings.allowContactEditing = editing }
+            try await console.setLimits(settings, of: step.child)
+            if let expected = step.error { throw StepFailure("the limits were set; expected error \(expected)") }
+        } catch let reply as ErrorReply {
+            guard let expected = step.error else {
+                throw StepFailure("the limits were refused: \(reply.code): \(reply.message)")
+            }
+            guard "\(reply.code)".lowercased() == expected.lowercased() else {
+                throw StepFailure("the limits were refused with \(reply.code) (\(reply.message)), not \(expected)")
             }
         }
     }

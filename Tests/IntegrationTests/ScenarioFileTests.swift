@@ -136,6 +136,10 @@ struct ScenarioParsingTests {
     @Test func mistakesAreNamed() {
         #expect(Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handle: [pal]}\n").contains("an ask has no 'handle'"))
         #expect(Self.error(Self.family + "steps:\n  - approve: {question: nope, on: alice-phone}\n").contains("no question 'nope' was asked"))
+        #expect(Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, screenTime: all}\n")
+            .contains("screenTime 'all' is not one of"))
+        #expect(Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, schedule: late}\n")
+            .contains("schedule 'late' is not HH:MM-HH:MM or none"))
         #expect(Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [], on: alice-phone}\n")
             .contains("a revoke names at least one handle"))
         #expect(Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [pal], on: emma-tablet}\n")
