@@ -18,7 +18,8 @@ extension Scenario {
         case wait(ScenarioDuration)
 
         static let kinds =
-            ["ask", "approve", "decline", "revoke", "limits", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
+            ["ask", "approve", "decline", "revoke", "limits", "expect", "advanceClock", "wait"]
+            + Fault.allCases.map(\.rawValue)
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Key.self)
@@ -53,7 +54,8 @@ extension Scenario {
             case .revoke(let revoke):
                 "revoke \(revoke.handles.joined(separator: ", ")) for \(revoke.child) on \(revoke.on)"
                     + (revoke.error.map { ", expecting \($0)" } ?? "")
-            case .limits(let limits): "set limits of \(limits.child) on \(limits.on)" + (limits.error.map { ", expecting \($0)" } ?? "")
+            case .limits(let limits):
+                "set limits of \(limits.child) on \(limits.on)" + (limits.error.map { ", expecting \($0)" } ?? "")
             case .expect(let expectation): "expect \(expectation.summary)"
             case .fault(let fault, let target): "\(fault.rawValue) \(target)"
             case .advanceClock(let by): "advance the broker's clock by \(by)"
@@ -164,7 +166,8 @@ extension Scenario {
             downtime = try scope("downtime")
             schedule = try c.decodeIfPresent(String.self, forKey: Key("schedule"))
             if let schedule, schedule != "none", CommunicationSettings.Downtime(text: schedule) == nil {
-                throw ScenarioError("\(Scenario.path(decoder.codingPath)): schedule '\(schedule)' is not HH:MM-HH:MM or none")
+                let path = Scenario.path(decoder.codingPath)
+                throw ScenarioError("\(path): schedule '\(schedule)' is not HH:MM-HH:MM or none")
             }
             contactEditing = try c.decodeIfPresent(Bool.self, forKey: Key("contactEditing"))
             error = try c.decodeIfPresent(String.self, forKey: Key("error"))

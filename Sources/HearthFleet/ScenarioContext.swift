@@ -107,7 +107,9 @@ final class ScenarioContext {
             if let enabled = step.enabled { settings.enabled = enabled }
             if let scope = step.screenTime { settings.screenTime = scope }
             if let scope = step.downtime { settings.downtime = scope }
-            if let schedule = step.schedule { settings.downtimeSchedule = CommunicationSettings.Downtime(text: schedule) }
+            if let schedule = step.schedule {
+                settings.downtimeSchedule = CommunicationSettings.Downtime(text: schedule)
+            }
             if let editing = step.contactEditing { settings.allowContactEditing = editing }
             try await console.setLimits(settings, of: step.child)
             if let expected = step.error { throw StepFailure("the limits were set; expected error \(expected)") }
