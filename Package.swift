@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(
@@ -80,6 +81,9 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: fuzzed
         ),
@@ -199,7 +203,16 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
-        .testTarget(name: "FamilyBrokerTests", dependencies: ["FamilyBroker", "HearthService", "ZeroMQ"]),
+        .testTarget(
+            name: "FamilyBrokerTests",
+            dependencies: [
+                "FamilyBroker", "HearthService", "ZeroMQ", "HearthFleet",
+                // The PostgreSQL store's tests run on a throwaway server (HearthFleet's `PostgresServer`).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
         .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
         .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),

@@ -13,8 +13,11 @@ public final class ChildBehavior: DeviceBehavior {
     /// The app each connected local client named in its hello, by routing id.
     private let sessions: Mutex<AppSessions>
     private let now: @Sendable () -> ContinuousClock.Instant
-    /// Serializes outbox flushes so a question is never forwarded twice at once.
-    private let flushing = Mutex(false)
+    /// Serializes outbox flushes so a question is never forwarded twice at once; `again` when one was asked for
+    /// while another ran.
+    private let flushing = Mutex((busy: false, again: false))
+    /// Whether a flush is already scheduled after the broker said it cannot store now (`brokerUnavailable`).
+    private let retryScheduled = Mutex(false)
 
     /// A behaviour over `store`; a local client silent for `sessionIdleLimit` must say hello again.
     public convenience init(store: ChildStore, sessionIdleLimit: Duration = .seconds(60)) {
@@ -119,12 +122,18 @@ public final class ChildBehavior: DeviceBehavior {
                 let reply = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
                 return reply
-            } catch let error as ErrorReply {
+            } catch let error as ErrorReply where error.code != .brokerUnavailable {
                 // The broker refused it for good: the app learns why now, and it is not retried.
                 try? await store.removeFromOutbox(question.id)
                 return .error(error)
+            } catch is ErrorReply {
+                // brokerUnavailable: linked, but the broker cannot store now; it stays queued and goes again soon.
+                retryLater(context: context)
             } catch {
-                // No reply in time: it stays in the outbox and is retried; the app's answer arrives in `updates`.
+                // No reply in time: it stays in the outbox and is retried (on the next link, or in a second if the
+                // link stays up, as when the broker restarted faster than the link noticed); the app's answer
+                // arrives in `updates`.
+                retryLater(context: context)
             }
         }
         // Ids from the last welcome (kept across restarts); "unlinked" before this device was ever welcomed.
@@ -137,11 +146,22 @@ public final class ChildBehavior: DeviceBehavior {
 
     /// Sends every question still in the outbox; the broker's idempotency makes a resend harmless.
     public func flushOutbox(context: any DeviceContext) async {
-        guard flushing.withLock({ busy in
-            defer { busy = true }
-            return !busy
+        guard flushing.withLock({ state in
+            if state.busy { state.again = true }
+            defer { state.busy = true }
+            return !state.busy
         }) else { return }
-        defer { flushing.withLock { $0 = false } }
+        // A flush asked for while this one ran (a new link) runs after it: what this one missed is sent then.
+        repeat {
+            await flushOnce(context: context)
+        } while flushing.withLock({ state in
+            defer { state.again = false }
+            state.busy = state.again
+            return state.again
+        })
+    }
+
+    private func flushOnce(context: any DeviceContext) async {
         for (app, question) in (try? await store.outbox()) ?? [] {
             if let violation = QuestionBudget.check(question) {
                 // Queued by an older child-device: the broker would refuse it (or drop the link), so it never goes.
@@ -154,14 +174,34 @@ public final class ChildBehavior: DeviceBehavior {
             do {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
-            } catch let error as ErrorReply {
+            } catch let error as ErrorReply where error.code != .brokerUnavailable {
                 context.logger.warning("the broker refused a queued question", metadata: [
                     "question": "\(question.id)", "error": "\(error)",
                 ])
                 try? await store.removeFromOutbox(question.id)
+            } catch is ErrorReply {
+                // brokerUnavailable: the broker's store is away for now.
+                retryLater(context: context)
+                return
             } catch {
-                return  // link down again; the next link flushes
+                // No reply: the next link flushes, or, while the link looks up, another try in a second.
+                if context.isLinked { retryLater(context: context) }
+                return
             }
+        }
+    }
+
+    /// Flushes the outbox again in a second: the link is up, but the broker could not store (its database is away),
+    /// and no new link will come to trigger a flush.
+    private func retryLater(context: any DeviceContext) {
+        guard retryScheduled.withLock({ scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }) else { return }
+        Task {
+            try? await Task.sleep(for: .seconds(1))
+            retryScheduled.withLock { $0 = false }
+            await flushOutbox(context: context)
         }
     }
 

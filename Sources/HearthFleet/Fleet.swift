@@ -40,6 +40,8 @@ public final class Fleet: Sendable {
     private let shutDown = Mutex(false)
     let relays = Mutex<[DeviceID: (ingress: TCPRelay, egress: TCPRelay)]>([:])
     let clockOffset = Mutex<TimeInterval>(0)
+    /// The fleet's PostgreSQL server, for a spec on `.postgres`: removed on teardown.
+    let postgres = Mutex<PostgresServer?>(nil)
 
     /// Launches the broker and one daemon per device, and waits until every device is linked.
     /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`; in-process,
@@ -49,12 +51,15 @@ public final class Fleet: Sendable {
     ) async throws -> Fleet {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
         let fleet: Fleet
+        let (server, storeArguments) = try await startStore(spec, mode: mode)
         do {
-            fleet = try make(spec, mode: mode, root: root, brokerArguments: brokerArguments)
+            fleet = try make(spec, mode: mode, root: root, brokerArguments: brokerArguments + storeArguments)
         } catch {
             try? FileManager.default.removeItem(atPath: root)
+            await server?.remove()
             throw error
         }
+        fleet.postgres.withLock { $0 = server }
         try await fleet.start(timeout: timeout)
         return fleet
     }
@@ -396,6 +401,7 @@ public final class Fleet: Sendable {
         for daemon in [broker, currentBroker] + Array(devices.values) {
             (daemon as? InProcessDaemon)?.closeLog()
         }
+        await postgres.withLock({ $0 })?.remove()
         if ProcessInfo.processInfo.environment["HEARTH_FLEET_KEEP"] == nil {
             try? FileManager.default.removeItem(atPath: directory)
         }

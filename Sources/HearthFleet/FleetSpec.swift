@@ -42,13 +42,23 @@ public struct FleetSpec: Sendable {
         }
     }
 
+    /// Where the broker keeps its state.
+    public enum Store: String, Sendable, Codable {
+        /// The SQLite file in the broker's state directory.
+        case sqlite
+        /// A throwaway PostgreSQL server of the fleet's own (`PostgresServer`), removed with the fleet.
+        case postgres
+    }
+
     public var families: [Family]
     /// Members in no family.
     public var unaffiliated: [Member]
+    public var store: Store
 
-    public init(families: [Family], unaffiliated: [Member] = []) {
+    public init(families: [Family], unaffiliated: [Member] = [], store: Store = .sqlite) {
         self.families = families
         self.unaffiliated = unaffiliated
+        self.store = store
     }
 
     /// Every member, with its family.

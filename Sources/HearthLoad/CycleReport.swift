@@ -59,6 +59,14 @@ public struct CycleReport: Codable, Sendable {
     /// The load generator's own CPU over the window (all its threads), percent of one core.
     public var generatorCPUPercent: Double?
     public var errorSamples: [String]
+    /// The broker's database server (PostgreSQL: the postmaster and its backends), when it has one.
+    public var database: ProcessFigures?
+
+    /// CPU microseconds per completed cycle of a process that used `cpuPercent` of one core over the window.
+    public func cpuMicrosecondsPerCycle(_ cpuPercent: Double?) -> Double? {
+        guard let cpuPercent, cyclesPerSecond > 0 else { return nil }
+        return cpuPercent / 100 / cyclesPerSecond * 1e6
+    }
 
     /// One human-readable block.
     public var text: String {
@@ -72,6 +80,15 @@ public struct CycleReport: Codable, Sendable {
             "  checks      errors \(errors)  lost \(lost)  duplicated \(duplicated)  (redelivered \(redelivered), gaps synced \(gapsSynced))",
             "  \(target) process  CPU \(server.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?")  RSS \(server.residentMiB.map { String(format: "%.0f MiB", $0) } ?? "?") (peak \(server.peakResidentMiB.map { String(format: "%.0f MiB", $0) } ?? "?"));  generator CPU \(generatorCPUPercent.map { String(format: "%.0f%%", $0) } ?? "?")",
         ]
+        func perCycle(_ percent: Double?) -> String {
+            cpuMicrosecondsPerCycle(percent).map { String(format: "%.0f µs", $0) } ?? "?"
+        }
+        var cpu = "  CPU/cycle   \(target) \(perCycle(server.cpuPercent))"
+        if let database {
+            let share = database.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?"
+            cpu += "  PostgreSQL \(perCycle(database.cpuPercent)) (\(share))"
+        }
+        lines.append(cpu)
         if !errorSamples.isEmpty { lines.append("  first errors: " + errorSamples.joined(separator: " | ")) }
         return lines.joined(separator: "\n")
     }

@@ -11,6 +11,8 @@ public struct CycleRun: Sendable {
     public var families: [SimulatedFamily]
     /// Where progress lines go; nil for none.
     public var progress: (@Sendable (String) -> Void)?
+    /// The broker's database server (a PostgreSQL postmaster), whose CPU with its backends' is reported too.
+    public var databasePID: Int32?
 
     public init(shape: LoadShape, plan: LoadPlan, shards: Int, target: LoadTarget, families: [SimulatedFamily], progress: (@Sendable (String) -> Void)?) {
         self.shape = shape
@@ -54,14 +56,7 @@ public struct CycleRun: Sendable {
         let begin = ContinuousClock.now + .milliseconds(20)
         let windowStart = begin + plan.warmup
         let windowEnd = windowStart + plan.duration
-        let pid = target.pid
-        // CPU over exactly the measured window, sampled apart from the progress lines.
-        let sampler = Task { () -> (server: (ProcessSample?, ProcessSample?), generator: (ProcessSample?, ProcessSample?)) in
-            try? await Task.sleep(until: windowStart, clock: .continuous)
-            let server0 = ProcessSample.read(pid), self0 = ProcessSample.read(getpid())
-            try? await Task.sleep(until: windowEnd, clock: .continuous)
-            return ((server0, ProcessSample.read(pid)), (self0, ProcessSample.read(getpid())))
-        }
+        let sampler = sample(from: windowStart, to: windowEnd)
         var lastCompleted = 0
         var tick = begin
         while control.finished.load(ordering: .relaxed) < shardCount {
@@ -112,7 +107,36 @@ public struct CycleRun: Sendable {
             server: .init(
                 pid: target.pid, cpuPercent: ProcessSample.cpuPercent(from: serverStart, to: serverEnd),
                 residentMiB: end.map { Double($0.residentKiB) / 1024 }, peakResidentMiB: end.map { Double($0.peakResidentKiB) / 1024 }),
-            generatorCPUPercent: ProcessSample.cpuPercent(from: selfStart, to: selfEnd), errorSamples: total.errorSamples)
+            generatorCPUPercent: ProcessSample.cpuPercent(from: selfStart, to: selfEnd), errorSamples: total.errorSamples,
+            database: databasePID.map { pid in
+                CycleReport.ProcessFigures(
+                    pid: pid, cpuPercent: ProcessSample.cpuPercent(from: samples.database.0, to: samples.database.1),
+                    residentMiB: nil, peakResidentMiB: nil)
+            })
+    }
+
+    /// CPU over exactly the measured window, sampled apart from the progress lines.
+    private func sample(
+        from windowStart: ContinuousClock.Instant, to windowEnd: ContinuousClock.Instant
+    ) -> Task<Samples, Never> {
+        let pid = target.pid
+        let database = databasePID
+        return Task {
+            try? await Task.sleep(until: windowStart, clock: .continuous)
+            let server0 = ProcessSample.read(pid), self0 = ProcessSample.read(getpid())
+            let database0 = database.flatMap(ProcessSample.readTree)
+            try? await Task.sleep(until: windowEnd, clock: .continuous)
+            return Samples(
+                server: (server0, ProcessSample.read(pid)), generator: (self0, ProcessSample.read(getpid())),
+                database: (database0, database.flatMap(ProcessSample.readTree)))
+        }
+    }
+
+    /// CPU samples at the window's start and end.
+    private struct Samples: Sendable {
+        var server: (ProcessSample?, ProcessSample?)
+        var generator: (ProcessSample?, ProcessSample?)
+        var database: (ProcessSample?, ProcessSample?)
     }
 
     private func waitFinished(_ control: RunControl) async {

@@ -11,31 +11,59 @@ public final class LaunchedServer: Sendable {
     private let fleet: Fleet?
     private let relay: DaemonProcess?
     private let relayDirectory: String?
+    /// The broker's PostgreSQL server, when it runs on one.
+    public let postgres: PostgresServer?
 
-    private init(target: LoadTarget, keysDirectory: String, fleet: Fleet?, relay: DaemonProcess?, relayDirectory: String?) {
+    private init(
+        target: LoadTarget, keysDirectory: String, fleet: Fleet?, relay: DaemonProcess?, relayDirectory: String?,
+        postgres: PostgresServer? = nil
+    ) {
         self.target = target
         self.keysDirectory = keysDirectory
         self.fleet = fleet
         self.relay = relay
         self.relayDirectory = relayDirectory
+        self.postgres = postgres
+    }
+
+    /// The PostgreSQL server's postmaster, whose backends do the broker's queries.
+    public var databasePID: Int32? {
+        guard let postgres,
+            let text = try? String(contentsOfFile: postgres.dataDirectory + "/postmaster.pid", encoding: .utf8)
+        else { return nil }
+        return text.split(separator: "\n").first.flatMap { Int32($0) }
     }
 
     /// A `family-broker` enrolling `shape`'s families with freshly made keys, durable settings (its defaults).
     /// `prepare` runs on the state directory before the broker starts (e.g. to store a history).
+    /// On `.postgres`, the broker's store is a throwaway PostgreSQL server of its own, removed by `stop()`.
     public static func broker(
-        _ shape: LoadShape, arguments: [String] = [], prepare: (@Sendable (_ stateDirectory: String) async throws -> Void)? = nil
+        _ shape: LoadShape, arguments: [String] = [], store: FleetSpec.Store = .sqlite,
+        prepare: (@Sendable (_ stateDirectory: String) async throws -> Void)? = nil
     ) async throws -> LaunchedServer {
         // Last value wins for repeated options: quiet logs, the default heartbeat, and no per-child ask limit or
         // per-device command rate (a simulated device sends far more than a person's), unless the caller says otherwise.
         let defaults = ["--log-level", "warning", "--heartbeat", "2", "--ask-limit", "1000000000/1", "--device-rate", "100000"]
-        let fleet = try Fleet.prepare(shape.fleetSpec(), brokerArguments: defaults + arguments, deviceDaemons: false)
+        let postgres = store == .postgres ? try await PostgresServer.start() : nil
+        let storeArguments = postgres.map { ["--store", $0.url, "--store-password-file", $0.passwordFile] } ?? []
+        let fleet: Fleet
+        do {
+            fleet = try Fleet.prepare(
+                shape.fleetSpec(), brokerArguments: defaults + storeArguments + arguments, deviceDaemons: false)
+        } catch {
+            await postgres?.remove()
+            throw error
+        }
         do {
             try await prepare?(fleet.directory + "/broker")
             try await fleet.start(timeout: .seconds(120))
             let target = try LoadTarget.fromReadyFile(fleet.readyFile, kind: .broker)
-            return LaunchedServer(target: target, keysDirectory: fleet.directory + "/keys", fleet: fleet, relay: nil, relayDirectory: nil)
+            return LaunchedServer(
+                target: target, keysDirectory: fleet.directory + "/keys", fleet: fleet, relay: nil, relayDirectory: nil,
+                postgres: postgres)
         } catch {
             await fleet.shutdown()
+            await postgres?.remove()
             throw error
         }
     }
@@ -70,6 +98,7 @@ public final class LaunchedServer: Sendable {
 
     public func stop() async {
         await fleet?.shutdown()
+        await postgres?.remove()
         await relay?.stop()
         if let relayDirectory { try? FileManager.default.removeItem(atPath: relayDirectory) }
     }

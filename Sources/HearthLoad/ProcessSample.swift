@@ -26,6 +26,26 @@ public struct ProcessSample: Sendable {
         return ProcessSample(cpuSeconds: (user + system) / ticks, residentKiB: kib("VmRSS:"), peakResidentKiB: kib("VmHWM:"), at: .now)
     }
 
+    /// The CPU time of `pid` and its children together (a PostgreSQL postmaster and its backends), nil if it is gone.
+    /// Memory is the parent's alone.
+    public static func readTree(_ pid: Int32) -> ProcessSample? {
+        guard var sample = read(pid) else { return nil }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for child in entries.compactMap(Int32.init) where parent(of: child) == pid {
+            sample.cpuSeconds += read(child)?.cpuSeconds ?? 0
+        }
+        return sample
+    }
+
+    /// The parent of `pid`, from `/proc/<pid>/stat`.
+    static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
     /// CPU use between two samples, in percent of one core.
     public static func cpuPercent(from start: ProcessSample?, to end: ProcessSample?) -> Double? {
         guard let start, let end else { return nil }

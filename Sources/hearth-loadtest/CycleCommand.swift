@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthFleet
 import HearthLoad
 import HearthTransport
 
@@ -31,6 +32,11 @@ struct CycleCommand: AsyncParsableCommand {
     @Option(help: "With a running broker: the directory holding each device's <device>.key (see `families`).") var keys: String?
     @Option(name: .customLong("broker-arg"), help: "An extra family-broker argument when launching (repeat for more).")
     var brokerArguments: [String] = []
+    @Option(help: """
+        sqlite; or postgres to also run the same load against a launched broker on a PostgreSQL server of its own, \
+        after the SQLite broker (the report has both, with the server's CPU).
+        """)
+    var store = "sqlite"
     @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.") var baseline = false
     @Flag(inversion: .prefixedNo, help: "CURVE on the relay's sockets, as on the broker's.") var baselineCurve = true
     @Option(help: "Write the JSON report here.") var json: String?
@@ -71,6 +77,10 @@ struct CycleCommand: AsyncParsableCommand {
             throw error
         }
         await server?.stop()
+        if store == "postgres" {
+            report.brokerPostgres = try await runOnPostgres(shape: shape, plan: plan, progress: progress)
+            print(report.brokerPostgres!.text)
+        }
 
         if baseline {
             progress?("launching the raw libzmq relay (CURVE \(baselineCurve ? "on" : "off"))")
@@ -93,8 +103,36 @@ struct CycleCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         }
-        if let broker = report.broker, broker.lost > 0 || broker.duplicated > 0 {
+        let brokers = [report.broker, report.brokerPostgres].compactMap { $0 }
+        for broker in brokers where broker.lost > 0 || broker.duplicated > 0 {
             throw ExitCode(2)
+        }
+    }
+
+    func validate() throws {
+        guard store == "sqlite" || store == "postgres" else { throw ValidationError("--store is sqlite or postgres") }
+        guard store == "sqlite" || broker == "launch" else {
+            throw ValidationError("--store postgres launches its broker")
+        }
+    }
+
+    /// The same load against a broker launched on a throwaway PostgreSQL server, with the server's CPU sampled.
+    func runOnPostgres(
+        shape: LoadShape, plan: LoadPlan, progress: (@Sendable (String) -> Void)?
+    ) async throws -> CycleReport {
+        progress?("launching family-broker on PostgreSQL for \(families) families")
+        let launched = try await LaunchedServer.broker(shape, arguments: brokerArguments, store: .postgres)
+        do {
+            var run = CycleRun(
+                shape: shape, plan: plan, shards: shards, target: launched.target,
+                families: try launched.families(shape), progress: progress)
+            run.databasePID = launched.databasePID
+            let report = try await run.run()
+            await launched.stop()
+            return report
+        } catch {
+            await launched.stop()
+            throw error
         }
     }
 
@@ -110,25 +148,29 @@ struct CycleCommand: AsyncParsableCommand {
 /// The JSON report: the broker's figures, the relay's in the same run, and their throughput ratio.
 struct CycleReports: Codable {
     var broker: CycleReport?
+    /// The same load against a broker on PostgreSQL (`--store postgres`).
+    var brokerPostgres: CycleReport?
     var baseline: CycleReport?
     var brokerToBaseline: Double? {
         guard let broker, let baseline, baseline.cyclesPerSecond > 0 else { return nil }
         return broker.cyclesPerSecond / baseline.cyclesPerSecond
     }
 
-    enum CodingKeys: String, CodingKey { case broker, baseline, brokerToBaseline }
+    enum CodingKeys: String, CodingKey { case broker, brokerPostgres, baseline, brokerToBaseline }
 
     init() {}
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         broker = try c.decodeIfPresent(CycleReport.self, forKey: .broker)
+        brokerPostgres = try c.decodeIfPresent(CycleReport.self, forKey: .brokerPostgres)
         baseline = try c.decodeIfPresent(CycleReport.self, forKey: .baseline)
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(broker, forKey: .broker)
+        try c.encodeIfPresent(brokerPostgres, forKey: .brokerPostgres)
         try c.encodeIfPresent(baseline, forKey: .baseline)
         try c.encodeIfPresent(brokerToBaseline, forKey: .brokerToBaseline)
     }

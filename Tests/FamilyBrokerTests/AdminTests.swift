@@ -19,8 +19,9 @@ struct AdminTests {
         }
     }
 
-    @Test func enrollAndRevokeADeviceAndTheRevokedKeyStaysOut() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func enrollAndRevokeADeviceAndTheRevokedKeyStaysOut(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             _ = try await broker.engine.applyConfiguration(broker.directory)
             let key = try CurveKeyPair.generate().publicKey
             let enrolled = try await admin(broker, AdminRequest(.enroll, member: "emma", device: "e2", publicKey: key)).get()
@@ -46,8 +47,9 @@ struct AdminTests {
         }
     }
 
-    @Test func removingAChildResolvesItsPendingQuestionsWithTheDefault() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func removingAChildResolvesItsPendingQuestionsWithTheDefault(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let id = try #require(try await broker.ask(question(["pal"])).reply.accepted).asked.question.id
             let removal = try await admin(broker, AdminRequest(.removeMember, member: "emma")).get()
             #expect(removal.disconnectedDevices == ["e1"])
@@ -58,8 +60,9 @@ struct AdminTests {
         }
     }
 
-    @Test func aNewGuardianReceivesThePendingQuestionsAndAnUndesignatedOneCannotAnswer() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aNewGuardianReceivesThePendingQuestionsAndAnUndesignatedOneCannotAnswer(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let id = try #require(try await broker.ask(question(["pal"])).reply.accepted).asked.question.id
             #expect(try await broker.answer(id, "approve", from: "carol").reply.errorCode == .notAuthorized)
             _ = try await admin(broker, AdminRequest(.setRole, member: "carol", role: "guardian")).get()
@@ -71,8 +74,9 @@ struct AdminTests {
         }
     }
 
-    @Test func invalidChangesAreRefusedNamingTheRuleAndChangeNothing() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func invalidChangesAreRefusedNamingTheRuleAndChangeNothing(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let before = try await broker.fingerprint()
             func refused(_ request: AdminRequest, _ code: ErrorCode, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
                 guard case .failure(let error) = try await admin(broker, request) else {

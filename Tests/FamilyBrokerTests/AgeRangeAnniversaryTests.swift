@@ -9,8 +9,9 @@ import Testing
 @Suite("BrokerEngine age range anniversaries")
 struct AgeRangeAnniversaryTests {
     /// kid (born 2012-09-01) first declares on 2025-06-15 at 12; turns 13 on 2025-09-01, before the anniversary.
-    @Test func aBirthdayBeforeTheAnniversaryIsRevealedOnTheAnniversary() async throws {
-        try await AgeFamily.with(startingOn: "2025-06-15") { broker in
+    @Test(arguments: StorageBackend.all)
+    func aBirthdayBeforeTheAnniversaryIsRevealedOnTheAnniversary(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend, startingOn: "2025-06-15") { broker in
             try await broker.setSharing(.always, of: "kid", by: "mum")
             let under13 = range(nil, 12, .guardianDeclared, limits: true)
             let first = try await broker.request([13, 16], from: "kid")
@@ -34,8 +35,9 @@ struct AgeRangeAnniversaryTests {
     }
 
     /// june (born 2012-06-20) first declares on her 12th birthday; her 13th birthday is the anniversary.
-    @Test func aBirthdayOnTheAnniversaryIsRevealedThatDay() async throws {
-        try await AgeFamily.with(startingOn: "2024-06-20") { broker in
+    @Test(arguments: StorageBackend.all)
+    func aBirthdayOnTheAnniversaryIsRevealedThatDay(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend, startingOn: "2024-06-20") { broker in
             try await broker.setSharing(.always, of: "june", by: "dad")
             #expect(try await broker.request([13], from: "june").reply.sharedRange?.upperBound == 12)
             broker.clock.set("2025-06-19")
@@ -49,8 +51,9 @@ struct AgeRangeAnniversaryTests {
 
     /// kid (born 2012-09-01) first declares on 2024-08-01 at 11; the anniversary 2025-08-01 finds him 12 (nothing
     /// new under gate 13); he turns 13 on 2025-09-01, after it, and waits for 2026-08-01.
-    @Test func aBirthdayAfterTheAnniversaryWaitsForTheNextOne() async throws {
-        try await AgeFamily.with(startingOn: "2024-08-01") { broker in
+    @Test(arguments: StorageBackend.all)
+    func aBirthdayAfterTheAnniversaryWaitsForTheNextOne(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend, startingOn: "2024-08-01") { broker in
             try await broker.setSharing(.always, of: "kid", by: "mum")
             #expect(try await broker.request([13], from: "kid").reply.sharedRange?.upperBound == 12)
             for day in ["2025-08-01", "2025-09-01", "2025-12-31", "2026-07-31"] {
@@ -64,8 +67,9 @@ struct AgeRangeAnniversaryTests {
         }
     }
 
-    @Test func underAlwaysShareTheAnniversaryIsRevealedToWatchersWithoutARequest() async throws {
-        try await AgeFamily.with(startingOn: "2025-06-15") { broker in
+    @Test(arguments: StorageBackend.all)
+    func underAlwaysShareTheAnniversaryIsRevealedToWatchersWithoutARequest(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend, startingOn: "2025-06-15") { broker in
             try await broker.setSharing(.always, of: "kid", by: "mum")
             _ = try await broker.request([13, 16], from: "kid")
             broker.clock.set("2026-06-14")
@@ -80,8 +84,9 @@ struct AgeRangeAnniversaryTests {
         }
     }
 
-    @Test func underAskFirstTheAnniversaryPromptsOnTheNextRequest() async throws {
-        try await AgeFamily.with(startingOn: "2025-06-15") { broker in
+    @Test(arguments: StorageBackend.all)
+    func underAskFirstTheAnniversaryPromptsOnTheNextRequest(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend, startingOn: "2025-06-15") { broker in
             let first = try #require(try await broker.request([13], from: "kid").reply.prompt)
             _ = try await broker.age(.answerPrompt(id: first.id, share: true), from: "kid")
             broker.clock.set("2025-09-02")

@@ -30,8 +30,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func rangeIsTheNextGateMinusOneWithApplesDeclarationRules() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func rangeIsTheNextGateMinusOneWithApplesDeclarationRules(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             for member in ["kid", "teen"] { try await broker.setSharing(.always, of: member, by: "mum") }
             try await broker.setSharing(.always, of: "free", by: "zed")
             for member in ["gran", "solo"] { try await broker.setSharing(.always, of: member, by: member) }
@@ -49,8 +50,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func communicationLimitsShowOnlyWhenTheUpperBoundIsBelowMajority() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func communicationLimitsShowOnlyWhenTheUpperBoundIsBelowMajority(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             try await broker.setSharing(.always, of: "teen", by: "mum")
             // teen is 15: under gates 13, 16 the range 13-15 is below 18; under gate 13 the range is "13 or over".
             #expect(try await broker.request([13, 16], from: "teen", app: "a").reply.sharedRange?.parentalControls == .communicationLimits)
@@ -58,8 +60,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func gatesAtOrAboveTheAgeOfMajorityBecomeIt() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func gatesAtOrAboveTheAgeOfMajorityBecomeIt(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             for member in ["gran", "miss"] { try await broker.setSharing(.always, of: member, by: member) }
             try await broker.setSharing(.always, of: "teen", by: "dad")
             // US, majority 18: 21 becomes 18, so an adult is "18 or over", never "21 or over".
@@ -74,8 +77,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func noBirthDateMeansNoAccountToShare() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func noBirthDateMeansNoAccountToShare(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             try await broker.setSharing(.always, of: "nodate", by: "zed")
             let outcome = try await broker.request([13], from: "nodate")
             #expect(outcome.reply.errorCode == .ageNotDeclared)
@@ -83,8 +87,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func neverShareDeclinesWithoutAPrompt() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func neverShareDeclinesWithoutAPrompt(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             #expect(try await broker.setSharing(.never, of: "kid", by: "mum").reply == .ageRange(.sharingSet(member: "kid", .never)))
             let outcome = try await broker.request([13, 16], from: "kid")
             #expect(outcome.reply.ageResult == .declined(.neverShare))
@@ -92,8 +97,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func askFirstPromptsTheMembersOwnDevicesOnceAndRemembersTheAnswerForAllOfThem() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func askFirstPromptsTheMembersOwnDevicesOnceAndRemembersTheAnswerForAllOfThem(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             // Ask First is the default.
             let first = try await broker.request([13, 16], from: "kid")
             let prompt = try #require(first.reply.prompt, "\(first.reply)")
@@ -135,8 +141,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func aDeclineIsRememberedUntilTheAnniversary() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aDeclineIsRememberedUntilTheAnniversary(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             let prompt = try #require(try await broker.request([13], from: "kid").reply.prompt)
             let declined = try await broker.age(.answerPrompt(id: prompt.id, share: false), from: "kid")
             #expect(declined.reply == .ageRange(.promptAnswered(id: prompt.id, .declined(.userDeclined))))
@@ -155,8 +162,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func anUnansweredPromptDeclinesAtItsTimeoutAndIsNotRemembered() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anUnansweredPromptDeclinesAtItsTimeoutAndIsNotRemembered(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             let prompt = try #require(try await broker.request([13], from: "kid").reply.prompt)
             broker.clock.advance(by: 59)
             #expect(try await broker.tick().events.isEmpty)
@@ -171,8 +179,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func aPromptAnsweredAfterItsDeadlineIsExpiredEvenBeforeTheSweepRan() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aPromptAnsweredAfterItsDeadlineIsExpiredEvenBeforeTheSweepRan(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             let prompt = try #require(try await broker.request([13], from: "kid").reply.prompt)
             broker.clock.advance(by: 61)
             let late = try await broker.age(.answerPrompt(id: prompt.id, share: true), from: "kid")
@@ -210,8 +219,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func clearingOneAppsCacheRevealsTheCurrentRangeOnItsNextRequest() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func clearingOneAppsCacheRevealsTheCurrentRangeOnItsNextRequest(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             try await broker.setSharing(.always, of: "kid", by: "mum")
             #expect(try await broker.request([13], from: "kid").reply.sharedRange?.upperBound == 12)
             #expect(try await broker.request([13], from: "kid", app: "other").reply.sharedRange?.upperBound == 12)
@@ -229,8 +239,9 @@ struct AgeRangeEngineTests {
         }
     }
 
-    @Test func theBirthDateNeverLeavesTheBroker() async throws {
-        try await AgeFamily.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func theBirthDateNeverLeavesTheBroker(_ backend: StorageBackend) async throws {
+        try await AgeFamily.with(backend) { broker in
             var frames: [[UInt8]] = []
             func record(_ outcome: Outcome) {
                 frames.append(MessageCodec.encode(outcome.reply))

@@ -55,10 +55,11 @@ enum AgeFamily {
     }
 
     /// A harness over `AgeFamily` whose clock starts at noon UTC on `day`.
-    static func with(startingOn day: String = "2025-06-15", _ body: (BrokerHarness) async throws -> Void) async throws {
-        let harness = try BrokerHarness(directory: try directory(), sequences: nil, clock: TestClock(noon(day)))
-        defer { harness.temp.remove() }
-        try await body(harness)
+    static func with(
+        _ backend: StorageBackend = .sqlite, startingOn day: String = "2025-06-15",
+        _ body: (BrokerHarness) async throws -> Void
+    ) async throws {
+        try await BrokerHarness.with(backend, directory: try directory(), clock: TestClock(noon(day)), body)
     }
 }
 

@@ -146,8 +146,9 @@ struct AuthorizationMatrixTests {
         #expect(Command.allCases.count == Command.typeCodes.count)
     }
 
-    @Test func noOtherTypeCodeIsRunAsACommand() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func noOtherTypeCodeIsRunAsACommand(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             _ = try await broker.engine.applyConfiguration(broker.directory)
             for code in (0...255).map(UInt8.init) where !Command.typeCodes.contains(code) {
                 let frame: [UInt8] = [1, code, 0, 0, 0, 0, 0, 0, 0, 9]

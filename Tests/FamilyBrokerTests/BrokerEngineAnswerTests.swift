@@ -8,8 +8,9 @@ import Testing
 /// A parent's `answer`: resolution, events, known handles, first-answer-wins and idempotency.
 @Suite("BrokerEngine answer")
 struct BrokerEngineAnswerTests {
-    @Test func approvalResolvesTellsEveryoneAndMakesTheHandlesKnown() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func approvalResolvesTellsEveryoneAndMakesTheHandlesKnown(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42", "knight7"])
             let asked = try #require(try await broker.ask(q).reply.accepted?.asked)
             #expect(try await broker.send(.knownHandles(q.handles), from: "emma").reply == .knownHandlesResult([]))
@@ -34,7 +35,7 @@ struct BrokerEngineAnswerTests {
             #expect(emma.map(\.sequence) == [2, 3])
             #expect(emma.last?.body == .handlesChanged(added: q.handles, removed: []))
             #expect(events.filter { $0.body.handlesChange != nil }.recipients == ["emma"])
-            #expect(try broker.store.heads() == ["emma": 3, "alice": 2, "bob": 2])
+            #expect(try broker.storage.heads() == ["emma": 3, "alice": 2, "bob": 2])
             #expect(try await broker.storedQuestion(q.id)?.resolution == resolution)
 
             let known = try await broker.send(.knownHandles([handle("knight7"), handle("stranger"), handle("dragonslayer42")]), from: "emma")
@@ -57,12 +58,13 @@ struct BrokerEngineAnswerTests {
             #expect(again.events.first?.memberID == "emma")
             #expect(again.events.first?.sequence == 4)
             #expect(again.events.first?.body.resolved?.resolution == laterResolution)
-            #expect(try broker.store.heads() == ["emma": 4, "alice": 2, "bob": 2])
+            #expect(try broker.storage.heads() == ["emma": 4, "alice": 2, "bob": 2])
         }
     }
 
-    @Test func approvalOnlyAnnouncesHandlesThatWereNotKnown() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func approvalOnlyAnnouncesHandlesThatWereNotKnown(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let first = question(["a"])
             _ = try await broker.ask(first)
             _ = try await broker.answer(first.id, "approve", from: "bob")
@@ -74,8 +76,9 @@ struct BrokerEngineAnswerTests {
         }
     }
 
-    @Test func theFirstAnswerWinsAndARepeatIsIdempotent() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func theFirstAnswerWinsAndARepeatIsIdempotent(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             _ = try await broker.ask(q)
             let first = try await broker.answer(q.id, "approve", from: "alice")
@@ -104,8 +107,9 @@ struct BrokerEngineAnswerTests {
         }
     }
 
-    @Test func twoAnswersInOneBatchFirstWins() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func twoAnswersInOneBatchFirstWins(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             _ = try await broker.ask(q)
             let (replies, events) = try await broker.batch([
@@ -120,8 +124,9 @@ struct BrokerEngineAnswerTests {
         }
     }
 
-    @Test func declineResolvesWithoutChangingKnownHandles() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func declineResolvesWithoutChangingKnownHandles(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             let asked = try #require(try await broker.ask(q).reply.accepted?.asked)
             let outcome = try await broker.answer(q.id, "decline", from: "bob")
@@ -146,8 +151,9 @@ struct BrokerEngineAnswerTests {
         }
     }
 
-    @Test func aCustomDenialChoiceIsADecline() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aCustomDenialChoiceIsADecline(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let notNow = PermissionChoice(id: "not-now", title: "Not now", answer: .denial)
             let q = question(["h1"], choices: [.approve, .decline, notNow])
             _ = try await broker.ask(q)

@@ -8,8 +8,9 @@ import Testing
 /// A child's `ask`: who is told, how the logs are numbered, idempotency and the default responses.
 @Suite("BrokerEngine ask")
 struct BrokerEngineAskTests {
-    @Test func askIsPendingAndToldToTheChildAndItsParents() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func askIsPendingAndToldToTheChildAndItsParents(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             let outcome = try await broker.ask(q)
             let accepted = try #require(outcome.reply.accepted, "\(outcome.reply)")
@@ -25,7 +26,7 @@ struct BrokerEngineAskTests {
                 #expect(event.body == .questionPending(accepted.asked))
             }
 
-            #expect(try broker.store.heads() == ["emma": 1, "alice": 1, "bob": 1])
+            #expect(try broker.storage.heads() == ["emma": 1, "alice": 1, "bob": 1])
             #expect(broker.sequences.snapshot() == ["emma": 1, "alice": 1, "bob": 1])
             let logs = try await broker.logs()
             for member in ["carol", "tim", "zed", "yuri", "nora"] {
@@ -42,8 +43,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func sequencesIncreaseByOneWithoutGapsPerMember() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func sequencesIncreaseByOneWithoutGapsPerMember(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             var all: [Event] = []
             for n in 1...5 {
                 broker.clock.advance(by: 1)
@@ -63,8 +65,8 @@ struct BrokerEngineAskTests {
                 #expect(all.of(member).map(\.sequence) == Array(1...5), "\(member)")
             }
             #expect(all.of("carol").isEmpty)
-            #expect(try broker.store.heads() == ["emma": 8, "alice": 8, "bob": 8, "yuri": 5, "zed": 5])
-            #expect(broker.sequences.snapshot() == (try broker.store.heads()))
+            #expect(try broker.storage.heads() == ["emma": 8, "alice": 8, "bob": 8, "yuri": 5, "zed": 5])
+            #expect(broker.sequences.snapshot() == (try broker.storage.heads()))
 
             let logs = try await broker.logs()
             for member in ["emma", "alice", "bob", "yuri", "zed"] {
@@ -73,8 +75,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func askingTheSameQuestionIDAgainRepliesAsTheFirstTime() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func askingTheSameQuestionIDAgainRepliesAsTheFirstTime(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             let first = try await broker.ask(q)
             #expect(first.events.count == 3)
@@ -96,8 +99,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func aRetryAfterAnAnswerCarriesTheResolution() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aRetryAfterAnAnswerCarriesTheResolution(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             let first = try #require(try await broker.ask(q).reply.accepted)
             let resolution = try #require(try await broker.answer(q.id, "approve", from: "alice").reply.answerResolution)
@@ -107,8 +111,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func anotherChildCannotReuseAQuestionID() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anotherChildCannotReuseAQuestionID(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             _ = try await broker.ask(q, from: "emma")
             let before = try await broker.fingerprint()
@@ -119,8 +124,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func theSameHandlesAskedAgainWhilePendingReturnThePendingQuestion() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func theSameHandlesAskedAgainWhilePendingReturnThePendingQuestion(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1", "h2"])
             let first = try #require(try await broker.ask(q).reply.accepted)
             let before = try await broker.fingerprint()
@@ -159,8 +165,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func anExpiredPendingQuestionIsNotReturnedForANewAsk() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anExpiredPendingQuestionIsNotReturnedForANewAsk(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"], expirationDate: broker.clock.now + 60)
             _ = try await broker.ask(q)
             broker.clock.advance(by: 60)
@@ -171,8 +178,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func aChildInNoFamilyGetsTheDefaultResponseAtOnce() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aChildInNoFamilyGetsTheDefaultResponseAtOnce(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"])
             let outcome = try await broker.ask(q, from: "nora")
             let accepted = try #require(outcome.reply.accepted, "\(outcome.reply)")
@@ -184,7 +192,7 @@ struct BrokerEngineAskTests {
             #expect(outcome.events.first?.memberID == "nora")
             #expect(outcome.events.first?.sequence == 1)
             #expect(outcome.events.first?.body == .questionResolved(accepted.asked, resolution))
-            #expect(try broker.store.heads() == ["nora": 1])
+            #expect(try broker.storage.heads() == ["nora": 1])
             #expect(try await broker.storedQuestion(q.id)?.resolution == resolution)
             #expect(try await broker.send(.knownHandles([handle("h1")]), from: "nora").reply == .knownHandlesResult([]))
         }
@@ -208,8 +216,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func aChildWithLimitsOffGetsTheDefaultResponseAtOnce() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aChildWithLimitsOffGetsTheDefaultResponseAtOnce(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"])
             let outcome = try await broker.ask(q, from: "tim")
             let resolution = try #require(outcome.reply.accepted?.resolution, "\(outcome.reply)")
@@ -217,7 +226,7 @@ struct BrokerEngineAskTests {
             #expect(resolution.choice == .decline)
             #expect(resolution.answeredBy == nil)
             #expect(outcome.events.recipients == ["tim"])
-            #expect(try broker.store.heads() == ["tim": 1])
+            #expect(try broker.storage.heads() == ["tim": 1])
             // Parents cannot answer it any more: it is resolved.
             let late = try await broker.answer(q.id, "approve", from: "alice")
             #expect(late.reply.errorCode == .alreadyAnswered, "\(late.reply)")
@@ -225,8 +234,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func aSignificantAppUpdateQuestionIsAlwaysAsked() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aSignificantAppUpdateQuestionIsAlwaysAsked(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = Question(topic: .significantAppUpdate(description: "Version 2 adds chat"))
             let first = try await broker.ask(q)
             #expect(first.reply.accepted?.resolution == nil)
@@ -237,8 +247,9 @@ struct BrokerEngineAskTests {
         }
     }
 
-    @Test func handlesRepeatedInOneQuestionAreNotApprovedByOneKnownHandle() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func handlesRepeatedInOneQuestionAreNotApprovedByOneKnownHandle(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let known = question(["friend"])
             _ = try await broker.ask(known)
             _ = try await broker.answer(known.id, "approve", from: "alice")

@@ -27,8 +27,9 @@ struct BrokerEngineAuthorizationTests {
         return outcome.reply.errorReply
     }
 
-    @Test func anAdultWhoIsNotAGuardianCannotAnswer() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anAdultWhoIsNotAGuardianCannotAnswer(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let (q, before) = try await pendingQuestion(broker)
             _ = try await expectRefused(broker, .answer(questionID: q.id, choiceID: "approve"), from: "carol", .notAuthorized, unchanged: before)
             // Refused before the question is looked up: an adult learns nothing about which questions exist.
@@ -36,8 +37,9 @@ struct BrokerEngineAuthorizationTests {
         }
     }
 
-    @Test func aParentOfAnotherFamilyGetsNotFound() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aParentOfAnotherFamilyGetsNotFound(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let (q, before) = try await pendingQuestion(broker)
             let existing = try #require(
                 try await expectRefused(broker, .answer(questionID: q.id, choiceID: "approve"), from: "zed", .notFound, unchanged: before))
@@ -52,8 +54,9 @@ struct BrokerEngineAuthorizationTests {
         }
     }
 
-    @Test func aParentCannotAnswerAnUnaffiliatedChildsQuestion() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aParentCannotAnswerAnUnaffiliatedChildsQuestion(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"])
             _ = try await broker.ask(q, from: "nora")
             let before = try await broker.fingerprint()
@@ -90,8 +93,9 @@ struct BrokerEngineAuthorizationTests {
         }
     }
 
-    @Test func aRefusalInABatchDoesNotDisturbItsNeighbours() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aRefusalInABatchDoesNotDisturbItsNeighbours(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let (q, _) = try await pendingQuestion(broker)
             let (replies, events) = try await broker.batch([
                 ("c1", MessageCodec.encode(.answer(questionID: q.id, choiceID: "approve"), requestID: 1)),
@@ -102,7 +106,7 @@ struct BrokerEngineAuthorizationTests {
             #expect(replies.map(\.errorCode) == [.notAuthorized, .notFound, nil, .notAvailable])
             #expect(replies[2].answerResolution?.answeredBy == "alice")
             #expect(events.count == 4)
-            #expect(try broker.store.heads() == ["emma": 3, "alice": 2, "bob": 2])
+            #expect(try broker.storage.heads() == ["emma": 3, "alice": 2, "bob": 2])
         }
     }
 }

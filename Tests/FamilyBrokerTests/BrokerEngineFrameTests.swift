@@ -51,7 +51,7 @@ struct BrokerEngineFrameTests {
                 #expect(outcome.events.isEmpty)
             }
             #expect(try await broker.questionCount() == 0)
-            #expect(try broker.store.heads().isEmpty)
+            #expect(try broker.storage.heads().isEmpty)
             #expect(broker.sequences.snapshot().isEmpty)
         }
     }
@@ -62,8 +62,9 @@ struct BrokerEngineFrameTests {
         #expect(Self.askFrame[Self.topicOffset] == 1)
     }
 
-    @Test func anErrorReplyEchoesTheRequestIDWhenTheHeaderIsIntact() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anErrorReplyEchoesTheRequestIDWhenTheHeaderIsIntact(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let truncated = try await broker.sendFrame(Array(Self.askFrame.dropLast(3)), device: "e1")
             #expect(truncated.requestID == 77)
             let short = try await broker.sendFrame([1, 3, 0], device: "e1")
@@ -71,8 +72,9 @@ struct BrokerEngineFrameTests {
         }
     }
 
-    @Test func aBadFrameInABatchDoesNotUndoItsNeighbours() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aBadFrameInABatchDoesNotUndoItsNeighbours(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q1 = question(["h1"])
             let q2 = question(["h2"])
             let q3 = question(["h3"])
@@ -105,7 +107,7 @@ struct BrokerEngineFrameTests {
 
             #expect(events.of("emma").map(\.sequence) == [1, 2, 3, 4])
             #expect(events.of("alice").map(\.sequence) == [1, 2, 3])
-            #expect(try broker.store.heads() == ["emma": 4, "alice": 3, "bob": 3])
+            #expect(try broker.storage.heads() == ["emma": 4, "alice": 3, "bob": 3])
             #expect(try await broker.questionCount() == 2)
             #expect(try await broker.storedQuestion(q3.id) == nil)
             #expect(try await broker.logs()["emma"]?.events == events.of("emma"))
@@ -140,7 +142,7 @@ struct BrokerEngineFrameTests {
         #expect(try await broker.storedQuestion(failing.id) == nil)
         #expect(try await broker.storedQuestion(nora1.id) != nil)
         #expect(try await broker.storedQuestion(nora2.id) != nil)
-        #expect(try broker.store.heads() == ["emma": 1, "alice": 1, "bob": 1, "nora": 2])
+        #expect(try broker.storage.heads() == ["emma": 1, "alice": 1, "bob": 1, "nora": 2])
         #expect(broker.sequences.snapshot() == ["nora": 2])
     }
 }

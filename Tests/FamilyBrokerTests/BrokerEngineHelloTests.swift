@@ -26,8 +26,9 @@ struct BrokerEngineHelloTests {
         }
     }
 
-    @Test func helloCarriesTheMembersHead() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func helloCarriesTheMembersHead(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             _ = try await broker.ask(question(["h1"]))
             _ = try await broker.ask(question(["h2"]))
             let outcome = try await broker.send(.hello(minVersion: 1, maxVersion: 9), from: "alice")
@@ -66,12 +67,13 @@ struct BrokerEngineHelloTests {
             }
             #expect(try await broker.fingerprint() == before)
             #expect(try await broker.questionCount() == 0)
-            #expect(try broker.store.heads().isEmpty)
+            #expect(try broker.storage.heads().isEmpty)
         }
     }
 
-    @Test func anUnknownDeviceAskingStoresNothingEvenInABatchWithGoodCommands() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anUnknownDeviceAskingStoresNothingEvenInABatchWithGoodCommands(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let stranger = question(["h1"])
             let (replies, events) = try await broker.batch([
                 (nil, MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: stranger), requestID: 1)),
@@ -87,8 +89,9 @@ struct BrokerEngineHelloTests {
         }
     }
 
-    @Test func aDeviceRemovedFromTheDirectoryIsNoLongerAuthorized() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aDeviceRemovedFromTheDirectoryIsNoLongerAuthorized(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             #expect(try await broker.send(.ping, from: "emma").reply == .pong(head: 0))
             var file = try TestFamily.file()
             file.families[0].members[3].devices = []

@@ -49,8 +49,9 @@ struct BrokerEngineSyncTests {
         }
     }
 
-    @Test func syncReturnsOnlyTheCallersOwnLog() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func syncReturnsOnlyTheCallersOwnLog(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             _ = try await fillNorasLog(broker, count: 3)
             _ = try await broker.ask(question(["x"]))
             let emma = try await sync(broker, after: 0, limit: 100, as: "emma")
@@ -64,8 +65,9 @@ struct BrokerEngineSyncTests {
         }
     }
 
-    @Test func syncLimitIsCappedAtOneThousand() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func syncLimitIsCappedAtOneThousand(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let events = try await fillNorasLog(broker, count: 1005)
             for limit in [UInt32(1000), 1001, 5000, UInt32.max] {
                 let reply = try await sync(broker, after: 0, limit: limit)

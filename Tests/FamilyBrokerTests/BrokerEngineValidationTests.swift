@@ -33,7 +33,7 @@ struct BrokerEngineValidationTests {
                 #expect(outcome.reply.errorCode == .invalidQuestion, "\(label) from \(child): \(outcome.reply)")
                 #expect(outcome.events.isEmpty)
                 #expect(try await broker.questionCount() == 0)
-                #expect(try broker.store.heads().isEmpty)
+                #expect(try broker.storage.heads().isEmpty)
             }
         }
     }
@@ -54,8 +54,9 @@ struct BrokerEngineValidationTests {
         }
     }
 
-    @Test func answeringWithAChoiceThatIsNotOfferedIsInvalidChoice() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func answeringWithAChoiceThatIsNotOfferedIsInvalidChoice(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"])
             _ = try await broker.ask(q)
             let before = try await broker.fingerprint()
@@ -70,8 +71,9 @@ struct BrokerEngineValidationTests {
         }
     }
 
-    @Test func answeringAfterTheExpirationDateIsExpired() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func answeringAfterTheExpirationDateIsExpired(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"], expirationDate: broker.clock.now + 60)
             _ = try await broker.ask(q)
             let before = try await broker.fingerprint()
@@ -87,8 +89,9 @@ struct BrokerEngineValidationTests {
         }
     }
 
-    @Test func answeringExactlyAtTheExpirationDateIsExpired() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func answeringExactlyAtTheExpirationDateIsExpired(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"], expirationDate: broker.clock.now + 60)
             _ = try await broker.ask(q)
             broker.clock.advance(by: 59)
@@ -102,8 +105,9 @@ struct BrokerEngineValidationTests {
         }
     }
 
-    @Test func aRetriedAskAfterItsExpirationReturnsTheRecordedQuestion() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aRetriedAskAfterItsExpirationReturnsTheRecordedQuestion(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let q = question(["h1"], expirationDate: broker.clock.now + 60)
             let first = try await broker.ask(q)
             #expect(first.reply.accepted != nil)

@@ -26,7 +26,7 @@ struct BrokerStoreDurabilityTests {
 
         // A second store on the same path, as a restarted broker would open it.
         let second = try BrokerHarness(temp: temp, clock: clock)
-        #expect(try second.store.heads() == before.heads)
+        #expect(try second.storage.heads() == before.heads)
         #expect(second.sequences.snapshot() == before.heads)
         #expect(try await second.fingerprint() == before)
         #expect(try await second.storedQuestion(pending.id)?.asked == pendingAsked)
@@ -51,7 +51,7 @@ struct BrokerStoreDurabilityTests {
         #expect(known.events.map(\.sequence) == [6])
 
         let third = try BrokerHarness(temp: temp, clock: clock)
-        #expect(try third.store.heads() == ["emma": 6, "alice": 4, "bob": 4, "nora": 1])
+        #expect(try third.storage.heads() == ["emma": 6, "alice": 4, "bob": 4, "nora": 1])
         let log = try #require(try await third.logs()["emma"])
         #expect(log.head == 6)
         #expect(log.events.map(\.sequence) == Array(1...6))
@@ -59,7 +59,7 @@ struct BrokerStoreDurabilityTests {
 
     @Test func aNewStoreStartsEmpty() async throws {
         try await BrokerHarness.with { broker throws in
-            #expect(try broker.store.heads().isEmpty)
+            #expect(try broker.storage.heads().isEmpty)
             #expect(FileManager.default.fileExists(atPath: broker.temp.databasePath))
             #expect(try await broker.questionCount() == 0)
         }
@@ -70,7 +70,7 @@ struct BrokerStoreDurabilityTests {
         defer { temp.remove() }
         for round in 1...3 {
             let broker = try BrokerHarness(temp: temp)
-            #expect(try broker.store.heads()["nora"] ?? 0 == UInt64(round - 1))
+            #expect(try broker.storage.heads()["nora"] ?? 0 == UInt64(round - 1))
             let outcome = try await broker.ask(question(["r\(round)"]), from: "nora")
             #expect(outcome.events.map(\.sequence) == [UInt64(round)])
         }

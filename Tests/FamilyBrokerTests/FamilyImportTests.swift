@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import GRDB
 import HearthCore
 import HearthProtocol
@@ -14,15 +15,23 @@ import ZeroMQ
 struct FamilyImportTests {
     /// Each stored row: its entry's bytes and its source hash.
     private func storedRows(_ broker: BrokerHarness) async throws -> [FamilyID: (entry: Data, hash: String?)] {
-        try await broker.store.read { db in
+        if broker.storage is PostgresStore {
+            let rows = try await broker.storage.reading { reader in
+                try (reader as! PostgresTransaction).rows("SELECT id, entry, source_hash FROM family_entry")
+                    .map { try $0.decode((String, Data, String?).self) }
+            }
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, (entry: $0.1, hash: $0.2)) })
+        }
+        return try await broker.store.read { db in
             var rows: [FamilyID: (entry: Data, hash: String?)] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, entry, source_hash FROM family_entry") { rows[row[0]] = (row[1], row[2]) }
             return rows
         }
     }
 
-    @Test func aFirstImportStoresEachEntryWithTheHashOfTheFilesEntry() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aFirstImportStoresEachEntryWithTheHashOfTheFilesEntry(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             _ = try await broker.engine.applyConfiguration(broker.directory)
             let rows = try await storedRows(broker)
             let expected = Stored.Family.rows(of: broker.directory.file)

@@ -34,8 +34,9 @@ struct FamilyRulesTests {
         init(_ text: String) { description = text }
     }
 
-    @Test func aNewChildGetsTheAgeAppropriateDefaults() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aNewChildGetsTheAgeAppropriateDefaults(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             // Emma is 11 on the test clock's day: contacts only, no contact editing.
             let emma = try await limits(broker)
             #expect(emma == ChildDefaults.builtIn.settings(forAge: 11))
@@ -48,8 +49,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func onlyTheFamilysOrganizerAndGuardiansChangeLimitsAndNothingChangesOtherwise() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func onlyTheFamilysOrganizerAndGuardiansChangeLimitsAndNothingChangesOtherwise(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let before = try await limits(broker)
             let everyone = CommunicationSettings(enabled: true, screenTime: .everyone)
             let refusals: [(MemberID, ErrorCode)] = [("emma", .notAuthorized), ("carol", .notAuthorized), ("tim", .notAuthorized),
@@ -76,8 +78,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func knownHandlesFollowTheScopeInForce() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func knownHandlesFollowTheScopeInForce(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let add = try await broker.send(.editContacts(childID: "emma", add: [Contact(handle: Self.contact)], remove: []), from: "alice")
             #expect(add.events.of("emma").compactMap(\.body.handlesChange).first?.added == [Self.contact])
             var settings = try await limits(broker)
@@ -107,8 +110,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func downtimeAppliesItsOwnScopeInTheChildsTimeZone() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func downtimeAppliesItsOwnScopeInTheChildsTimeZone(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             // The test clock is 15:06 UTC; a window 15:00-16:00 is in force.
             let special = handle("dad-work", .phoneNumber)
             _ = try await broker.send(.editContacts(childID: "emma", add: [Contact(handle: Self.contact), Contact(handle: special, allowedDuringDowntime: true)], remove: []), from: "alice")
@@ -128,8 +132,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func limitsTurnedOffGiveTheDefaultResponseAndAskNobody() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func limitsTurnedOffGiveTheDefaultResponseAndAskNobody(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             var settings = try await limits(broker)
             settings.enabled = false
             try await set(settings, broker, by: "bob")
@@ -139,8 +144,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func aChildEditsContactsOnlyWhenAllowedAndNeverForDowntime() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aChildEditsContactsOnlyWhenAllowedAndNeverForDowntime(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let friend = Contact(handle: handle("friend"))
             #expect(try await broker.send(.editContacts(childID: "emma", add: [friend], remove: []), from: "emma").reply.errorCode == .notAuthorized)
             var settings = try await limits(broker)
@@ -157,8 +163,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func aParentRevokesAnApprovalAndTheChildsDevicesLearnIt() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aParentRevokesAnApprovalAndTheChildsDevicesLearnIt(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let asked = try #require(try await broker.ask(question(["pal"])).reply.accepted)
             _ = try await broker.answer(asked.asked.question.id, "approve", from: "alice")
             #expect(try await known([handle("pal")], broker) == [handle("pal")])
@@ -205,8 +212,9 @@ struct FamilyRulesTests {
         }
     }
 
-    @Test func anExpiredQuestionResolvesWithItsDefaultAndNobodyCanAnswerIt() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func anExpiredQuestionResolvesWithItsDefaultAndNobodyCanAnswerIt(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let expiring = question(["pal"], expirationDate: broker.clock.now.addingTimeInterval(60))
             let id = try #require(try await broker.ask(expiring).reply.accepted).asked.question.id
             broker.clock.advance(by: 61)

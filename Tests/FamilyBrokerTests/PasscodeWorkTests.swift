@@ -15,11 +15,12 @@ import Testing
                 command: try! BrokerFrames.command(message))
         }
         return await PasscodeWork.prepare(
-            batch, store: broker.store, policy: BrokerHarness.policy, directory: broker.directory, now: broker.clock.now)
+            batch, store: broker.storage, policy: BrokerHarness.policy, directory: broker.directory, now: broker.clock.now)
     }
 
-    @Test func setPasscodeIsHashedOnlyForAParentOfTheChildsFamily() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func setPasscodeIsHashedOnlyForAParentOfTheChildsFamily(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let work = await prepared([
                 ("a1", .setPasscode(childID: "emma", passcode: "1234")),
                 ("b1", .setPasscode(childID: "tim", passcode: "1234")),
@@ -43,8 +44,9 @@ import Testing
         }
     }
 
-    @Test func approveInPersonIsCheckedOnlyForTheAskingChildWhileNotLockedOut() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func approveInPersonIsCheckedOnlyForTheAskingChildWhileNotLockedOut(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let question = Question(topic: .communication(CommunicationTopic(personInformation: [
                 PersonInformation(handle: CommunicationHandle(value: "pal", kind: .custom)),
             ])))

@@ -37,8 +37,9 @@ struct QuestionBudgetEngineTests {
         }
     }
 
-    @Test func aQuestionAtItsBudgetIsAskedAnsweredAndSyncedWhole() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aQuestionAtItsBudgetIsAskedAnsweredAndSyncedWhole(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let asked = Self.sized(QuestionBudget.maxQuestionBytes)
             let frame = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: asked), requestID: 1)
             let (askReplies, askOutput) = await broker.intake.process([
@@ -66,8 +67,9 @@ struct QuestionBudgetEngineTests {
         }
     }
 
-    @Test func aQuestionOverItsBudgetIsRefusedAndChangesNothing() async throws {
-        try await BrokerHarness.with { broker in
+    @Test(arguments: StorageBackend.all)
+    func aQuestionOverItsBudgetIsRefusedAndChangesNothing(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
             let before = try await broker.fingerprint()
             let outcome = try await broker.ask(Self.sized(QuestionBudget.maxQuestionBytes + 1))
             #expect(outcome.reply.errorCode == .questionTooLarge)

@@ -50,7 +50,7 @@ struct RestartTests {
         let unchanged = try await broker.store.read { db in try BrokerStore.holdsExactly(try configuration().file, in: db) }
 
         let (directory, applied) = try await FamilyBrokerService.startupDirectory(
-            broker.store, sequences: SequenceBook(try broker.store.heads()), policy: policy, logger: Self.logger, clock: { Self.clock.now },
+            broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: policy, logger: Self.logger, clock: { Self.clock.now },
             configuration: configuration)
 
         let before = try BrokerStore(path: copy.databasePath)
@@ -179,7 +179,7 @@ struct RestartTests {
             file.families[0].members[0].role = "boss"
             let error = await #expect(throws: ConfigurationError.self) {
                 _ = try await FamilyBrokerService.startupDirectory(
-                    broker.store, sequences: SequenceBook(try broker.store.heads()), policy: BrokerHarness.policy, logger: Self.logger,
+                    broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: BrokerHarness.policy, logger: Self.logger,
                     clock: { Self.clock.now }, configuration: { try Directory(file: file, keysDirectory: "/", source: "family.yaml") })
             }
             #expect(error?.key == "families[0].members[0].role")

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import Logging
 import Synchronization
 import Testing
 
@@ -8,11 +9,12 @@ import Testing
 
 /// A backend under the contract test: opens a fresh store, and the same store again (as after a restart).
 struct StorageBackend: Sendable, CustomTestStringConvertible {
+    typealias Opened = (
+        store: any BrokerStorage, reopen: @Sendable () throws -> any BrokerStorage, remove: @Sendable () async -> Void
+    )
+
     var name: String
-    var open:
-        @Sendable () throws -> (
-            store: any BrokerStorage, reopen: @Sendable () throws -> any BrokerStorage, remove: @Sendable () -> Void
-        )
+    var open: @Sendable () async throws -> Opened
 
     var testDescription: String { name }
 
@@ -23,9 +25,24 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
         )
     }
 
+    /// A database of its own on this process's throwaway server (`TestPostgres`).
+    static let postgres = StorageBackend(name: "PostgreSQL") {
+        let (url, password, drop) = try await TestPostgres.database()
+        return (
+            try PostgresStore(url: url, password: password, logger: quietLogger),
+            { try PostgresStore(url: url, password: password, logger: quietLogger) }, drop
+        )
+    }
+
     /// Every backend of `BrokerStorage`: a new one is added here and must pass the same tests.
-    static let all: [StorageBackend] = [.sqlite]
+    static let all: [StorageBackend] = [.sqlite, .postgres]
 }
+
+let quietLogger: Logger = {
+    var logger = Logger(label: "FamilyBrokerTests")
+    logger.logLevel = .critical
+    return logger
+}()
 
 struct ContractError: Error {}
 
@@ -46,9 +63,14 @@ final class Seen<T: Sendable>: Sendable {
         _ backend: StorageBackend,
         _ body: (any BrokerStorage, @Sendable () throws -> any BrokerStorage) async throws -> Void
     ) async throws {
-        let (store, reopen, remove) = try backend.open()
-        defer { remove() }
-        try await body(store, reopen)
+        let (store, reopen, remove) = try await backend.open()
+        do {
+            try await body(store, reopen)
+        } catch {
+            await remove()
+            throw error
+        }
+        await remove()
     }
 
     func event(_ member: MemberID, _ sequence: UInt64, _ value: String = "h") -> Event {

@@ -3,6 +3,7 @@ import GRDB
 import HearthCore
 import HearthProtocol
 import Logging
+import PostgresNIO
 import Synchronization
 import Testing
 import ZeroMQ
@@ -83,10 +84,13 @@ struct Outcome {
     var events: [Event]
 }
 
-/// A broker engine over a real SQLite file in a temporary directory, with a hand-moved clock.
+/// A broker engine over a real store (a SQLite file in a temporary directory, or a PostgreSQL database of its own),
+/// with a hand-moved clock.
 final class BrokerHarness: Sendable {
     let temp: TempDirectory
-    let store: BrokerStore
+    /// The store the engine runs on.
+    let storage: any BrokerStorage
+    private let sqlite: BrokerStore?
     let directory: Directory
     let sequences: SequenceBook
     let engine: BrokerEngine
@@ -102,29 +106,58 @@ final class BrokerHarness: Sendable {
         return BrokerPolicy(childDefaults: defaults, passcodeCost: 10)
     }()
 
-    init(
+    /// The SQLite store, for tests that look at its file (only on the SQLite backend).
+    var store: BrokerStore { sqlite! }
+
+    convenience init(
         temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil, clock: TestClock = TestClock(),
         policy: BrokerPolicy = BrokerHarness.policy
     ) throws {
         let temp = try temp ?? TempDirectory()
+        try self.init(
+            storage: try BrokerStore(path: temp.databasePath), temp: temp, directory: directory, sequences: sequences,
+            clock: clock, policy: policy)
+    }
+
+    init(
+        storage: any BrokerStorage, temp: TempDirectory, directory: Directory? = nil, sequences: SequenceBook? = nil,
+        clock: TestClock = TestClock(), policy: BrokerPolicy = BrokerHarness.policy
+    ) throws {
         self.temp = temp
-        store = try BrokerStore(path: temp.databasePath)
+        self.storage = storage
+        sqlite = storage as? BrokerStore
         self.directory = try directory ?? TestFamily.directory()
-        self.sequences = try sequences ?? SequenceBook(try store.heads())
+        self.sequences = try sequences ?? SequenceBook(try storage.heads())
         self.clock = clock
-        var logger = Logger(label: "FamilyBrokerTests")
-        logger.logLevel = .critical
         engine = BrokerEngine(
-            store: store, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: logger, policy: policy,
-            clock: { clock.now })
+            storage: storage, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: quietLogger,
+            policy: policy, clock: { clock.now }, deliver: { _ in })
         intake = CommandIntake(engine: engine)
     }
 
-    /// Runs `body` with a fresh harness and removes its files afterwards.
-    static func with(_ body: (BrokerHarness) async throws -> Void) async throws {
-        let harness = try BrokerHarness()
-        defer { harness.temp.remove() }
-        try await body(harness)
+    /// Runs `body` with a fresh harness on `backend` and removes its store afterwards.
+    static func with(
+        _ backend: StorageBackend = .sqlite, directory: Directory? = nil, clock: TestClock = TestClock(),
+        policy: BrokerPolicy = BrokerHarness.policy, _ body: (BrokerHarness) async throws -> Void
+    ) async throws {
+        if backend.name == StorageBackend.sqlite.name {
+            // The SQLite file in the harness's own directory, where the tests that look at it expect it.
+            let harness = try BrokerHarness(directory: directory, clock: clock, policy: policy)
+            defer { harness.temp.remove() }
+            return try await body(harness)
+        }
+        let opened = try await backend.open()
+        let temp = try TempDirectory()
+        do {
+            try await body(
+                try BrokerHarness(storage: opened.store, temp: temp, directory: directory, clock: clock, policy: policy))
+        } catch {
+            temp.remove()
+            await opened.remove()
+            throw error
+        }
+        temp.remove()
+        await opened.remove()
     }
 
     func requestID() -> UInt64 { nextRequest.add(1, ordering: .relaxed).newValue }
@@ -180,23 +213,50 @@ final class BrokerHarness: Sendable {
     /// A comparable fingerprint of everything stored: heads, every log, the question and known-handle tables.
     func fingerprint() async throws -> StoreFingerprint {
         let logs = try await logs()
-        let tables = try await store.read { db in
-            (
-                try String.fetchAll(db, sql: "SELECT hex(id) || ':' || status || ':' || ifnull(hex(resolution), '-') FROM question ORDER BY id"),
-                try String.fetchAll(db, sql: "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+        let tables = try await tableRows()
+        return StoreFingerprint(
+            heads: try storage.heads(), book: sequences.snapshot(), logs: logs.mapValues { $0.events },
+            questions: tables.questions, knownHandles: tables.knownHandles)
+    }
+
+    /// The question and known-handle tables, one string per row, in the store's own SQL.
+    private func tableRows() async throws -> (questions: [String], knownHandles: [String]) {
+        if let sqlite {
+            return try await sqlite.read { db in
+                (
+                    try String.fetchAll(db, sql: "SELECT hex(id) || ':' || status || ':' || ifnull(hex(resolution), '-') FROM question ORDER BY id"),
+                    try String.fetchAll(db, sql: "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+                )
+            }
+        }
+        return try await postgresStrings(
+            """
+            SELECT id::text || ':' || status || ':' || coalesce(encode(resolution, 'hex'), '-') FROM question ORDER BY id
+            """,
+            "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+    }
+
+    /// The first column of each query's rows, on the PostgreSQL store.
+    private func postgresStrings(_ first: String, _ second: String) async throws -> ([String], [String]) {
+        try await storage.reading { reader in
+            let tx = reader as! PostgresTransaction
+            return (
+                try tx.rows(PostgresQuery(unsafeSQL: first)).map { try $0.decode(String.self) },
+                try tx.rows(PostgresQuery(unsafeSQL: second)).map { try $0.decode(String.self) }
             )
         }
-        return StoreFingerprint(
-            heads: try store.heads(), book: sequences.snapshot(), logs: logs.mapValues { $0.events }, questions: tables.0, knownHandles: tables.1)
     }
 
     func questionCount() async throws -> Int {
-        try await store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question") ?? 0 }
+        if let sqlite {
+            return try await sqlite.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question") ?? 0 }
+        }
+        return Int(try await postgresStrings("SELECT COUNT(*)::text FROM question", "SELECT ''").0.first ?? "") ?? 0
     }
 
     func storedQuestion(_ id: UUID) async throws -> (asked: AskedQuestion, resolution: Resolution?)? {
-        try await store.read { db in
-            try BrokerStore.question(id, in: db).map { ($0.asked, $0.resolution) }
+        try await storage.reading { reader in
+            try reader.question(id).map { ($0.asked, $0.resolution) }
         }
     }
 }

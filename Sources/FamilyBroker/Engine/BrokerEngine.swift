@@ -68,8 +68,11 @@ public final class BrokerEngine: Sendable {
         } catch {
             // The commit itself failed: nothing is stored, so every command gets an error and no event leaves.
             logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
-            let failed = CommandOutcome.failure(ErrorReply(.internalError, "the broker could not commit; retry"))
-            return (Array(repeating: failed, count: requests.count), Output())
+            // An unreachable store is transient: devices keep the command and send it again.
+            let reply = error is StoreUnavailable
+                ? ErrorReply(.brokerUnavailable, "the broker's store is not reachable now; nothing was stored, retry")
+                : ErrorReply(.internalError, "the broker could not commit; retry")
+            return (Array(repeating: CommandOutcome.failure(reply), count: requests.count), Output())
         }
     }
 

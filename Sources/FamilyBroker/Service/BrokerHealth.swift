@@ -11,6 +11,8 @@ final class BrokerHealth: Sendable {
     }
 
     private let phase = Mutex(Phase.starting)
+    /// Why the store cannot be reached now (a PostgreSQL server that went away); nil while it can.
+    private let storeProblem = Mutex<String?>(nil)
     private let lastBeat = Mutex(ContinuousClock.now)
     private let beatWindow: Duration
 
@@ -32,9 +34,15 @@ final class BrokerHealth: Sendable {
     }
     func beat() { lastBeat.withLock { $0 = .now } }
 
-    /// Ready once both sockets are bound and the database is open.
+    /// Records whether the store answers (`problem` nil) or why not.
+    func store(problem: String?) { storeProblem.withLock { $0 = problem } }
+
+    /// Ready once both sockets are bound and the database is open, and while the store answers.
     var readiness: HealthStatus {
-        switch phase.withLock({ $0 }) {
+        if let problem = storeProblem.withLock({ $0 }) {
+            return HealthStatus(ok: false, "store not reachable: \(problem)")
+        }
+        return switch phase.withLock({ $0 }) {
         case .starting: HealthStatus(ok: false, "starting: binding sockets, opening the database")
         case .ready(let detail): HealthStatus(ok: true, detail)
         case .stopping: HealthStatus(ok: false, "shutting down")

@@ -34,6 +34,10 @@ public struct BrokerOptions: Sendable {
     public var deviceCommandBurst: Double = 1000
     /// How often pending questions are checked for expiry.
     public var expiryInterval: Duration = .seconds(1)
+    /// Where the state is kept: the SQLite file `databasePath` unless a PostgreSQL database is configured.
+    public var store: StoreLocation = .sqlite
+    /// How long the broker keeps trying to reach its PostgreSQL store at start before it exits 78 (zero: once).
+    public var storeConnectRetry: Duration = .zero
 
     public init(
         ingress: String, egress: String, stateDirectory: String, familyFile: String, keysDirectory: String? = nil,

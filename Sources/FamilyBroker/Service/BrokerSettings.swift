@@ -50,6 +50,25 @@ public struct BrokerSettings: Sendable {
             b.options.stateDirectory = try s.get(key, default: b.options.stateDirectory, SettingParsers.path)
         },
         Setting(
+            "storePasswordFile", default: "HEARTH_STORE_PASSWORD", "file",
+            "File holding the PostgreSQL store's password (else the HEARTH_STORE_PASSWORD environment variable)."
+        ) { s, key, b in
+            b.storePasswordFile = try readableFile(key, s)
+        },
+        Setting(
+            "store", default: "sqlite", "url",
+            "sqlite (<state>/broker.sqlite) or postgres://USER@HOST:PORT/DB, without a password in it."
+        ) { s, key, b in
+            let file = b.storePasswordFile
+            b.options.store = try s.get(key, default: .sqlite) { try StoreLocation.parse($0, passwordFile: file) }
+        },
+        Setting(
+            "storeConnectRetry", default: "0", "seconds",
+            "Seconds the broker keeps trying to reach its PostgreSQL store at start before exiting 78 (0 to 86400)."
+        ) { s, key, b in
+            b.options.storeConnectRetry = try s.get(key, default: .zero, SettingParsers.seconds(in: 0...86_400))
+        },
+        Setting(
             "families", default: "config/demo-family.yaml", "file",
             "The family file (YAML): families, members, devices."
         ) { s, key, b in
@@ -158,6 +177,8 @@ public struct BrokerSettings: Sendable {
     public var logLevel: Logger.Level = .info
     public var metrics: ListenAddress?
     public var shutdownTimeout: Duration = .seconds(5)
+    /// The `storePasswordFile` setting, read by `store`.
+    var storePasswordFile: String?
     /// Where each key's value came from, for the start-up log: only keys that a source set.
     public var sources: [String: String] = [:]
 

@@ -14,8 +14,7 @@ extension FamilyBrokerService {
         chmod(options.stateDirectory, 0o700)
         let policy = try loadPolicy(options)
         let keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
-        let store = try BrokerStore(path: options.databasePath)
-        try store.startBackgroundCheckpoints(logger: logger)
+        let store = try await openStore(options, logger: logger)
         let sequences = SequenceBook(try store.heads())
         let configuration: @Sendable () throws -> Directory = { try loadDirectory(options, policy: policy) }
         // The family file is applied before any socket opens, so the first handshake already sees it.
@@ -33,7 +32,7 @@ extension FamilyBrokerService {
             options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, logger: logger)
         let metrics = BrokerMetrics()
         let engine = BrokerEngine(
-            store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
+            storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
             deliver: { output in
                 // On the store's writer, right after the commit: events leave in commit order.
                 for (event, frame) in zip(output.events, output.eventFrames) {
@@ -60,7 +59,7 @@ extension FamilyBrokerService {
     }
 
     /// The directory as the broker stored it (empty on first start).
-    static func storedDirectory(_ store: BrokerStore, policy: BrokerPolicy) async throws -> Directory {
+    static func storedDirectory(_ store: any BrokerStorage, policy: BrokerPolicy) async throws -> Directory {
         guard let file = try await store.reading({ store in try store.storedFile() }) else {
             return Directory(rules: policy.regions)
         }
@@ -84,7 +83,7 @@ extension FamilyBrokerService {
     /// held both at once: a 538 MiB peak with 100,000 families, 294 MiB with one). Otherwise the stored directory is
     /// built and the file merged into it, as on a first start or after an admin edit.
     static func startupDirectory(
-        _ store: BrokerStore, sequences: SequenceBook, policy: BrokerPolicy, logger: Logger, clock: @escaping @Sendable () -> Date,
+        _ store: any BrokerStorage, sequences: SequenceBook, policy: BrokerPolicy, logger: Logger, clock: @escaping @Sendable () -> Date,
         configuration: () throws -> Directory
     ) async throws -> (directory: DirectoryBox, applied: BrokerEngine.Output) {
         let configured: Directory
@@ -99,8 +98,10 @@ extension FamilyBrokerService {
             return (DirectoryBox(Directory(storedFormOf: configured, rules: policy.regions)), BrokerEngine.Output())
         }
         let directory = DirectoryBox(try await storedDirectory(store, policy: policy))
-        let applied = try await BrokerEngine(store: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock)
-            .applyConfiguration(configured)
+        let applied = try await BrokerEngine(
+            storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
+            deliver: { _ in }
+        ).applyConfiguration(configured)
         return (directory, applied)
     }
 }

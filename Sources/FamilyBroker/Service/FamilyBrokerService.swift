@@ -34,6 +34,7 @@ public final class FamilyBrokerService: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await broker.heartbeats() }
             group.addTask { await broker.sweeps() }
+            group.addTask { await broker.storeProbes() }
             await broker.serve()
             group.cancelAll()
         }

@@ -10,7 +10,7 @@ struct RunningBroker: Sendable {
     let options: BrokerOptions
     let logger: Logger
     let health: BrokerHealth
-    let store: BrokerStore
+    let store: any BrokerStorage
     let engine: BrokerEngine
     let intake: CommandIntake
     let gate: Gate
@@ -90,7 +90,7 @@ struct RunningBroker: Sendable {
             }
             metrics.refresh(
                 subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops),
-                checkpoints: store.checkpoints.counts)
+                checkpoints: checkpointCounts)
             reportedDrops = max(drops, reportedDrops)
             health.beat()
             for member in subscribed.all {
@@ -125,7 +125,7 @@ struct RunningBroker: Sendable {
         await sockets.loop.stop()
         try? FileManager.default.removeItem(atPath: options.readyFile)
         try? FileManager.default.removeItem(atPath: options.adminSocket)
-        let checkpoints = store.checkpoints.counts
+        let checkpoints = checkpointCounts
         logger.info(
             "family-broker stopped",
             metadata: [

@@ -235,7 +235,7 @@ extension BrokerStore {
         return events
     }
 
-    private static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
+    static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
         var reader = WireReader(Array(data))
         do {
             let stored = try reader.event()

@@ -1,0 +1,118 @@
+import Foundation
+import HearthCore
+import Logging
+import PostgresNIO
+
+/// The broker's durable state in a PostgreSQL database: the same tables and guarantees as `BrokerStore` (SQLite),
+/// for operators who keep their state on a database server they replicate and back up.
+///
+/// Two connections, each on a serial queue of its own: the writer runs transactions one at a time in the order they
+/// were started, with `synchronous_commit = on` so that a commit is durable once acknowledged; the reader runs each
+/// `reading` in a read-only REPEATABLE READ transaction (one committed snapshot, never waiting for the writer).
+/// Either reconnects by itself after the server was lost; meanwhile calls throw `StoreUnavailable`.
+public final class PostgresStore: Sendable {
+    public let url: PostgresURL
+    let writer: PostgresSession
+    let reader: PostgresSession
+    let logger: Logger
+    /// A commit whose reply was lost with the connection, settled before the writer's next transaction.
+    let unsettled = UnsettledCommit()
+
+    /// Connects to `url` and brings its schema up to date; throws `StoreUnavailable` when the server cannot be
+    /// reached, `PostgresStore.SchemaTooNew` when the database was migrated by a newer broker.
+    public init(url: PostgresURL, password: String, logger: Logger = Logger(label: "family-broker.postgres")) throws {
+        self.url = url
+        self.logger = logger
+        // `on` whatever the server's default: an acknowledged command must survive the server's crash.
+        writer = PostgresSession(
+            name: "writer", url: url, password: password, setUp: ["SET synchronous_commit TO on"], logger: logger)
+        reader = PostgresSession(name: "reader", url: url, password: password, logger: logger)
+        try writer.runBlocking { connection in try Self.migrate(connection, url: url, logger: logger) }
+    }
+
+    deinit {
+        writer.close()
+        reader.close()
+    }
+
+    /// Why the server does not answer now, or nil when it does (for readiness): a trivial query on the reader.
+    public func unreachableReason() async -> String? {
+        // Not `self` in the closure: the store's last reference must never be dropped on its own queue.
+        let logger = self.logger
+        do {
+            try await reader.run { connection in _ = try connection.query("SELECT 1", logger: logger).wait() }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+extension PostgresStore: BrokerStorage {
+    func heads() throws -> [MemberID: UInt64] {
+        try reader.runBlocking { connection in
+            let rows = try connection.query(
+                "SELECT member_id, MAX(seq) FROM event GROUP BY member_id", logger: logger
+            ).wait().rows
+            var heads: [MemberID: UInt64] = [:]
+            for row in rows {
+                let (member, head) = try row.decode((String, Int64).self)
+                heads[member] = UInt64(head)
+            }
+            return heads
+        }
+    }
+
+    func reading<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
+        let logger = self.logger
+        return try await reader.run { connection in
+            let tx = PostgresTransaction(connection: connection, logger: logger)
+            try tx.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let result = try body(tx)
+                try tx.execute("COMMIT")
+                return result
+            } catch {
+                _ = try? tx.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func transaction<T: Sendable>(
+        _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
+    ) async throws -> T {
+        let logger = self.logger, session = writer, unsettled = self.unsettled
+        // On the writer's serial queue: `committed` runs there too, before the next transaction starts.
+        return try await writer.run { _ in
+            _ = try unsettled.settle(session: session, logger: logger)
+            let tx = PostgresTransaction(connection: try session.connected(), logger: logger)
+            try tx.execute("BEGIN")
+            let xid: Int64
+            let result: T
+            do {
+                xid = try tx.rows("SELECT txid_current()").first?.decode(Int64.self) ?? 0
+                result = try work(tx)
+            } catch {
+                _ = try? tx.execute("ROLLBACK")
+                throw error
+            }
+            do {
+                try tx.commit()
+            } catch let error where PostgresSession.isConnectionLoss(error) || tx.connection.isClosed {
+                // Committed or not: only the server knows. Ask it again on a new connection (now, or before the
+                // next transaction), and run `committed` then if it did commit.
+                unsettled.pending = UnsettledCommit.Pending(xid: xid) { committed(result) }
+                session.dropConnection()
+                if (try? unsettled.settle(session: session, logger: logger)) == true { return result }
+                let reason = PostgresSession.reason(error)
+                throw StoreUnavailable(description: "the connection was lost at commit: \(reason)")
+            } catch {
+                _ = try? tx.execute("ROLLBACK")
+                throw error
+            }
+            committed(result)
+            return result
+        }
+    }
+}

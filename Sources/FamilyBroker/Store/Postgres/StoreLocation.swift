@@ -1,0 +1,73 @@
+import Foundation
+import HearthCore
+import HearthService
+import Logging
+
+/// Where the broker keeps its state: the SQLite file in its state directory (the default), or a PostgreSQL database.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite
+    /// `password` came from `storePasswordFile` or `HEARTH_STORE_PASSWORD`, never from the URL.
+    case postgres(PostgresURL, password: String)
+
+    /// The environment variable the PostgreSQL password may come from.
+    public static let passwordVariable = "HEARTH_STORE_PASSWORD"
+
+    public var description: String {
+        switch self {
+        case .sqlite: "sqlite"
+        case .postgres(let url, _): url.description
+        }
+    }
+
+    /// Parses the `store` setting: `sqlite`, or `postgres://USER@HOST:PORT/DB` with the password from
+    /// `passwordFile` or else `HEARTH_STORE_PASSWORD`.
+    static func parse(_ text: String, passwordFile: String?) throws -> StoreLocation {
+        if text == "sqlite" { return .sqlite }
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(parsing: text)
+        } catch let invalid as PostgresURL.Invalid {
+            throw SettingProblem(invalid.description + " (or sqlite)")
+        }
+        if let passwordFile {
+            guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+                throw SettingProblem("cannot read storePasswordFile '\(passwordFile)'")
+            }
+            return .postgres(url, password: contents.trimmingCharacters(in: .newlines))
+        }
+        guard let password = ProcessInfo.processInfo.environment[passwordVariable] else {
+            throw SettingProblem("\(url) needs a password: set storePasswordFile or \(passwordVariable)")
+        }
+        return .postgres(url, password: password)
+    }
+}
+
+extension PostgresStore {
+    /// Connects as the broker starts: tries for `retryFor` (zero: once) before giving up with a
+    /// `ConfigurationError` naming the URL and why, which makes the broker exit 78.
+    static func connect(
+        _ url: PostgresURL, password: String, retryFor: Duration, logger: Logger
+    ) async throws -> PostgresStore {
+        let deadline = ContinuousClock.now + retryFor
+        while true {
+            do {
+                // Opening blocks on the server (connect, migrate): on a Dispatch thread, not the cooperative pool.
+                return try await withCheckedThrowingContinuation { continuation in
+                    DispatchQueue.global().async {
+                        continuation.resume(with: Result {
+                            try PostgresStore(url: url, password: password, logger: logger)
+                        })
+                    }
+                }
+            } catch let unavailable as StoreUnavailable {
+                guard ContinuousClock.now < deadline else {
+                    throw ConfigurationError(source: "store", key: url.description, reason: unavailable.description)
+                }
+                logger.warning("store not reachable; retrying", metadata: ["error": "\(unavailable)"])
+                try await Task.sleep(for: .seconds(1))
+            } catch let tooNew as SchemaTooNew {
+                throw ConfigurationError(source: "store", key: url.description, reason: tooNew.description)
+            }
+        }
+    }
+}
