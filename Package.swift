@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "PermissionKit", targets: ["PermissionKit"]),
         .library(name: "DeclaredAgeRange", targets: ["DeclaredAgeRange"]),
+        .library(name: "ParentKit", targets: ["ParentKit"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
@@ -111,10 +112,12 @@ let package = Package(
                 "DeviceRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
             ]
         ),
         .target(name: "PermissionKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(name: "DeclaredAgeRange", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
+        .target(name: "ParentKit", dependencies: ["HearthTransport", "HearthCore", "HearthProtocol"]),
         .target(
             name: "HearthFleet",
             dependencies: [
@@ -143,8 +146,8 @@ let package = Package(
             name: "hearthctl",
             dependencies: [
                 // Neither HearthFleet (a test kit) nor FamilyBroker: a shipped tool links what a client needs.
-                "PermissionKit", "DeclaredAgeRange", "HearthClient", "ZeroMQ", "HearthProtocol", "HearthTransport", "HearthService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthClient", "ZeroMQ", "HearthProtocol",
+                "HearthTransport", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The client side of the daemons' local sockets: a person's consoles (parent, age range) and the ops probes.
@@ -224,9 +227,9 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ZeroMQ", "HearthService", "DeviceRuntime",
-                "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest", "hearth-fleet",
-                "HearthLoad", "CodecFuzzer", "BrokerCommandFuzzer",
+                "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
+                "DeviceRuntime", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "hearth-fleet", "HearthLoad", "CodecFuzzer", "BrokerCommandFuzzer",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -73,6 +73,10 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
         await base.linked(context: context)
     }
 
+    public func serve(context: any DeviceContext) async {
+        await base.serve(context: context)
+    }
+
     public func handleLocal(
         _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
     ) async -> Message? {

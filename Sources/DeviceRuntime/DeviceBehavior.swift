@@ -15,4 +15,11 @@ public protocol DeviceBehavior: Sendable {
     func handleLocal(_ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext) async -> Message?
     /// Called each time the link to the broker comes up and the device has caught up.
     func linked(context: any DeviceContext) async
+    /// Runs beside the daemon from its start until its shutdown, when it is cancelled (e.g. parent-device's page).
+    func serve(context: any DeviceContext) async
+}
+
+extension DeviceBehavior {
+    /// Nothing runs beside the daemon.
+    public func serve(context: any DeviceContext) async {}
 }

@@ -120,6 +120,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             "broker": "\(options.brokerIngress)", "socket": "\(options.localSocket)", "publicKey": "\(keys.publicKey)",
         ])
         let link = Task { await maintainLink() }
+        let beside = Task { await behavior.serve(context: self) }
         await withGracefulShutdownHandler {
             for await batch in loop.inbound {
                 await handle(batch)
@@ -128,6 +129,8 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             loop.inbound.finish()
         }
         link.cancel()
+        beside.cancel()
+        await beside.value
         tracker.close()
         await loop.stop()
         unlink(options.localSocket)

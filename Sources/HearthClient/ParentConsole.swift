@@ -12,6 +12,11 @@ public final class ParentConsole: Sendable {
         try await client.start()
     }
 
+    /// Sends one request to parent-device and returns its reply; an error reply is thrown as `ErrorReply`.
+    func request(_ message: Message) async throws -> Message {
+        try await client.request(message)
+    }
+
     /// The questions waiting for an answer, oldest first.
     public func pending() async throws -> [AskedQuestion] {
         guard case .pendingList(let list) = try await client.request(.listPending) else { return [] }

@@ -7,13 +7,19 @@ extension Scenario {
         case ask(Ask)
         case approve(Answer)
         case decline(Answer)
+        /// A parent takes back approvals of handles for a child.
+        case revoke(Revoke)
+        /// A parent changes a child's Communication Limits.
+        case limits(Limits)
         case expect(Expectation)
         /// `crash`, `restart`, `stop`, `start`, `pause`, `resume`, `cut` or `restore`, of a device or `broker`.
         case fault(Fault, String)
         case advanceClock(ScenarioDuration)
         case wait(ScenarioDuration)
 
-        static let kinds = ["ask", "approve", "decline", "expect", "advanceClock", "wait"] + Fault.allCases.map(\.rawValue)
+        static let kinds =
+            ["ask", "approve", "decline", "revoke", "limits", "expect", "advanceClock", "wait"]
+            + Fault.allCases.map(\.rawValue)
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Key.self)
@@ -24,6 +30,8 @@ extension Scenario {
             case "ask": self = .ask(try c.decode(Ask.self, forKey: key))
             case "approve": self = .approve(try c.decode(Answer.self, forKey: key))
             case "decline": self = .decline(try c.decode(Answer.self, forKey: key))
+            case "revoke": self = .revoke(try c.decode(Revoke.self, forKey: key))
+            case "limits": self = .limits(try c.decode(Limits.self, forKey: key))
             case "expect": self = .expect(try c.decode(Expectation.self, forKey: key))
             case "advanceClock": self = .advanceClock(try c.decode(ScenarioDuration.self, forKey: key))
             case "wait": self = .wait(try c.decode(ScenarioDuration.self, forKey: key))
@@ -43,6 +51,11 @@ extension Scenario {
                     + (ask.expiresIn.map { ", expires in \($0)" } ?? "") + (ask.error.map { ", expecting \($0)" } ?? "")
             case .approve(let answer): "approve \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
             case .decline(let answer): "decline \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
+            case .revoke(let revoke):
+                "revoke \(revoke.handles.joined(separator: ", ")) for \(revoke.child) on \(revoke.on)"
+                    + (revoke.error.map { ", expecting \($0)" } ?? "")
+            case .limits(let limits):
+                "set limits of \(limits.child) on \(limits.on)" + (limits.error.map { ", expecting \($0)" } ?? "")
             case .expect(let expectation): "expect \(expectation.summary)"
             case .fault(let fault, let target): "\(fault.rawValue) \(target)"
             case .advanceClock(let by): "advance the broker's clock by \(by)"
@@ -101,6 +114,66 @@ extension Scenario {
         }
     }
 
+    /// `revoke: {child: emma, handles: [pal], on: alice-phone, error: notFound}`
+    public struct Revoke: Sendable, Decodable {
+        public var child: MemberID
+        public var handles: [String]
+        /// The parent's device.
+        public var on: DeviceID
+        /// The revocation is expected to be refused with this error code.
+        public var error: String?
+
+        public init(from decoder: any Decoder) throws {
+            try Scenario.allowOnly(["child", "handles", "on", "error"], in: decoder, what: "a revoke")
+            let c = try decoder.container(keyedBy: Key.self)
+            child = try c.decode(String.self, forKey: Key("child"))
+            handles = try c.decode([String].self, forKey: Key("handles"))
+            on = try c.decode(String.self, forKey: Key("on"))
+            error = try c.decodeIfPresent(String.self, forKey: Key("error"))
+        }
+    }
+
+    /// `limits: {child: emma, on: alice-phone, enabled: true, screenTime: everyone, downtime: contactsOnly,
+    /// schedule: "21:00-07:00", contactEditing: false, error: notAuthorized}`; what is not given stays as it is.
+    public struct Limits: Sendable, Decodable {
+        public var child: MemberID
+        /// The parent's device.
+        public var on: DeviceID
+        public var enabled: Bool?
+        public var screenTime: CommunicationSettings.Scope?
+        public var downtime: CommunicationSettings.Scope?
+        /// `HH:MM-HH:MM`, or `none`.
+        public var schedule: String?
+        public var contactEditing: Bool?
+        public var error: String?
+
+        public init(from decoder: any Decoder) throws {
+            let keys = ["child", "on", "enabled", "screenTime", "downtime", "schedule", "contactEditing", "error"]
+            try Scenario.allowOnly(Set(keys), in: decoder, what: "a limits step")
+            let c = try decoder.container(keyedBy: Key.self)
+            child = try c.decode(String.self, forKey: Key("child"))
+            on = try c.decode(String.self, forKey: Key("on"))
+            enabled = try c.decodeIfPresent(Bool.self, forKey: Key("enabled"))
+            func scope(_ key: String) throws -> CommunicationSettings.Scope? {
+                guard let name = try c.decodeIfPresent(String.self, forKey: Key(key)) else { return nil }
+                guard let scope = CommunicationSettings.Scope(name: name) else {
+                    let names = CommunicationSettings.Scope.allCases.map(\.name).joined(separator: ", ")
+                    throw ScenarioError("\(Scenario.path(decoder.codingPath)): \(key) '\(name)' is not one of \(names)")
+                }
+                return scope
+            }
+            screenTime = try scope("screenTime")
+            downtime = try scope("downtime")
+            schedule = try c.decodeIfPresent(String.self, forKey: Key("schedule"))
+            if let schedule, schedule != "none", CommunicationSettings.Downtime(text: schedule) == nil {
+                let path = Scenario.path(decoder.codingPath)
+                throw ScenarioError("\(path): schedule '\(schedule)' is not HH:MM-HH:MM or none")
+            }
+            contactEditing = try c.decodeIfPresent(Bool.self, forKey: Key("contactEditing"))
+            error = try c.decodeIfPresent(String.self, forKey: Key("error"))
+        }
+    }
+
     /// `expect: {response: q1, on: emma-tablet, answer: approval, by: alice}`, and `pending`, `notPending`, `known`,
     /// `unknown`, `linked`; waits up to `within` (or the scenario's timeout) for it to hold.
     public struct Expectation: Sendable, Decodable {
@@ -113,6 +186,8 @@ extension Scenario {
             /// Checked at once: the handle is not known.
             case unknown(String)
             case linked(Bool)
+            /// The parent's device was told of the question (a notification, of `kind` when given).
+            case notified(String)
         }
 
         public var check: Check
@@ -126,10 +201,13 @@ extension Scenario {
         /// For a response: parentAnswered, alreadyKnown, defaultLimitsOff, defaultNoFamily, expired, ...
         public var reason: String?
         public var within: ScenarioDuration?
+        /// For `notified`: questionPending, questionAnswered, questionExpired or questionClosed.
+        public var kind: String?
 
         public init(from decoder: any Decoder) throws {
-            let checks = ["pending", "notPending", "response", "known", "unknown", "linked"]
-            try Scenario.allowOnly(Set(checks + ["on", "app", "answer", "by", "reason", "within"]), in: decoder, what: "an expectation")
+            let checks = ["pending", "notPending", "response", "known", "unknown", "linked", "notified"]
+            let options = ["on", "app", "answer", "by", "reason", "within", "kind"]
+            try Scenario.allowOnly(Set(checks + options), in: decoder, what: "an expectation")
             let c = try decoder.container(keyedBy: Key.self)
             let given = c.allKeys.map(\.stringValue).filter(checks.contains)
             guard given.count == 1, let kind = given.first else {
@@ -141,6 +219,7 @@ extension Scenario {
             case "response": check = .response(try c.decode(String.self, forKey: Key(kind)))
             case "known": check = .known(try c.decode(String.self, forKey: Key(kind)))
             case "unknown": check = .unknown(try c.decode(String.self, forKey: Key(kind)))
+            case "notified": check = .notified(try c.decode(String.self, forKey: Key(kind)))
             default: check = .linked(try c.decode(Bool.self, forKey: Key(kind)))
             }
             on = try c.decode(String.self, forKey: Key("on"))
@@ -149,6 +228,11 @@ extension Scenario {
             by = try c.decodeIfPresent(String.self, forKey: Key("by"))
             reason = try c.decodeIfPresent(String.self, forKey: Key("reason"))
             within = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("within"))
+            self.kind = try c.decodeIfPresent(String.self, forKey: Key("kind"))
+            if let given = self.kind, !ParentNotification.Kind.allCases.map(\.name).contains(given) {
+                let names = ParentNotification.Kind.allCases.map(\.name).joined(separator: ", ")
+                throw ScenarioError("\(Scenario.path(decoder.codingPath)): kind '\(given)' is not one of \(names)")
+            }
         }
 
         var summary: String {
@@ -160,6 +244,7 @@ extension Scenario {
             case .known(let h): "\(h) known on \(on)"
             case .unknown(let h): "\(h) not known on \(on)"
             case .linked(let up): "\(on) \(up ? "linked to" : "cut off from") the broker"
+            case .notified(let q): "\(on) told of \(q)" + (kind.map { " (\($0))" } ?? "")
             }
         }
     }

@@ -130,9 +130,14 @@ public struct Scenario: Sendable, Decodable {
             case .approve(let answer), .decline(let answer):
                 try device(answer.on, child: false)
                 try question(answer.question)
+            case .limits(let limits):
+                try device(limits.on, child: false)
+            case .revoke(let revoke):
+                try device(revoke.on, child: false)
+                guard !revoke.handles.isEmpty else { throw fail("a revoke names at least one handle") }
             case .expect(let expectation):
                 switch expectation.check {
-                case .pending(let name, _):
+                case .pending(let name, _), .notified(let name):
                     try device(expectation.on, child: false)
                     try question(name)
                 case .response(let name):

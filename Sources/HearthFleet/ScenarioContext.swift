@@ -23,6 +23,8 @@ final class ScenarioContext {
         case .ask(let ask): try await self.ask(ask)
         case .approve(let answer): try await self.answer(answer, approve: true)
         case .decline(let answer): try await self.answer(answer, approve: false)
+        case .revoke(let revoke): try await self.revoke(revoke)
+        case .limits(let limits): try await self.limits(limits)
         case .expect(let expectation): try await expect(expectation)
         case .fault(let fault, let target): try await inject(fault, into: target)
         case .advanceClock(let by): try fleet.advanceClock(by: by.duration)
@@ -81,6 +83,46 @@ final class ScenarioContext {
         }
     }
 
+    private func revoke(_ revoke: Scenario.Revoke) async throws {
+        let console = try await self.console(on: revoke.on)
+        do {
+            let revoked = try await console.revoke(revoke.handles.map(Self.handle), of: revoke.child)
+            if let expected = revoke.error {
+                throw StepFailure("the revoke was accepted (\(revoked.count) handles); expected error \(expected)")
+            }
+        } catch let reply as ErrorReply {
+            guard let expected = revoke.error else {
+                throw StepFailure("the revoke was refused: \(reply.code): \(reply.message)")
+            }
+            guard "\(reply.code)".lowercased() == expected.lowercased() else {
+                throw StepFailure("the revoke was refused with \(reply.code) (\(reply.message)), not \(expected)")
+            }
+        }
+    }
+
+    private func limits(_ step: Scenario.Limits) async throws {
+        let console = try await self.console(on: step.on)
+        do {
+            var settings = try await console.limits(of: step.child).settings
+            if let enabled = step.enabled { settings.enabled = enabled }
+            if let scope = step.screenTime { settings.screenTime = scope }
+            if let scope = step.downtime { settings.downtime = scope }
+            if let schedule = step.schedule {
+                settings.downtimeSchedule = CommunicationSettings.Downtime(text: schedule)
+            }
+            if let editing = step.contactEditing { settings.allowContactEditing = editing }
+            try await console.setLimits(settings, of: step.child)
+            if let expected = step.error { throw StepFailure("the limits were set; expected error \(expected)") }
+        } catch let reply as ErrorReply {
+            guard let expected = step.error else {
+                throw StepFailure("the limits were refused: \(reply.code): \(reply.message)")
+            }
+            guard "\(reply.code)".lowercased() == expected.lowercased() else {
+                throw StepFailure("the limits were refused with \(reply.code) (\(reply.message)), not \(expected)")
+            }
+        }
+    }
+
     private func expect(_ expectation: Scenario.Expectation) async throws {
         let within = expectation.within?.duration ?? timeout
         let fleet = self.fleet
@@ -114,6 +156,15 @@ final class ScenarioContext {
         case .linked(let linked):
             let device = expectation.on
             try await fleet.eventually(what, timeout: within) { try await fleet.status(of: device).linked == linked }
+        case .notified(let name):
+            let id = try question(name).id
+            let socket = fleet.socket(of: expectation.on)
+            let kind = expectation.kind
+            try await fleet.eventually(what, timeout: within) {
+                try await ParentConsole.recentNotifications(socketPath: socket).contains {
+                    $0.questionID == id && (kind == nil || $0.kind.name == kind)
+                }
+            }
         }
     }
 

@@ -77,6 +77,13 @@ public enum Message: Sendable, Hashable {
     case listPending
     /// 0xB0: the waiting questions, oldest first.
     case pendingList([AskedQuestion])
+    /// 0x31: tell this client of new notifications; with `after`, first those numbered above it.
+    /// The reply is `parentWatching`.
+    case parentWatch(after: UInt64?)
+    /// 0xB1: the watch is registered; `head` is the number of the newest notification (0: none yet).
+    case parentWatching(head: UInt64)
+    /// 0xB2: a push (request id 0) to a watcher: something a parent should know now.
+    case parentNotification(ParentNotification)
 
     // MARK: operator ↔ family-broker (local admin socket)
 
@@ -122,6 +129,9 @@ public enum Message: Sendable, Hashable {
         case .ok: .ok
         case .listPending: .listPending
         case .pendingList: .pendingList
+        case .parentWatch: .parentWatch
+        case .parentWatching: .parentWatching
+        case .parentNotification: .parentNotification
         case .adminRequest: .adminRequest
         case .adminResult: .adminResult
         case .ageRange(let message): message.type

@@ -64,6 +64,12 @@ public enum MessageCodec {
             w.u64(inboxID)
         case .pendingList(let list):
             w.array(list) { $0.askedQuestion($1) }
+        case .parentWatch(let after):
+            w.optional(after) { $0.u64($1) }
+        case .parentWatching(let head):
+            w.u64(head)
+        case .parentNotification(let notification):
+            w.parentNotification(notification)
         case .setLimits(let child, let settings):
             w.string(child)
             w.settings(settings)
@@ -200,6 +206,12 @@ public enum MessageCodec {
             message = .limits(childID: child, settings: settings, contacts: try r.array("limits.contacts") { (r: inout WireReader) throws(WireError) in try r.contact() })
         case .handlesRevoked:
             message = .handlesRevoked(try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+        case .parentWatch:
+            message = .parentWatch(after: try r.optional("parentWatch.after") { (r: inout WireReader) throws(WireError) in
+                try r.u64("parentWatch.after")
+            })
+        case .parentWatching: message = .parentWatching(head: try r.u64("parentWatching.head"))
+        case .parentNotification: message = .parentNotification(try r.parentNotification())
         case .adminRequest: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))
         case .adminResult: message = .adminResult(try r.string("adminResult.json", max: Wire.maxAdminBytes))
         case _ where AgeRangeMessage.owns(code):

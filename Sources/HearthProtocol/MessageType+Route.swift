@@ -13,7 +13,8 @@ extension MessageType {
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
              .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
              .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,
-             .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate:
+             .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate, .parentWatch,
+             .parentWatching, .parentNotification:
             false
         }
     }

@@ -35,6 +35,9 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case ok = 0xA3
     case listPending = 0x30
     case pendingList = 0xB0
+    case parentWatch = 0x31
+    case parentWatching = 0xB1
+    case parentNotification = 0xB2
     case adminRequest = 0x50
     case adminResult = 0xD0
     // Declared Age Range

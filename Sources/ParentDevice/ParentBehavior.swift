@@ -3,22 +3,50 @@ import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
+import Synchronization
 
 /// The parent-device daemon's behaviour: keeps the questions waiting for this parent, with all their metadata (in
 /// its `ParentStore`), and lets a person list and answer them over the local control socket.
 public final class ParentBehavior: DeviceBehavior {
     public let name = "parent-device"
-    private let store: ParentStore
+    let store: ParentStore
+    let desktop: DesktopNotifier
+    let page: ParentPage?
 
-    public init(store: ParentStore) {
+    struct Watch: ~Copyable {
+        /// Local clients that asked for notifications (`parentWatch`), with when they last did.
+        var watchers: [[UInt8]: ContinuousClock.Instant] = [:]
+        /// The lowest notification recorded by events applied since the last push.
+        var lowestUnpushed: UInt64?
+        var shownOnceLinked = false
+    }
+
+    let watch = Mutex(Watch())
+    static var maxWatchers: Int { 1024 }
+    /// A watcher that has not renewed its watch for this long is forgotten (clients renew every few seconds).
+    static var watcherLifetime: Duration { .seconds(60) }
+
+    public init(store: ParentStore, desktop: DesktopNotifier = DesktopNotifier(), page: ParentPage? = nil) {
         self.store = store
+        self.desktop = desktop
+        self.page = page
+    }
+
+    public func serve(context: any DeviceContext) async {
+        await page?.serve(behavior: self, context: context)
     }
 
     public func apply(_ event: Event, in db: Database) throws {
-        try ParentStore.apply(event, in: db)
+        guard let id = try ParentStore.apply(event, in: db) else { return }
+        watch.withLock { $0.lowestUnpushed = min($0.lowestUnpushed ?? id, id) }
     }
 
     public func applied(_ events: [Event], context: any DeviceContext) async {
+        log(events, context: context)
+        await notify(context: context)
+    }
+
+    private func log(_ events: [Event], context: any DeviceContext) {
         for event in events {
             switch event.body {
             case .questionPending(let asked):
@@ -35,7 +63,14 @@ public final class ParentBehavior: DeviceBehavior {
         }
     }
 
-    public func linked(context: any DeviceContext) async {}
+    public func linked(context: any DeviceContext) async {
+        // Notifications recorded but not shown before a restart are shown once, now.
+        let first = watch.withLock { state in
+            defer { state.shownOnceLinked = true }
+            return !state.shownOnceLinked
+        }
+        if first { await showOnDesktop(context: context) }
+    }
 
     public func handleLocal(
         _ envelope: Envelope, from routingID: [UInt8], context: any DeviceContext
@@ -48,6 +83,8 @@ public final class ParentBehavior: DeviceBehavior {
             } catch {
                 return .error(ErrorReply(.internalError, "parent-device could not read its pending list"))
             }
+        case .parentWatch(let after):
+            return await startWatching(after: after, routingID: routingID, context: context)
         case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode:
             // A parent's commands: the broker checks that this device's member may give them.
             return await context.forward(envelope.message)

@@ -14,7 +14,8 @@ public enum ParentDeviceDaemon {
             AgePromptStore.migrate(&migrator)
         }
         let behavior = AgeRangeSupport(
-            ParentBehavior(store: ParentStore(store.pool)), prompts: AgePromptStore(store.pool))
+            ParentBehavior(store: ParentStore(store.pool), page: ParentPage(stateDirectory: options.stateDirectory)),
+            prompts: AgePromptStore(store.pool))
         return try DeviceRuntime(options: options, store: store, behavior: behavior, logger: logger)
     }
 }

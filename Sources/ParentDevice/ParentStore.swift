@@ -6,7 +6,7 @@ import HearthProtocol
 /// parent-device's tables and every statement on them: the questions waiting for a parent and those answered, in
 /// their wire encoding.
 public struct ParentStore: Sendable {
-    private let database: any DatabaseWriter
+    let database: any DatabaseWriter
 
     /// The store in `database`, whose migrator ran `migrate`.
     public init(_ database: any DatabaseWriter) {
@@ -21,11 +21,20 @@ public struct ParentStore: Sendable {
                 CREATE TABLE resolved (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, resolution BLOB NOT NULL);
                 """)
         }
+        migrator.registerMigration("parent-v2-notifications") { db in
+            // Each notification once: AUTOINCREMENT never reuses a number, so a watcher's position stays valid.
+            try db.execute(sql: """
+                CREATE TABLE notification (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, question_id BLOB, kind INTEGER NOT NULL,
+                    body BLOB NOT NULL, desktop_shown INTEGER NOT NULL DEFAULT 0, UNIQUE (question_id, kind));
+                """)
+        }
     }
 
     /// Applies one event inside the transaction that records it as applied. A question already answered is not
-    /// pending again, whatever order its events came in.
-    static func apply(_ event: Event, in db: Database) throws {
+    /// pending again, whatever order its events came in. Returns the number of the notification it recorded, if any.
+    @discardableResult
+    static func apply(_ event: Event, in db: Database) throws -> UInt64? {
         switch event.body {
         case .questionPending(let asked):
             var w = WireWriter()
@@ -33,10 +42,11 @@ public struct ParentStore: Sendable {
             let id = asked.question.id.wireBytes
             let sql = "SELECT 1 FROM resolved WHERE question_id = ?"
             let answered = try Bool.fetchOne(db, sql: sql, arguments: [id]) ?? false
-            guard !answered else { return }
+            guard !answered else { return nil }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO pending (question_id, asked, asked_at) VALUES (?, ?, ?)",
                 arguments: [id, Data(w.bytes), asked.askedAt.timeIntervalSince1970])
+            return try record(event, in: db)
         case .questionResolved(let asked, let resolution):
             var a = WireWriter()
             a.askedQuestion(asked)
@@ -47,8 +57,9 @@ public struct ParentStore: Sendable {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
                 arguments: [id, Data(a.bytes), Data(r.bytes)])
+            return try record(event, in: db)
         case .handlesChanged, .ageRange, .omitted:
-            break
+            return nil
         }
     }
 

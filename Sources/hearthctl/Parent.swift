@@ -7,7 +7,10 @@ import HearthTransport
 struct Parent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Act as a parent on a parent-device: questions, a child's limits and contacts, approvals, passcode.",
-        subcommands: [List.self, Approve.self, Decline.self, Limits.self, Contacts.self, Revoke.self, Passcode.self])
+        subcommands: [
+            List.self, Approve.self, Decline.self, Limits.self, Contacts.self, Revoke.self, Passcode.self, Watch.self,
+            History.self,
+        ])
 
     struct SocketOption: ParsableArguments {
         @Option(help: "parent-device's control socket.")

@@ -87,6 +87,17 @@ enum Fixtures {
         downtimeSchedule: CommunicationSettings.Downtime(startMinute: 22 * 60, endMinute: 7 * 60), allowContactEditing: true)
 
     /// At least one message of every case, most with several variants.
+    /// parent-device's notification messages (docs/PROTOCOL.md §6.5).
+    static let parentMessages: [Message] = [
+        .parentWatch(after: nil),
+        .parentWatch(after: .max),
+        .parentWatching(head: 0),
+        .parentNotification(ParentNotification(
+            id: 1, kind: .questionExpired, createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+            childMemberID: "emma", questionID: id1, appBundleID: "com.example.chat", answeredBy: nil,
+            choiceID: "decline", text: "expired unanswered, so \"Decline\" for emma: to talk to custom:ß✓")),
+    ]
+
     static let messages: [Message] = {
         var all: [Message] = [
             .hello(minVersion: 1, maxVersion: 1),
@@ -150,13 +161,14 @@ enum Fixtures {
         for reason in Resolution.Reason.allCases {
             all.append(.answerAccepted(Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
         }
-        return all + ageMessages
+        // Last, so that the fuzz corpus's earlier seeds (numbered by position) stay as they are.
+        return all + ageMessages + parentMessages
     }()
 
     /// Every type code protocol v1 defines.
     static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
-        0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0,
+        0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
         0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x87, 0x88, 0x50, 0xD0,
     ]).union(ageTypeCodes)
 

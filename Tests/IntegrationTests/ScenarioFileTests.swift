@@ -136,6 +136,16 @@ struct ScenarioParsingTests {
     @Test func mistakesAreNamed() {
         #expect(Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handle: [pal]}\n").contains("an ask has no 'handle'"))
         #expect(Self.error(Self.family + "steps:\n  - approve: {question: nope, on: alice-phone}\n").contains("no question 'nope' was asked"))
+        #expect(Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, screenTime: all}\n")
+            .contains("screenTime 'all' is not one of"))
+        #expect(Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, schedule: late}\n")
+            .contains("schedule 'late' is not HH:MM-HH:MM or none"))
+        #expect(Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [], on: alice-phone}\n")
+            .contains("a revoke names at least one handle"))
+        #expect(Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [pal], on: emma-tablet}\n")
+            .contains("is a child's device"))
+        #expect(Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal]}\n"
+            + "  - expect: {notified: q, on: alice-phone, kind: answered}\n").contains("kind 'answered' is not one of"))
         #expect(Self.error(Self.family + "steps:\n  - ask: {on: alice-phone, as: q, handles: [pal]}\n").contains("'alice-phone' is not a child's device"))
         #expect(Self.error(Self.family + "steps:\n  - explode: alice-phone\n").contains("'explode' is not a step"))
         #expect(Self.error(Self.family + "steps:\n  - wait: soon\n").contains("'soon' is not a duration"))

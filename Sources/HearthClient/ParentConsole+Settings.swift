@@ -1,0 +1,36 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+
+extension ParentConsole {
+    /// Takes back approvals of `handles` for `child`; returns the handles that stopped being known. A refusal is
+    /// thrown as `ErrorReply` (e.g. `notFound` for a child of another family).
+    @discardableResult
+    public func revoke(_ handles: [CommunicationHandle], of child: MemberID) async throws -> [CommunicationHandle] {
+        let reply = try await request(.revokeApproval(childID: child, handles: handles))
+        guard case .handlesRevoked(let revoked) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return revoked
+    }
+
+    /// The child's limits and contacts.
+    public func limits(of child: MemberID) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
+        let reply = try await request(.getLimits(childID: child))
+        guard case .limits(_, let settings, let contacts) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return (settings, contacts)
+    }
+
+    /// Sets the child's limits; returns them as the broker stored them.
+    @discardableResult
+    public func setLimits(_ settings: CommunicationSettings, of child: MemberID) async throws -> CommunicationSettings {
+        let reply = try await request(.setLimits(childID: child, settings: settings))
+        guard case .limits(_, let stored, _) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return stored
+    }
+}

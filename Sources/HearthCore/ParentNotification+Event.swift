@@ -1,0 +1,65 @@
+import Foundation
+
+extension ParentNotification {
+    /// What a parent is told of `event` (numbered `id`), or nil for an event that tells a parent nothing.
+    public init?(id: UInt64, event: Event) {
+        switch event.body {
+        case .questionPending(let asked):
+            let text = "\(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID)"
+            self.init(id: id, kind: .questionPending, asked: asked, at: event.createdAt, text: text)
+        case .questionResolved(let asked, let resolution):
+            let kind = Self.kind(of: resolution.reason)
+            let choice = resolution.choice.title
+            let text: String = switch resolution.reason {
+            case .parentAnswered:
+                "\(resolution.answeredBy ?? "a parent") chose \"\(choice)\" for \(asked.childMemberID): "
+                    + Self.subject(asked.question)
+            case .approvedInPerson:
+                "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
+            case .expired:
+                "expired unanswered, so \"\(choice)\" for \(asked.childMemberID): \(Self.subject(asked.question))"
+            default:
+                "closed with \"\(choice)\" (\(resolution.reason)) for \(asked.childMemberID): "
+                    + Self.subject(asked.question)
+            }
+            self.init(id: id, kind: kind, asked: asked, at: event.createdAt, text: text)
+            answeredBy = resolution.answeredBy
+            choiceID = resolution.choice.id
+        case .handlesChanged, .ageRange, .omitted:
+            return nil
+        }
+    }
+
+    private init(id: UInt64, kind: Kind, asked: AskedQuestion, at date: Date, text: String) {
+        self.init(
+            id: id, kind: kind, createdAt: date, childMemberID: asked.childMemberID, questionID: asked.question.id,
+            appBundleID: asked.appBundleID, answeredBy: nil, choiceID: nil, text: Self.clipped(text))
+    }
+
+    /// The longest text a notification carries, in characters: one line for a person, far below the wire's cap.
+    public static let maxTextCharacters = 400
+
+    private static func clipped(_ text: String) -> String {
+        text.count <= maxTextCharacters ? text : String(text.prefix(maxTextCharacters - 1)) + "…"
+    }
+
+    private static func kind(of reason: Resolution.Reason) -> Kind {
+        switch reason {
+        case .parentAnswered, .approvedInPerson: .questionAnswered
+        case .expired: .questionExpired
+        default: .questionClosed
+        }
+    }
+
+    /// `to talk to custom:mallory, phone:+1555…` or the update's description, cut to keep the line short.
+    private static func subject(_ question: Question) -> String {
+        switch question.topic {
+        case .communication(let topic):
+            let handles = topic.handles.map { "\($0)" }
+            let shown = handles.prefix(3).joined(separator: ", ")
+            return "to talk to \(shown)\(handles.count > 3 ? " and \(handles.count - 3) more" : "")"
+        case .significantAppUpdate(let description):
+            return "about an app update: \(description.prefix(200))"
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HearthCore
+import Logging
+import Synchronization
+
+/// Shows a parent's notifications on the desktop through the freedesktop notification service
+/// (`org.freedesktop.Notifications.Notify` on the session bus, called with `gdbus`). Off when there is no session
+/// bus or no `gdbus`, which it says once in the log.
+public final class DesktopNotifier: Sendable {
+    /// Why it is off, or nil when it is on.
+    public let offReason: String?
+    private let gdbus: String
+    private let environment: [String: String]
+    private let saidOff = Atomic<Bool>(false)
+    /// At most this many are shown at once (a new device syncing an old log); the rest are summed up in one.
+    static let maxShownAtOnce = 5
+
+    /// A notifier for this process's environment: `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        var environment = environment
+        let gdbus = Self.find("gdbus", in: environment["PATH"] ?? "/usr/bin:/bin")
+        self.gdbus = gdbus ?? ""
+        if environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty ?? true, let runtime = environment["XDG_RUNTIME_DIR"],
+           FileManager.default.fileExists(atPath: runtime + "/bus") {
+            environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(runtime)/bus"
+        }
+        self.environment = environment
+        if environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty ?? true {
+            offReason = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+        } else if gdbus == nil {
+            offReason = "gdbus is not installed (Debian: libglib2.0-bin)"
+        } else {
+            offReason = nil
+        }
+    }
+
+    /// Shows `notifications` (the newest few, and a count of the rest); when off, says so once in `logger`.
+    func show(_ notifications: [ParentNotification], logger: Logger) async {
+        guard !notifications.isEmpty else { return }
+        if let offReason {
+            if !saidOff.exchange(true, ordering: .relaxed) {
+                logger.notice("desktop notifications off: \(offReason)")
+            }
+            return
+        }
+        let shown = notifications.suffix(Self.maxShownAtOnce)
+        if notifications.count > shown.count {
+            await notify(title: "Hearth", body: "\(notifications.count - shown.count) earlier notifications", logger)
+        }
+        for notification in shown {
+            await notify(title: Self.title(notification), body: notification.text, logger)
+        }
+    }
+
+    static func title(_ notification: ParentNotification) -> String {
+        switch notification.kind {
+        case .questionPending: "\(notification.childMemberID) asks"
+        case .questionAnswered: "Question answered"
+        case .questionExpired: "Question expired"
+        case .questionClosed: "Question closed"
+        }
+    }
+
+    private func notify(title: String, body: String, _ logger: Logger) async {
+        let arguments = [
+            "call", "--session", "--dest", "org.freedesktop.Notifications",
+            "--object-path", "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify",
+            "Hearth", "0", "", title, body, "[]", "{}", "10000",
+        ]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gdbus)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        // Waited for on a thread of its own: waiting for a process must not hold a thread of the cooperative pool.
+        let launched = Launched(process)
+        let status: Int32 = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    try launched.process.run()
+                    launched.process.waitUntilExit()
+                    continuation.resume(returning: launched.process.terminationStatus)
+                } catch {
+                    continuation.resume(returning: -1)
+                }
+            }
+        }
+        if status != 0 {
+            logger.warning("desktop notification failed: gdbus exited with status \(status)")
+        }
+    }
+
+    /// A process handed to the thread that runs it, and to nothing else.
+    private final class Launched: @unchecked Sendable {
+        let process: Process
+        init(_ process: Process) { self.process = process }
+    }
+
+    private static func find(_ tool: String, in path: String) -> String? {
+        path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import HearthCore
+import HearthFleet
+import ParentKit
+import PermissionKit
+import Synchronization
+import Testing
+
+/// Parents are told at once, through the real daemons: ParentKit's `updates` and `hearthctl parent watch --json`.
+@Suite("Parent notifications across real daemons", .serialized)
+struct ParentNotificationTests {
+    static let family = FleetSpec(families: [
+        .init("appleseed", members: [
+            .organizer("alice", devices: ["alice-phone"]),
+            .guardian("bob", devices: ["bob-phone"]),
+            .child("emma", devices: ["emma-tablet"]),
+        ]),
+    ])
+
+    static func question(_ handle: String, expiresIn: TimeInterval? = nil) -> PermissionQuestion<CommunicationTopic> {
+        let topic = CommunicationTopic(personInformation: [
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom)),
+        ])
+        var question = PermissionQuestion(communicationTopic: topic)
+        if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
+        return question
+    }
+
+    @Test func newQuestionsAnswersAndExpiriesReachEveryOutlet() async throws {
+        try await Fleet.with(Self.family) { fleet in
+            let app = fleet.app("com.example.chat", on: "emma-tablet")
+            let kit = ParentNotifications(socketPath: fleet.socket(of: "alice-phone"))
+            let seen = NotificationCollector(kit.updates(after: 0))
+            let watch = try WatchProcess(["parent", "watch", "--json", "--after", "0", "--count", "4",
+                                          "--socket", fleet.socket(of: "bob-phone")])
+            let bob = try await fleet.parent(on: "bob-phone")
+
+            let first = Self.question("mallory")
+            try await app.ask(first)
+            try await fleet.eventually("alice is told of the question") {
+                seen.items.contains { $0.kind == .questionPending && $0.questionID == first.id }
+            }
+            let pending = try #require(seen.items.first { $0.questionID == first.id })
+            #expect(pending.childMemberID == "emma")
+            #expect(pending.appBundleID == "com.example.chat")
+            #expect(pending.text.contains("custom:mallory"))
+
+            _ = try await bob.waitForQuestion(first.id)
+            try await bob.approve(first.id)
+            try await fleet.eventually("alice is told bob answered") {
+                seen.items.contains { $0.kind == .questionAnswered && $0.questionID == first.id }
+            }
+            let answered = try #require(seen.items.first { $0.kind == .questionAnswered })
+            #expect(answered.answeredBy == "bob")
+            #expect(answered.choiceID == PermissionChoice.approve.id)
+
+            let soon = Self.question("oscar", expiresIn: 1.5)
+            try await app.ask(soon)
+            try await fleet.eventually("alice is told the question expired", timeout: .seconds(15)) {
+                seen.items.contains { $0.kind == .questionExpired && $0.questionID == soon.id }
+            }
+
+            // hearthctl printed the same four, one JSON object a line, and stopped.
+            let lines = try await watch.finish(within: .seconds(15))
+            let kinds = lines.compactMap { Self.object($0)?["kind"] as? String }
+            #expect(kinds == ["questionPending", "questionAnswered", "questionPending", "questionExpired"], "\(lines)")
+            #expect(Self.object(lines[1])?["answeredBy"] as? String == "bob")
+            #expect(Self.object(lines[0])?["question"] as? String == first.id.uuidString.lowercased())
+
+            // The device's history of emma, for any guardian: bob's device recorded alice's view of the same answers.
+            let history = try await hearthctl(["parent", "history", "emma", "--json", "--socket", fleet.socket(of: "bob-phone")])
+            #expect(history.status == 0)
+            let recorded = history.output.split(separator: "\n").compactMap { Self.object(String($0))?["kind"] as? String }
+            #expect(recorded == kinds, "\(history.output)")
+            let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
+            #expect(human.output.split(separator: "\n").count == 4, "\(human.output)")
+            #expect(human.output.contains("questionAnswered  bob chose"), "\(human.output)")
+            let later = try await hearthctl([
+                "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket", fleet.socket(of: "bob-phone"),
+            ])
+            #expect(later.status == 0 && later.output.contains("Nothing recorded about emma"), "\(later.output)")
+            let bad = try await hearthctl(["parent", "history", "emma", "--since", "yesterday", "--socket", fleet.socket(of: "bob-phone")])
+            #expect(bad.status != 0 && bad.output.contains("not an ISO 8601"), "\(bad.output)")
+
+            // Across a restart of alice's daemon the iteration goes on, and nothing is told twice.
+            try await fleet.restart("alice-phone")
+            let third = Self.question("trent")
+            try await app.ask(third)
+            try await fleet.eventually("alice is told of a question after her daemon restarted", timeout: .seconds(20)) {
+                seen.items.contains { $0.questionID == third.id }
+            }
+            let ids = seen.items.map(\.id)
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(seen.items)")
+            #expect(seen.items.count == 5, "\(seen.items.map(\.text))")
+            seen.cancel()
+            await kit.close()
+            await bob.close()
+            await app.close()
+        }
+    }
+
+    static func object(_ line: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+}
+
+/// Collects a parent app's notifications in the background.
+final class NotificationCollector: Sendable {
+    private final class Box: Sendable {
+        let items = Mutex<[ParentNotification]>([])
+    }
+
+    private let box = Box()
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ updates: some AsyncSequence<ParentNotification, Never> & Sendable) {
+        let box = self.box
+        let task = Task {
+            for await item in updates { box.items.withLock { $0.append(item) } }
+        }
+        self.task.withLock { $0 = task }
+    }
+
+    var items: [ParentNotification] { box.items.withLock { $0 } }
+
+    func cancel() { task.withLock { $0?.cancel() } }
+}
+
+/// `hearthctl` running in the background; its standard output as lines once it exits.
+final class WatchProcess: Sendable {
+    private let process: Process
+    private let output: Pipe
+
+    init(_ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
+        process.arguments = arguments
+        output = Pipe()
+        process.standardOutput = output
+        try process.run()
+    }
+
+    func finish(within timeout: Duration) async throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { process.terminate() }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
