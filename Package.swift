@@ -121,7 +121,8 @@ let package = Package(
         .target(
             name: "HearthFleet",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient", "PermissionKit", "DeclaredAgeRange",
+                "CSpawn", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient", "PermissionKit",
+                "DeclaredAgeRange",
                 "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -157,6 +158,8 @@ let package = Package(
             dependencies: ["HearthFleet", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "CEpoll"),
+        // posix_spawn's close-from file action for HearthFleet's SpawnedProcess.
+        .target(name: "CSpawn"),
         .target(
             name: "HearthLoad",
             dependencies: [

@@ -129,63 +129,87 @@ public final class Fleet: Sendable {
         let clockFile = root + "/clock"
         try OffsetClock.write(offset: 0, to: clockFile)
 
-        let makeBroker: @Sendable (String, String) -> any FleetDaemon
-        var devices: [DeviceID: any FleetDaemon] = [:]
         var sockets: [DeviceID: String] = [:]
         for device in roles.keys { sockets[device] = root + "/run/\(device).sock" }
-        switch mode {
+        let (makeBroker, devices) = switch mode {
         case .processes:
-            let bin = try BinaryLocator.directory()
-            makeBroker = { ingress, egress in
-                DaemonProcess(
-                    name: "family-broker", executable: bin + "/family-broker",
-                    arguments: [
-                        "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", ingress, "--egress", egress,
-                        "--heartbeat", "0.5", "--log-level", "debug", "--clock-file", clockFile,
-                    ] + brokerArguments,
-                    environment: [:], logFile: root + "/logs/family-broker.log")
-            }
-            for (device, role) in roles where deviceDaemons {
-                let kind = role == .child ? "child-device" : "parent-device"
-                devices[device] = DaemonProcess(
-                    name: "\(kind) \(device)", executable: bin + "/" + kind,
-                    arguments: [
-                        "--key-file", root + "/keys/\(device).key", "--state", root + "/devices/\(device)",
-                        "--socket", sockets[device]!, "--broker-ready", relayReadyFile(root: root, device: device), "--log-level", "debug",
-                    ],
-                    environment: [:], logFile: root + "/logs/\(device).log")
-            }
+            try processDaemons(
+                roles: deviceDaemons ? roles : [:], sockets: sockets, root: root, clockFile: clockFile,
+                brokerArguments: brokerArguments)
         case .inProcess:
-            let settings = try InProcessBrokerSettings(arguments: brokerArguments)
-            let clock = OffsetClock(path: clockFile)
-            makeBroker = { ingress, egress in
-                InProcessDaemon(name: "family-broker", label: "family-broker", logFile: root + "/logs/family-broker.log") { logger in
-                    let options = BrokerOptions(
-                        ingress: ingress, egress: egress, stateDirectory: root + "/broker", familyFile: root + "/families.yaml",
-                        heartbeatInterval: settings.heartbeat, subscriberHighWaterMark: settings.subscriberHighWaterMark)
-                    return FamilyBrokerService(options: options, logger: logger, clock: clock.now)
-                }
-            }
-            for (device, role) in roles {
-                let kind = role == .child ? "child-device" : "parent-device"
-                let socket = sockets[device]!
-                devices[device] = InProcessDaemon(name: "\(kind) \(device)", label: kind, logFile: root + "/logs/\(device).log") { logger in
-                    guard let data = FileManager.default.contents(atPath: relayReadyFile(root: root, device: device)),
-                          let ready = try? JSONDecoder().decode(RelayedReady.self, from: data)
-                    else { throw FleetError("no broker endpoints for \(device) yet: start the broker first") }
-                    let options = DeviceOptions(
-                        brokerIngress: ready.ingress, brokerEgress: ready.egress, brokerPublicKey: ready.publicKey,
-                        secretKeyFile: root + "/keys/\(device).key", stateDirectory: root + "/devices/\(device)", localSocket: socket)
-                    // The daemons' own factories: in-process runs what the executables run.
-                    return role == .child
-                        ? try ChildDeviceDaemon.make(options: options, logger: logger)
-                        : try ParentDeviceDaemon.make(options: options, logger: logger)
-                }
-            }
+            try inProcessDaemons(
+                roles: roles, sockets: sockets, root: root, clockFile: clockFile, brokerArguments: brokerArguments)
         }
         return Fleet(
             directory: root, mode: mode, broker: makeBroker("tcp://127.0.0.1:0", "tcp://127.0.0.1:0"), makeBroker: makeBroker,
             devices: devices, owners: owners, sockets: sockets)
+    }
+
+    typealias BrokerMaker = @Sendable (String, String) -> any FleetDaemon
+
+    /// The broker and device daemons as processes of the package's executables.
+    private static func processDaemons(
+        roles: [DeviceID: MemberRole], sockets: [DeviceID: String], root: String, clockFile: String,
+        brokerArguments: [String]
+    ) throws -> (BrokerMaker, [DeviceID: any FleetDaemon]) {
+        let bin = try BinaryLocator.directory()
+        let makeBroker: BrokerMaker = { ingress, egress in
+            DaemonProcess(
+                name: "family-broker", executable: bin + "/family-broker",
+                arguments: [
+                    "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", ingress,
+                    "--egress", egress, "--heartbeat", "0.5", "--log-level", "debug", "--clock-file", clockFile,
+                ] + brokerArguments,
+                environment: [:], logFile: root + "/logs/family-broker.log")
+        }
+        var devices: [DeviceID: any FleetDaemon] = [:]
+        for (device, role) in roles {
+            let kind = role == .child ? "child-device" : "parent-device"
+            devices[device] = DaemonProcess(
+                name: "\(kind) \(device)", executable: bin + "/" + kind,
+                arguments: [
+                    "--key-file", root + "/keys/\(device).key", "--state", root + "/devices/\(device)",
+                    "--socket", sockets[device]!, "--broker-ready", relayReadyFile(root: root, device: device),
+                    "--log-level", "debug",
+                ],
+                environment: [:], logFile: root + "/logs/\(device).log")
+        }
+        return (makeBroker, devices)
+    }
+
+    /// The broker and device daemons in this process, built by the daemons' own factories.
+    private static func inProcessDaemons(
+        roles: [DeviceID: MemberRole], sockets: [DeviceID: String], root: String, clockFile: String,
+        brokerArguments: [String]
+    ) throws -> (BrokerMaker, [DeviceID: any FleetDaemon]) {
+        let settings = try InProcessBrokerSettings(arguments: brokerArguments)
+        let clock = OffsetClock(path: clockFile)
+        let makeBroker: BrokerMaker = { ingress, egress in
+            InProcessDaemon(name: "family-broker", label: "family-broker", logFile: root + "/logs/family-broker.log") { logger in
+                let options = BrokerOptions(
+                    ingress: ingress, egress: egress, stateDirectory: root + "/broker", familyFile: root + "/families.yaml",
+                    heartbeatInterval: settings.heartbeat, subscriberHighWaterMark: settings.subscriberHighWaterMark)
+                return FamilyBrokerService(options: options, logger: logger, clock: clock.now)
+            }
+        }
+        var devices: [DeviceID: any FleetDaemon] = [:]
+        for (device, role) in roles {
+            let kind = role == .child ? "child-device" : "parent-device"
+            let socket = sockets[device]!
+            devices[device] = InProcessDaemon(name: "\(kind) \(device)", label: kind, logFile: root + "/logs/\(device).log") { logger in
+                guard let data = FileManager.default.contents(atPath: relayReadyFile(root: root, device: device)),
+                      let ready = try? JSONDecoder().decode(RelayedReady.self, from: data)
+                else { throw FleetError("no broker endpoints for \(device) yet: start the broker first") }
+                let options = DeviceOptions(
+                    brokerIngress: ready.ingress, brokerEgress: ready.egress, brokerPublicKey: ready.publicKey,
+                    secretKeyFile: root + "/keys/\(device).key", stateDirectory: root + "/devices/\(device)", localSocket: socket)
+                // The daemons' own factories: in-process runs what the executables run.
+                return role == .child
+                    ? try ChildDeviceDaemon.make(options: options, logger: logger)
+                    : try ParentDeviceDaemon.make(options: options, logger: logger)
+            }
+        }
+        return (makeBroker, devices)
     }
 
     /// The ready file a device reads: its relays' endpoints and the broker's public key.

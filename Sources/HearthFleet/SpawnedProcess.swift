@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import Synchronization
 
@@ -17,7 +18,7 @@ public final class SpawnedProcess: Sendable {
     /// Starts `executable` with `arguments`, `base` (by default this process's environment) with `environment` added,
     /// standard input from
     /// /dev/null and standard output and error to `output` (appended, or truncated first), or to /dev/null.
-    /// The child starts with no signal blocked and every signal's default action, whatever this thread has.
+    /// The child starts with no other descriptor of this process, no signal blocked and every signal's default action.
     public static func launch(
         _ executable: String, arguments: [String], base: [String: String]? = nil, environment: [String: String] = [:],
         output: String? = nil, append: Bool = true, onExit: (@Sendable (Int32) -> Void)? = nil
@@ -29,6 +30,8 @@ public final class SpawnedProcess: Sendable {
         let flags = output == nil ? O_WRONLY : O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", flags, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process's: a listening socket a child inherited would stay bound while it lives.
+        hearth_spawn_close_from(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -242,7 +242,9 @@ import Testing
                 #expect(error == .notAvailable(reason: .timedOut(socketPath: daemon.path, seconds: 0.5)))
                 #expect(error.description.contains(daemon.path))
             }
-            #expect(start.duration(to: clock.now) < .milliseconds(1500))
+            // It gave up rather than waiting for ever; how soon is the deadline's business (no timing assert here: the
+            // machine may be loaded), so the bound only tells a timeout from a hang.
+            #expect(start.duration(to: clock.now) < .seconds(30))
             #expect(await limits.knownHandles(in: [Self.alice]) == [])
             // Once the daemon answers again, the next call reconnects and says hello.
             daemon.setSilent(false)
