@@ -41,10 +41,11 @@ public final class ChildBehavior: DeviceBehavior {
     }
 
     public func applied(_ events: [Event], context: any DeviceContext) async {
-        let apps = Set(events.compactMap { event -> BundleID? in
-            if case .questionResolved(let asked, _) = event.body { return asked.appBundleID }
-            return nil
-        })
+        let apps = Set(
+            events.compactMap { event -> BundleID? in
+                if case .questionResolved(let asked, _) = event.body { return asked.appBundleID }
+                return nil
+            })
         for app in apps { await push(app: app, context: context) }
     }
 
@@ -146,11 +147,13 @@ public final class ChildBehavior: DeviceBehavior {
 
     /// Sends every question still in the outbox; the broker's idempotency makes a resend harmless.
     public func flushOutbox(context: any DeviceContext) async {
-        guard flushing.withLock({ state in
-            if state.busy { state.again = true }
-            defer { state.busy = true }
-            return !state.busy
-        }) else { return }
+        guard
+            flushing.withLock({ state in
+                if state.busy { state.again = true }
+                defer { state.busy = true }
+                return !state.busy
+            })
+        else { return }
         // A flush asked for while this one ran (a new link) runs after it: what this one missed is sent then.
         repeat {
             await flushOnce(context: context)
@@ -165,9 +168,11 @@ public final class ChildBehavior: DeviceBehavior {
         for (app, question) in (try? await store.outbox()) ?? [] {
             if let violation = QuestionBudget.check(question) {
                 // Queued by an older child-device: the broker would refuse it (or drop the link), so it never goes.
-                context.logger.warning("dropping a queued question over its budget", metadata: [
-                    "question": "\(question.id)", "app": "\(app)", "error": "\(violation)",
-                ])
+                context.logger.warning(
+                    "dropping a queued question over its budget",
+                    metadata: [
+                        "question": "\(question.id)", "app": "\(app)", "error": "\(violation)",
+                    ])
                 try? await store.removeFromOutbox(question.id)
                 continue
             }
@@ -175,9 +180,11 @@ public final class ChildBehavior: DeviceBehavior {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
             } catch let error as ErrorReply where error.code != .brokerUnavailable {
-                context.logger.warning("the broker refused a queued question", metadata: [
-                    "question": "\(question.id)", "error": "\(error)",
-                ])
+                context.logger.warning(
+                    "the broker refused a queued question",
+                    metadata: [
+                        "question": "\(question.id)", "error": "\(error)",
+                    ])
                 try? await store.removeFromOutbox(question.id)
             } catch is ErrorReply {
                 // brokerUnavailable: the broker's store is away for now.
@@ -194,10 +201,12 @@ public final class ChildBehavior: DeviceBehavior {
     /// Flushes the outbox again in a second: the link is up, but the broker could not store (its database is away),
     /// and no new link will come to trigger a flush.
     private func retryLater(context: any DeviceContext) {
-        guard retryScheduled.withLock({ scheduled in
-            defer { scheduled = true }
-            return !scheduled
-        }) else { return }
+        guard
+            retryScheduled.withLock({ scheduled in
+                defer { scheduled = true }
+                return !scheduled
+            })
+        else { return }
         Task {
             try? await Task.sleep(for: .seconds(1))
             retryScheduled.withLock { $0 = false }

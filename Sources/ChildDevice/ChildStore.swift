@@ -24,19 +24,20 @@ public struct ChildStore: Sendable {
     /// Adds child-device's tables.
     public static func migrate(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("child-v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE outbox (
-                    question_id BLOB PRIMARY KEY, app TEXT NOT NULL, question BLOB NOT NULL, created_at REAL NOT NULL
-                );
-                CREATE TABLE inbox (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, app TEXT NOT NULL, question_id BLOB NOT NULL UNIQUE,
-                    asked BLOB NOT NULL, resolution BLOB NOT NULL
-                );
-                CREATE INDEX inbox_app ON inbox(app);
-                CREATE TABLE known_handle (
-                    kind INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox (
+                        question_id BLOB PRIMARY KEY, app TEXT NOT NULL, question BLOB NOT NULL, created_at REAL NOT NULL
+                    );
+                    CREATE TABLE inbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, app TEXT NOT NULL, question_id BLOB NOT NULL UNIQUE,
+                        asked BLOB NOT NULL, resolution BLOB NOT NULL
+                    );
+                    CREATE INDEX inbox_app ON inbox(app);
+                    CREATE TABLE known_handle (
+                        kind INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)
+                    ) WITHOUT ROWID;
+                    """)
         }
     }
 

@@ -38,7 +38,9 @@ actor AgeRangeConnection {
         let (pushed, sink) = AsyncStream.makeStream(of: (promptID: UUID?, answer: AgeRangeAnswer).self)
         self.pushed = pushed
         session = LocalSession(socketPath: socketPath, peer: peerName) { envelope in
-            if case .ageRange(.update(_, let promptID, let answer)) = envelope.message { sink.yield((promptID, answer)) }
+            if case .ageRange(.update(_, let promptID, let answer)) = envelope.message {
+                sink.yield((promptID, answer))
+            }
         }
     }
 
@@ -142,7 +144,8 @@ actor AgeRangeConnection {
             throw AgeRangeService.Error.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
         }
         guard Identifier.isValidBundleID(bundleID) else {
-            throw AgeRangeService.Error.invalidRequest(reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -")
+            throw AgeRangeService.Error.invalidRequest(
+                reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -")
         }
         if pushConsumer == nil {
             let pushed = self.pushed

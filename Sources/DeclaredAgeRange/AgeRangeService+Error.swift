@@ -27,7 +27,8 @@ extension AgeRangeService {
             case .ageNotDeclared: self = .notAvailable(reason: .noAccount(message: message))
             case .deviceNotEnrolled: self = .notAvailable(reason: .deviceNotEnrolled(message: message))
             case .brokerUnavailable: self = .notAvailable(reason: .brokerUnreachable(message: message))
-            case .unsupportedVersion, .unknownMessageType: self = .notAvailable(reason: .incompatibleDaemon(message: message))
+            case .unsupportedVersion, .unknownMessageType:
+                self = .notAvailable(reason: .incompatibleDaemon(message: message))
             default: self = .notAvailable(reason: .refused(message: reply.description))
             }
         }
@@ -40,8 +41,10 @@ extension AgeRangeService {
             case let transport as TransportError:
                 switch transport {
                 case .timeout(_, let seconds):
-                    self = .notAvailable(reason: LocalEndpoints.socketExists(socketPath)
-                        ? .timedOut(socketPath: socketPath, seconds: seconds) : .daemonNotRunning(socketPath: socketPath))
+                    self = .notAvailable(
+                        reason: LocalEndpoints.socketExists(socketPath)
+                            ? .timedOut(socketPath: socketPath, seconds: seconds)
+                            : .daemonNotRunning(socketPath: socketPath))
                 case .closed: self = .notAvailable(reason: .connectionClosed(socketPath: socketPath))
                 case .unexpectedReply: self = .notAvailable(reason: .incompatibleDaemon(message: transport.description))
                 }

@@ -39,7 +39,9 @@ extension AgeRangeService.Error {
         /// A sentence saying what is unavailable and, where it helps, what to do.
         public let description: String
 
-        private init(_ code: Code, message: String? = nil, socketPath: String? = nil, seconds: Double? = nil, _ text: String) {
+        private init(
+            _ code: Code, message: String? = nil, socketPath: String? = nil, seconds: Double? = nil, _ text: String
+        ) {
             self.code = code
             self.message = message
             self.socketPath = socketPath
@@ -52,7 +54,8 @@ extension AgeRangeService.Error {
         }
 
         public static func deviceNotEnrolled(message: String) -> Self {
-            Self(.deviceNotEnrolled, message: message, "this device is not enrolled with the family broker (\(message))")
+            Self(
+                .deviceNotEnrolled, message: message, "this device is not enrolled with the family broker (\(message))")
         }
 
         public static func brokerUnreachable(message: String) -> Self {
@@ -60,13 +63,16 @@ extension AgeRangeService.Error {
         }
 
         public static func daemonNotRunning(socketPath path: String) -> Self {
-            Self(.daemonNotRunning, socketPath: path,
-                 "no device daemon is listening at \(path); start child-device or parent-device, or set HEARTH_DEVICE_SOCKET")
+            Self(
+                .daemonNotRunning, socketPath: path,
+                "no device daemon is listening at \(path); start child-device or parent-device, or set HEARTH_DEVICE_SOCKET"
+            )
         }
 
         public static func timedOut(socketPath path: String, seconds: Double) -> Self {
-            Self(.timedOut, socketPath: path, seconds: seconds,
-                 "the device daemon at \(path) did not answer within \(seconds) s")
+            Self(
+                .timedOut, socketPath: path, seconds: seconds,
+                "the device daemon at \(path) did not answer within \(seconds) s")
         }
 
         public static func connectionClosed(socketPath path: String) -> Self {
@@ -74,7 +80,8 @@ extension AgeRangeService.Error {
         }
 
         public static func incompatibleDaemon(message: String) -> Self {
-            Self(.incompatibleDaemon, message: message, "the device daemon speaks an incompatible protocol (\(message))")
+            Self(
+                .incompatibleDaemon, message: message, "the device daemon speaks an incompatible protocol (\(message))")
         }
 
         public static func refused(message: String) -> Self {

@@ -26,7 +26,10 @@ extension AgeRangeService {
         /// Controls the parents set, given when the upper bound is below the region's age of majority.
         public var activeParentalControls: ParentalControls
 
-        public init(lowerBound: Int?, upperBound: Int?, ageRangeDeclaration: AgeRangeDeclaration?, activeParentalControls: ParentalControls = []) {
+        public init(
+            lowerBound: Int?, upperBound: Int?, ageRangeDeclaration: AgeRangeDeclaration?,
+            activeParentalControls: ParentalControls = []
+        ) {
             self.lowerBound = lowerBound
             self.upperBound = upperBound
             self.ageRangeDeclaration = ageRangeDeclaration

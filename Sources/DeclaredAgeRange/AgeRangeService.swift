@@ -8,7 +8,8 @@ import HearthTransport
 public final class AgeRangeService: Sendable {
     /// The instance for this process: the daemon at `LocalEndpoints.deviceSocket`, the app named by
     /// `$HEARTH_APP_BUNDLE_ID`, else by the process name.
-    public static let shared = AgeRangeService(socketPath: LocalEndpoints.deviceSocket, bundleID: AppIdentity.bundleID())
+    public static let shared = AgeRangeService(
+        socketPath: LocalEndpoints.deviceSocket, bundleID: AppIdentity.bundleID())
 
     /// The device daemon's socket path.
     public let socketPath: String
@@ -33,7 +34,9 @@ public final class AgeRangeService: Sendable {
     /// Returns `.sharing(range:)` or `.declinedSharing`. Under Ask First the user is prompted on their device and
     /// this waits for the answer (a prompt nobody answers in time declines). Throws `AgeRangeService.Error`:
     /// `invalidRequest` naming the rule the gates break, or `notAvailable` with the reason; or `CancellationError`.
-    public func requestAgeRange(ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil) async throws -> Response {
+    public func requestAgeRange(
+        ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil
+    ) async throws -> Response {
         let gates = [threshold1, threshold2, threshold3].compactMap { $0 }
         do {
             try AgeRangeRules.validate(gates)
@@ -60,8 +63,10 @@ public final class AgeRangeService: Sendable {
             }
             return Response(answer)
         default:
-            throw Error.notAvailable(reason: .incompatibleDaemon(
-                message: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description))
+            throw Error.notAvailable(
+                reason: .incompatibleDaemon(
+                    message: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description
+                ))
         }
     }
 

@@ -1,5 +1,7 @@
 /// Apple's `@Environment(\.requestAgeRange)` action, for code without a view: `AgeRangeService.shared`'s request.
 /// With it, the session code's `try await requestAgeRange(ageGates: 16)` compiles unchanged.
-public func requestAgeRange(ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil) async throws -> AgeRangeService.Response {
+public func requestAgeRange(
+    ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil
+) async throws -> AgeRangeService.Response {
     try await AgeRangeService.shared.requestAgeRange(ageGates: threshold1, threshold2, threshold3)
 }

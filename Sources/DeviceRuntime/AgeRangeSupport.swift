@@ -60,9 +60,11 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
                     context.sendLocal(.ageRange(.update(app: app, promptID: nil, answer)), to: target)
                 }
             case .promptOpened(let prompt):
-                context.logger.notice("age range prompt waiting", metadata: [
-                    "prompt": "\(prompt.id)", "app": "\(prompt.app)", "range": "\(prompt.range.boundsDescription)",
-                ])
+                context.logger.notice(
+                    "age range prompt waiting",
+                    metadata: [
+                        "prompt": "\(prompt.id)", "app": "\(prompt.app)", "range": "\(prompt.range.boundsDescription)",
+                    ])
             case .promptClosed(let id, let app, let answer):
                 finish(prompt: id, app: app, answer: answer, context: context)
             }
@@ -99,7 +101,8 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
         case .watch(let app):
             state.withLock { state in
                 if state.watchers[routingID] == nil, state.watchers.count >= Self.maxWatchers,
-                   let evicted = state.watchers.keys.first {
+                    let evicted = state.watchers.keys.first
+                {
                     state.watchers[evicted] = nil
                 }
                 state.watchers[routingID, default: []].insert(app)
@@ -114,7 +117,10 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
         case .setSharing, .answerPrompt, .clearCache:
             return await forward(message, context: context)
         default:
-            return .error(ErrorReply(.unknownMessageType, "\(name) does not handle message type 0x\(String(message.typeCode, radix: 16))"))
+            return .error(
+                ErrorReply(
+                    .unknownMessageType, "\(name) does not handle message type 0x\(String(message.typeCode, radix: 16))"
+                ))
         }
     }
 
@@ -132,7 +138,8 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
         } catch let error as ErrorReply {
             return .error(error)
         } catch {
-            return .error(ErrorReply(.brokerUnavailable, "the family broker did not answer within \(brokerDeadline): \(error)"))
+            return .error(
+                ErrorReply(.brokerUnavailable, "the family broker did not answer within \(brokerDeadline): \(error)"))
         }
     }
 

@@ -9,16 +9,24 @@ import Logging
 public struct DeviceArguments: ParsableArguments {
     @Option(help: ArgumentHelp(DaemonSettings.configKey.help, valueName: "file")) public var config: String?
     @Option(help: ArgumentHelp(DeviceSettings.brokerReady.help, valueName: "file")) public var brokerReady: String?
-    @Option(help: ArgumentHelp(DeviceSettings.brokerIngress.help, valueName: "endpoint")) public var brokerIngress: String?
-    @Option(help: ArgumentHelp(DeviceSettings.brokerEgress.help, valueName: "endpoint")) public var brokerEgress: String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokerIngress.help, valueName: "endpoint")) public var brokerIngress:
+        String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokerEgress.help, valueName: "endpoint")) public var brokerEgress:
+        String?
     @Option(help: ArgumentHelp(DeviceSettings.brokerKeyFile.help, valueName: "file")) public var brokerKeyFile: String?
-    @Option(help: ArgumentHelp(DeviceSettings.keyFile.help + " Required.", valueName: "file")) public var keyFile: String?
+    @Option(help: ArgumentHelp(DeviceSettings.keyFile.help + " Required.", valueName: "file")) public var keyFile:
+        String?
     @Option(help: ArgumentHelp(DeviceSettings.state.help + " Required.", valueName: "dir")) public var state: String?
-    @Option(help: ArgumentHelp(DeviceSettings.socket.help + " Default: under $HEARTH_RUNTIME_DIR, $XDG_RUNTIME_DIR/hearth or /tmp/hearth-UID.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            DeviceSettings.socket.help
+                + " Default: under $HEARTH_RUNTIME_DIR, $XDG_RUNTIME_DIR/hearth or /tmp/hearth-UID.", valueName: "path")
+    )
     public var socket: String?
     @Option(help: ArgumentHelp(DeviceSettings.logLevel.help, valueName: "level")) public var logLevel: String?
     @Option(help: ArgumentHelp(DeviceSettings.metrics.help, valueName: "host:port")) public var metrics: String?
-    @Option(help: ArgumentHelp(DeviceSettings.shutdownTimeout.help, valueName: "seconds")) public var shutdownTimeout: String?
+    @Option(help: ArgumentHelp(DeviceSettings.shutdownTimeout.help, valueName: "seconds")) public var shutdownTimeout:
+        String?
 
     public init() {}
 
@@ -51,7 +59,9 @@ public struct DeviceArguments: ParsableArguments {
         let logger = Logger(label: name)
         let runtime = try make(settings.options, logger)
         let ops = settings.metrics.map { address in
-            OpsServer(address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { runtime.readiness })
+            OpsServer(
+                address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { runtime.readiness }
+            )
         }
         try await DaemonRunner.run(runtime, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)
     }

@@ -11,7 +11,9 @@ final class DeviceMetrics: Sendable {
     private let brokerErrors: [ErrorCode: Counter]
 
     /// Local requests counted by kind: asks come from apps (child-device), answers from people (parent-device).
-    private static let localKinds = ["ask", "answer", "knownHandles", "appHello", "appAck", "listPending", "ping", "other"]
+    private static let localKinds = [
+        "ask", "answer", "knownHandles", "appHello", "appAck", "listPending", "ping", "other",
+    ]
 
     init() {
         var local: [String: Counter] = [:]
@@ -34,16 +36,17 @@ final class DeviceMetrics: Sendable {
     func brokerError(_ code: ErrorCode) { brokerErrors[code]?.increment() }
 
     func localRequest(_ message: Message) {
-        let kind = switch message {
-        case .ask: "ask"
-        case .answer: "answer"
-        case .knownHandles: "knownHandles"
-        case .appHello: "appHello"
-        case .appAck: "appAck"
-        case .listPending: "listPending"
-        case .ping: "ping"
-        default: "other"
-        }
+        let kind =
+            switch message {
+            case .ask: "ask"
+            case .answer: "answer"
+            case .knownHandles: "knownHandles"
+            case .appHello: "appHello"
+            case .appAck: "appAck"
+            case .listPending: "listPending"
+            case .ping: "ping"
+            default: "other"
+            }
         localRequests[kind]?.increment()
     }
 }

@@ -18,7 +18,8 @@ public struct DeviceOptions: Sendable {
     public var pingInterval: Duration
 
     public init(
-        brokerIngress: String, brokerEgress: String, brokerPublicKey: String, secretKeyFile: String, stateDirectory: String,
+        brokerIngress: String, brokerEgress: String, brokerPublicKey: String, secretKeyFile: String,
+        stateDirectory: String,
         localSocket: String, pingInterval: Duration = .seconds(1)
     ) {
         self.brokerIngress = brokerIngress

@@ -7,24 +7,33 @@ extension DeviceRuntime {
     func logApplied(_ events: [Event]) {
         for event in events {
             if case .omitted(let kind, let reason) = event.body {
-                logger.warning("the broker omitted an event it could not deliver", metadata: [
-                    "sequence": "\(event.sequence)", "kind": "\(kind)", "reason": "\(reason)",
-                ])
+                logger.warning(
+                    "the broker omitted an event it could not deliver",
+                    metadata: [
+                        "sequence": "\(event.sequence)", "kind": "\(kind)", "reason": "\(reason)",
+                    ])
             }
         }
         guard let identity, identity.role == .child else { return }
         for event in events {
             switch event.body {
             case .questionPending(let asked):
-                logger.info("question sent to the parents", metadata: [
-                    "member": "\(identity.memberID)", "device": "\(identity.deviceID)", "question": "\(asked.question.id)",
-                    "app": "\(asked.appBundleID)",
-                ])
+                logger.info(
+                    "question sent to the parents",
+                    metadata: [
+                        "member": "\(identity.memberID)", "device": "\(identity.deviceID)",
+                        "question": "\(asked.question.id)",
+                        "app": "\(asked.appBundleID)",
+                    ])
             case .questionResolved(let asked, let resolution):
-                logger.info("response received", metadata: [
-                    "member": "\(identity.memberID)", "device": "\(identity.deviceID)", "question": "\(asked.question.id)",
-                    "app": "\(asked.appBundleID)", "reason": "\(resolution.reason)", "choice": "\(resolution.choice.id)",
-                ])
+                logger.info(
+                    "response received",
+                    metadata: [
+                        "member": "\(identity.memberID)", "device": "\(identity.deviceID)",
+                        "question": "\(asked.question.id)",
+                        "app": "\(asked.appBundleID)", "reason": "\(resolution.reason)",
+                        "choice": "\(resolution.choice.id)",
+                    ])
             default:
                 continue
             }

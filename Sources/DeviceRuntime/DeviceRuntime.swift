@@ -54,32 +54,35 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             // cancel, by a scan of all of them, on every PING) a timer per device connection (libzmq 4.3).
             try socket.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
         }
-        loop = try SocketLoop(name: "\(behavior.name)-io", sockets: [
-            .init(.dealer) { socket in
-                try secure(socket)
-                try socket.monitor(
-                    Self.monitorEndpoint, events: ZMQMonitorEvent.handshakeFailedAuth | ZMQMonitorEvent.handshakeSucceeded)
-                try socket.connect(options.brokerIngress)
-            },
-            .init(.sub) { socket in
-                try secure(socket)
-                // Everything: the broker narrows it to this device's own member topic.
-                try socket.subscribe([])
-                try socket.connect(options.brokerEgress)
-            },
-            .init(.router) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
-                unlink(options.localSocket)
-                try socket.bind(LocalEndpoints.ipc(options.localSocket))
-                // Only the owning user may talk to the daemon.
-                chmod(options.localSocket, 0o600)
-            },
-            .init(.pair) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.connect(Self.monitorEndpoint)
-            },
-        ])
+        loop = try SocketLoop(
+            name: "\(behavior.name)-io",
+            sockets: [
+                .init(.dealer) { socket in
+                    try secure(socket)
+                    try socket.monitor(
+                        Self.monitorEndpoint,
+                        events: ZMQMonitorEvent.handshakeFailedAuth | ZMQMonitorEvent.handshakeSucceeded)
+                    try socket.connect(options.brokerIngress)
+                },
+                .init(.sub) { socket in
+                    try secure(socket)
+                    // Everything: the broker narrows it to this device's own member topic.
+                    try socket.subscribe([])
+                    try socket.connect(options.brokerEgress)
+                },
+                .init(.router) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                    unlink(options.localSocket)
+                    try socket.bind(LocalEndpoints.ipc(options.localSocket))
+                    // Only the owning user may talk to the daemon.
+                    chmod(options.localSocket, 0o600)
+                },
+                .init(.pair) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.connect(Self.monitorEndpoint)
+                },
+            ])
     }
 
     /// The device's public key, as enrolled in the broker's family file.
@@ -110,15 +113,22 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
 
     /// Ready while linked to the broker (the `/readyz` probe).
     public var readiness: HealthStatus {
-        guard isLinked, let identity else { return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)") }
-        return HealthStatus(ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)")
+        guard isLinked, let identity else {
+            return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)")
+        }
+        return HealthStatus(
+            ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)"
+        )
     }
 
     public func run() async throws {
         try await loop.start()
-        logger.info("\(behavior.name) started", metadata: [
-            "broker": "\(options.brokerIngress)", "socket": "\(options.localSocket)", "publicKey": "\(keys.publicKey)",
-        ])
+        logger.info(
+            "\(behavior.name) started",
+            metadata: [
+                "broker": "\(options.brokerIngress)", "socket": "\(options.localSocket)",
+                "publicKey": "\(keys.publicKey)",
+            ])
         let link = Task { await maintainLink() }
         let beside = Task { await behavior.serve(context: self) }
         await withGracefulShutdownHandler {
@@ -191,7 +201,8 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     /// pub/sub and by a sync, or again after a reconnect) is dropped before its body is decoded.
     private func received(fromEgress frames: [[UInt8]]) -> Message? {
         if frames.count == 2, let sequence = MessageCodec.peekEventSequence(frames[1]),
-           let last = store.knownLastApplied, sequence <= last {
+            let last = store.knownLastApplied, sequence <= last
+        {
             return nil
         }
         guard frames.count == 2, let envelope = try? MessageCodec.decode(frames[1]) else {
@@ -209,9 +220,11 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             return
         }
         if link.withLock({ $0.handshakeRefused() }) {
-            logger.error("the broker refused this device's key: it is not enrolled", metadata: [
-                "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
-            ])
+            logger.error(
+                "the broker refused this device's key: it is not enrolled",
+                metadata: [
+                    "publicKey": "\(keys.publicKey)", "status": "\(event.value)",
+                ])
         }
     }
 
@@ -320,11 +333,16 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         while true {
             let after = try await store.lastApplied()
             metrics.synced()
-            guard case .events(let head, let events) = try await request(.sync(after: after, limit: Wire.maxEventsPerSync)) else { return }
+            guard
+                case .events(let head, let events) = try await request(
+                    .sync(after: after, limit: Wire.maxEventsPerSync))
+            else { return }
             if !events.isEmpty {
                 let applied = await apply(events)
                 // Events pub/sub did not bring (not yet subscribed, dropped at the high-water mark, a reconnect).
-                if applied > 0 { logger.info("caught up by sync", metadata: ["events": "\(applied)", "head": "\(head)"]) }
+                if applied > 0 {
+                    logger.info("caught up by sync", metadata: ["events": "\(applied)", "head": "\(head)"])
+                }
             }
             let now = try await store.lastApplied()
             if now >= head || events.isEmpty { return }

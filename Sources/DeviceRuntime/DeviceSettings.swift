@@ -6,19 +6,40 @@ import Logging
 
 /// child-device's and parent-device's configuration keys, their defaults, and how they become `DeviceOptions`.
 public struct DeviceSettings: Sendable {
-    public static let brokerReady = SettingKey("brokerReady", default: "none", help: "The broker's ready file (JSON with its endpoints and public key); overrides brokerIngress, brokerEgress and brokerKeyFile.")
-    public static let brokerIngress = SettingKey("brokerIngress", default: "tcp://127.0.0.1:7701", help: "The broker's ROUTER endpoint.")
-    public static let brokerEgress = SettingKey("brokerEgress", default: "tcp://127.0.0.1:7702", help: "The broker's XPUB endpoint.")
-    public static let brokerKeyFile = SettingKey("brokerKeyFile", default: ".hearth/broker/broker.pub", help: "File holding the broker's CURVE public key (Z85).")
-    public static let keyFile = SettingKey("keyFile", default: "required", help: "This device's CURVE secret key file (0600); made on first run if missing, with its .pub beside it.")
+    public static let brokerReady = SettingKey(
+        "brokerReady", default: "none",
+        help:
+            "The broker's ready file (JSON with its endpoints and public key); overrides brokerIngress, brokerEgress and brokerKeyFile."
+    )
+    public static let brokerIngress = SettingKey(
+        "brokerIngress", default: "tcp://127.0.0.1:7701", help: "The broker's ROUTER endpoint.")
+    public static let brokerEgress = SettingKey(
+        "brokerEgress", default: "tcp://127.0.0.1:7702", help: "The broker's XPUB endpoint.")
+    public static let brokerKeyFile = SettingKey(
+        "brokerKeyFile", default: ".hearth/broker/broker.pub", help: "File holding the broker's CURVE public key (Z85)."
+    )
+    public static let keyFile = SettingKey(
+        "keyFile", default: "required",
+        help: "This device's CURVE secret key file (0600); made on first run if missing, with its .pub beside it.")
     public static let state = SettingKey("state", default: "required", help: "Directory for the device's database.")
-    public static let socket = SettingKey("socket", default: "$HEARTH_RUNTIME_DIR, $XDG_RUNTIME_DIR/hearth or /tmp/hearth-UID, + /<daemon>.sock", help: "Path of the local ipc socket (made 0600).")
-    public static let logLevel = SettingKey("logLevel", default: "info", help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    public static let metrics = SettingKey("metrics", default: "off", help: "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none.")
-    public static let shutdownTimeout = SettingKey("shutdownTimeout", default: "5", help: "Seconds from SIGTERM by which the daemon has exited (1 to 300).")
+    public static let socket = SettingKey(
+        "socket", default: "$HEARTH_RUNTIME_DIR, $XDG_RUNTIME_DIR/hearth or /tmp/hearth-UID, + /<daemon>.sock",
+        help: "Path of the local ipc socket (made 0600).")
+    public static let logLevel = SettingKey(
+        "logLevel", default: "info", help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    public static let metrics = SettingKey(
+        "metrics", default: "off",
+        help:
+            "HOST:PORT for /metrics, /healthz and /readyz over HTTP (port 0: pick a free one, see <state>/metrics.address); off for none."
+    )
+    public static let shutdownTimeout = SettingKey(
+        "shutdownTimeout", default: "5", help: "Seconds from SIGTERM by which the daemon has exited (1 to 300).")
 
     /// Every key, in the order the documentation lists them.
-    public static let keys = [brokerReady, brokerIngress, brokerEgress, brokerKeyFile, keyFile, state, socket, logLevel, metrics, shutdownTimeout]
+    public static let keys = [
+        brokerReady, brokerIngress, brokerEgress, brokerKeyFile, keyFile, state, socket, logLevel, metrics,
+        shutdownTimeout,
+    ]
 
     /// `HEARTH_CHILD_DEVICE` for child-device, `HEARTH_PARENT_DEVICE` for parent-device.
     public static func environmentPrefix(daemon: String) -> String {
@@ -46,15 +67,21 @@ public struct DeviceSettings: Sendable {
         let state = try settings.required(Self.state, SettingParsers.path)
         let socket = try settings.get(Self.socket, default: defaultSocket, SettingParsers.path)
         guard socket.utf8.count <= Self.maxSocketPath else {
-            throw try settings.problem(Self.socket, "'\(socket)' is \(socket.utf8.count) bytes, longer than the \(Self.maxSocketPath) a Unix socket path holds")
+            throw try settings.problem(
+                Self.socket,
+                "'\(socket)' is \(socket.utf8.count) bytes, longer than the \(Self.maxSocketPath) a Unix socket path holds"
+            )
         }
         var ingress = try settings.get(Self.brokerIngress, default: "tcp://127.0.0.1:7701", SettingParsers.endpoint)
         var egress = try settings.get(Self.brokerEgress, default: "tcp://127.0.0.1:7702", SettingParsers.endpoint)
         let brokerKey: String
         if let readyFile = try settings.optional(Self.brokerReady, SettingParsers.path) {
             guard let data = FileManager.default.contents(atPath: readyFile),
-                  let ready = try? JSONDecoder().decode(ReadyFile.self, from: data)
-            else { throw try settings.problem(Self.brokerReady, "cannot read the broker's ready file '\(readyFile)'; is family-broker running?") }
+                let ready = try? JSONDecoder().decode(ReadyFile.self, from: data)
+            else {
+                throw try settings.problem(
+                    Self.brokerReady, "cannot read the broker's ready file '\(readyFile)'; is family-broker running?")
+            }
             ingress = ready.ingress
             egress = ready.egress
             brokerKey = ready.publicKey
@@ -71,7 +98,8 @@ public struct DeviceSettings: Sendable {
             stateDirectory: state, localSocket: socket)
         logLevel = try settings.get(Self.logLevel, default: .info, SettingParsers.logLevel)
         metrics = try settings.get(Self.metrics, default: nil, SettingParsers.listenAddress)
-        shutdownTimeout = try settings.get(Self.shutdownTimeout, default: .seconds(5), SettingParsers.seconds(in: 1...300))
+        shutdownTimeout = try settings.get(
+            Self.shutdownTimeout, default: .seconds(5), SettingParsers.seconds(in: 1...300))
     }
 
     /// Where the ops endpoint writes the address it listens on.

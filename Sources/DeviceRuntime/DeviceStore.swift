@@ -68,7 +68,8 @@ public final class DeviceStore: Sendable {
             }
             if !applied.isEmpty {
                 try db.execute(
-                    sql: "INSERT INTO device_state (key, value) VALUES ('last_applied', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    sql:
+                        "INSERT INTO device_state (key, value) VALUES ('last_applied', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     arguments: [String(last)])
             }
             return (applied, gap)
@@ -80,13 +81,16 @@ public final class DeviceStore: Sendable {
 
     /// A remembered value, e.g. the member id from the last welcome.
     public func value(_ key: String) async throws -> String? {
-        try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = ?", arguments: [key]) }
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = ?", arguments: [key])
+        }
     }
 
     public func setValue(_ value: String, for key: String) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO device_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                sql:
+                    "INSERT INTO device_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [key, value])
         }
     }

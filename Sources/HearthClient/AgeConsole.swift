@@ -21,7 +21,9 @@ public final class AgeConsole: Sendable {
 
     private func request(_ message: AgeRangeMessage) async throws -> AgeRangeMessage {
         let reply = try await client.request(.ageRange(message))
-        guard case .ageRange(let answer) = reply else { throw TransportError.unexpectedReply(peer: "device daemon", type: reply.typeCode) }
+        guard case .ageRange(let answer) = reply else {
+            throw TransportError.unexpectedReply(peer: "device daemon", type: reply.typeCode)
+        }
         return answer
     }
 

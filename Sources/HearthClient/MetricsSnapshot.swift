@@ -38,7 +38,9 @@ public struct MetricsSnapshot: Sendable, Equatable {
     /// An upper bound on the `quantile` of a histogram, from its cumulative buckets; nil if it has no observations.
     public func histogramQuantile(_ name: String, _ quantile: Double) -> Double? {
         let buckets = samples.filter { $0.name == name + "_bucket" }
-            .compactMap { sample in sample.labels["le"].flatMap { Double($0 == "+Inf" ? "inf" : $0) }.map { ($0, sample.value) } }
+            .compactMap { sample in
+                sample.labels["le"].flatMap { Double($0 == "+Inf" ? "inf" : $0) }.map { ($0, sample.value) }
+            }
             .sorted { $0.0 < $1.0 }
         guard let count = buckets.last?.1, count > 0 else { return nil }
         return buckets.first { $0.1 >= quantile * count }?.0
@@ -61,12 +63,13 @@ public struct MetricsSnapshot: Sendable, Equatable {
             return nil
         }
         guard let valueText = rest.split(separator: " ").first else { return nil }
-        let value: Double? = switch valueText {
-        case "+Inf": .infinity
-        case "-Inf": -.infinity
-        case "NaN": .nan
-        default: Double(valueText)
-        }
+        let value: Double? =
+            switch valueText {
+            case "+Inf": .infinity
+            case "-Inf": -.infinity
+            case "NaN": .nan
+            default: Double(valueText)
+            }
         return value.map { Sample(name: name, labels: labels, value: $0) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Reads a daemon's HTTP ops endpoint (`--metrics HOST:PORT`): its metrics, liveness and readiness.

@@ -6,7 +6,9 @@ import HearthTransport
 extension ParentConsole {
     /// parent-device's last notifications (at most 256), oldest first: a watch from 0 has the daemon push them
     /// before its reply names the newest. On a connection of its own, closed after.
-    public static func recentNotifications(socketPath: String, timeout: Duration = .seconds(5)) async throws
+    public static func recentNotifications(
+        socketPath: String, timeout: Duration = .seconds(5)
+    ) async throws
         -> [ParentNotification]
     {
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: "parent-device")

@@ -27,15 +27,21 @@ public final class ParentConsole: Sendable {
     @discardableResult
     public func answer(_ questionID: UUID, choiceID: String) async throws -> Resolution {
         let reply = try await client.request(.answer(questionID: questionID, choiceID: choiceID))
-        guard case .answerAccepted(let resolution) = reply else { throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode) }
+        guard case .answerAccepted(let resolution) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
         return resolution
     }
 
     @discardableResult
-    public func approve(_ questionID: UUID) async throws -> Resolution { try await answer(questionID, choiceID: PermissionChoice.approve.id) }
+    public func approve(_ questionID: UUID) async throws -> Resolution {
+        try await answer(questionID, choiceID: PermissionChoice.approve.id)
+    }
 
     @discardableResult
-    public func decline(_ questionID: UUID) async throws -> Resolution { try await answer(questionID, choiceID: PermissionChoice.decline.id) }
+    public func decline(_ questionID: UUID) async throws -> Resolution {
+        try await answer(questionID, choiceID: PermissionChoice.decline.id)
+    }
 
     /// Waits until a question with this id is pending here.
     public func waitForQuestion(_ id: UUID, timeout: Duration = .seconds(10)) async throws -> AskedQuestion {

@@ -13,7 +13,10 @@ public struct AgePrompt: Hashable, Sendable {
     /// After this the prompt counts as declined.
     public var expiresAt: Date
 
-    public init(id: UUID, memberID: MemberID, app: BundleID, gates: [Int], range: DeclaredRange, createdAt: Date, expiresAt: Date) {
+    public init(
+        id: UUID, memberID: MemberID, app: BundleID, gates: [Int], range: DeclaredRange, createdAt: Date,
+        expiresAt: Date
+    ) {
         self.id = id
         self.memberID = memberID
         self.app = app

@@ -8,7 +8,9 @@ public struct AskedQuestion: Hashable, Sendable {
     public var askingDeviceID: DeviceID
     public var askedAt: Date
 
-    public init(question: Question, childMemberID: MemberID, appBundleID: BundleID, askingDeviceID: DeviceID, askedAt: Date) {
+    public init(
+        question: Question, childMemberID: MemberID, appBundleID: BundleID, askingDeviceID: DeviceID, askedAt: Date
+    ) {
         self.question = question
         self.childMemberID = childMemberID
         self.appBundleID = appBundleID

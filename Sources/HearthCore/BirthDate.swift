@@ -10,14 +10,16 @@ public struct BirthDate: Hashable, Sendable, Comparable, CustomStringConvertible
     public init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
         else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
     /// Nil unless the three numbers name a real day after 1900.
     public init?(year: Int, month: Int, day: Int) {
-        guard year > 1900, year < 10_000, (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day) else {
+        guard year > 1900, year < 10_000, (1...12).contains(month),
+            (1...Self.daysIn(month: month, year: year)).contains(day)
+        else {
             return nil
         }
         self.year = year

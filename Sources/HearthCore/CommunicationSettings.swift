@@ -22,7 +22,9 @@ public struct CommunicationSettings: Hashable, Sendable, Codable {
         }
 
         public init?(name: String) {
-            guard let scope = Self.allCases.first(where: { $0.name.lowercased() == name.lowercased() }) else { return nil }
+            guard let scope = Self.allCases.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                return nil
+            }
             self = scope
         }
     }
@@ -39,7 +41,8 @@ public struct CommunicationSettings: Hashable, Sendable, Codable {
 
         /// True when `minute` (0..<1440) falls inside the window; an empty window (start == end) never applies.
         public func contains(minute: Int) -> Bool {
-            let start = Int(startMinute), end = Int(endMinute)
+            let start = Int(startMinute)
+            let end = Int(endMinute)
             if start == end { return false }
             return start < end ? (start..<end).contains(minute) : minute >= start || minute < end
         }
@@ -47,12 +50,16 @@ public struct CommunicationSettings: Hashable, Sendable, Codable {
         /// Parses `HH:MM-HH:MM`.
         public init?(text: String) {
             let parts = text.split(separator: "-")
-            guard parts.count == 2, let start = Self.minute(parts[0]), let end = Self.minute(parts[1]) else { return nil }
+            guard parts.count == 2, let start = Self.minute(parts[0]), let end = Self.minute(parts[1]) else {
+                return nil
+            }
             self.init(startMinute: start, endMinute: end)
         }
 
         public var text: String {
-            func hhmm(_ m: UInt16) -> String { (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)" }
+            func hhmm(_ m: UInt16) -> String {
+                (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+            }
             return "\(hhmm(startMinute))-\(hhmm(endMinute))"
         }
 
@@ -75,7 +82,8 @@ public struct CommunicationSettings: Hashable, Sendable, Codable {
     public var allowContactEditing: Bool
 
     public init(
-        enabled: Bool = true, screenTime: Scope = .contactsOnly, downtime: Scope = .contactsOnly, downtimeSchedule: Downtime? = nil,
+        enabled: Bool = true, screenTime: Scope = .contactsOnly, downtime: Scope = .contactsOnly,
+        downtimeSchedule: Downtime? = nil,
         allowContactEditing: Bool = false
     ) {
         self.enabled = enabled

@@ -8,7 +8,9 @@ public struct DeclaredRange: Hashable, Sendable {
     public var declaration: AgeDeclaration
     public var parentalControls: ParentalControlFlags
 
-    public init(lowerBound: Int?, upperBound: Int?, declaration: AgeDeclaration, parentalControls: ParentalControlFlags = []) {
+    public init(
+        lowerBound: Int?, upperBound: Int?, declaration: AgeDeclaration, parentalControls: ParentalControlFlags = []
+    ) {
         self.lowerBound = lowerBound
         self.upperBound = upperBound
         self.declaration = declaration

@@ -10,18 +10,19 @@ extension ParentNotification {
         case .questionResolved(let asked, let resolution):
             let kind = Self.kind(of: resolution.reason)
             let choice = resolution.choice.title
-            let text: String = switch resolution.reason {
-            case .parentAnswered:
-                "\(resolution.answeredBy ?? "a parent") chose \"\(choice)\" for \(asked.childMemberID): "
-                    + Self.subject(asked.question)
-            case .approvedInPerson:
-                "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
-            case .expired:
-                "expired unanswered, so \"\(choice)\" for \(asked.childMemberID): \(Self.subject(asked.question))"
-            default:
-                "closed with \"\(choice)\" (\(resolution.reason)) for \(asked.childMemberID): "
-                    + Self.subject(asked.question)
-            }
+            let text: String =
+                switch resolution.reason {
+                case .parentAnswered:
+                    "\(resolution.answeredBy ?? "a parent") chose \"\(choice)\" for \(asked.childMemberID): "
+                        + Self.subject(asked.question)
+                case .approvedInPerson:
+                    "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
+                case .expired:
+                    "expired unanswered, so \"\(choice)\" for \(asked.childMemberID): \(Self.subject(asked.question))"
+                default:
+                    "closed with \"\(choice)\" (\(resolution.reason)) for \(asked.childMemberID): "
+                        + Self.subject(asked.question)
+                }
             self.init(id: id, kind: kind, asked: asked, at: event.createdAt, text: text)
             answeredBy = resolution.answeredBy
             choiceID = resolution.choice.id

@@ -28,16 +28,20 @@ public struct RegionRules: Sendable, Equatable {
     public func ageOfMajority(in region: String?) -> Int {
         guard let region = region?.uppercased() else { return defaultAgeOfMajority }
         if let rule = regions[region] { return rule.ageOfMajority }
-        if let dash = region.firstIndex(of: "-"), let rule = regions[String(region[..<dash])] { return rule.ageOfMajority }
+        if let dash = region.firstIndex(of: "-"), let rule = regions[String(region[..<dash])] {
+            return rule.ageOfMajority
+        }
         return defaultAgeOfMajority
     }
 
     /// True when a region code is `CC` or `CC-SUB` (letters and digits).
     public static func isValidRegionCode(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts[0].count == 2, parts[0].allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        guard (1...2).contains(parts.count), parts[0].count == 2, parts[0].allSatisfy({ $0.isASCII && $0.isLetter })
+        else {
             return false
         }
-        return parts.count == 1 || (1...3).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return parts.count == 1
+            || (1...3).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 }

@@ -25,7 +25,9 @@ public final class AppResponses: Sendable {
     public var responses: [PermissionResponse<CommunicationTopic>] { received.items.withLock { $0 } }
 
     /// The responses to one question (more than one would be a duplicate delivery).
-    public func responses(for id: UUID) -> [PermissionResponse<CommunicationTopic>] { responses.filter { $0.question.id == id } }
+    public func responses(for id: UUID) -> [PermissionResponse<CommunicationTopic>] {
+        responses.filter { $0.question.id == id }
+    }
 
     /// Stops listening.
     public func cancel() { task.withLock { $0?.cancel() } }

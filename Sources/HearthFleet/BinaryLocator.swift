@@ -21,6 +21,8 @@ public enum BinaryLocator {
         for candidate in candidates where fm.isExecutableFile(atPath: candidate + "/family-broker") {
             return candidate
         }
-        throw FleetError("cannot find the family-broker executable (looked in \(candidates.joined(separator: ", "))); run `swift build` or set HEARTH_BIN_DIR")
+        throw FleetError(
+            "cannot find the family-broker executable (looked in \(candidates.joined(separator: ", "))); run `swift build` or set HEARTH_BIN_DIR"
+        )
     }
 }

@@ -20,7 +20,9 @@ public final class DaemonProcess: FleetDaemon {
     private let state = Mutex(State())
 
     /// A process to run as `executable arguments`, with `environment` added to this process's, logging to `logFile`.
-    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], logFile: String) {
+    public init(
+        name: String, executable: String, arguments: [String], environment: [String: String] = [:], logFile: String
+    ) {
         self.name = name
         self.executable = executable
         self.arguments = arguments
@@ -36,7 +38,9 @@ public final class DaemonProcess: FleetDaemon {
     /// Starts the process (again, after a stop or a kill).
     public func start() throws {
         guard !isRunning else { return }
-        if !FileManager.default.fileExists(atPath: logFile) { _ = FileManager.default.createFile(atPath: logFile, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logFile) {
+            _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         log.seekToEndOfFile()
         log.write("---- start \(name) \(Date())\n".data(using: .utf8)!)

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A swift-log handler appending lines to a file, formatted like `StreamLogHandler`, so an in-process daemon's log
 /// reads like a process's and `recentLog` works the same.
@@ -51,7 +52,9 @@ struct FileLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let fields =
+            all.isEmpty
+            ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         sink.write("\(Date().ISO8601Format()) \(event.level) \(label) :\(fields) \(event.message)\n")
     }
 }

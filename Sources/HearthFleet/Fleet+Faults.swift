@@ -58,12 +58,16 @@ extension Fleet {
 
     /// Every port the fleet listens on: the broker's two and each relay's.
     public var ports: [Int] {
-        let broker = brokerState.withLock { $0.endpoints }.map { [Self.port(of: $0.0), Self.port(of: $0.1)].compactMap { $0 } } ?? []
+        let broker =
+            brokerState.withLock { $0.endpoints }.map { [Self.port(of: $0.0), Self.port(of: $0.1)].compactMap { $0 } }
+            ?? []
         return broker + relays.withLock { $0.values.flatMap { [$0.ingress.port, $0.egress.port] } }
     }
 
     private func relay(of device: DeviceID) throws -> (ingress: TCPRelay, egress: TCPRelay) {
-        guard let relay = relays.withLock({ $0[device] }) else { throw FleetError("no device '\(device)' in this fleet") }
+        guard let relay = relays.withLock({ $0[device] }) else {
+            throw FleetError("no device '\(device)' in this fleet")
+        }
         return relay
     }
 

@@ -49,7 +49,9 @@ public final class Fleet: Sendable {
     public static func launch(
         _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30)
     ) async throws -> Fleet {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-fleet-\(UUID().uuidString.prefix(8))"
+        ).path
         let fleet: Fleet
         let (server, storeArguments) = try await startStore(spec, mode: mode)
         do {
@@ -67,10 +69,15 @@ public final class Fleet: Sendable {
     /// Writes the keys (`keys/<device>.key`), the family file and the daemons' command lines, and starts nothing:
     /// a caller can fill the broker's state (`broker/`) before `start`. With `deviceDaemons` false only the broker is
     /// run, for programs that speak the protocol to it themselves (load generators) with the devices' key files.
-    public static func prepare(_ spec: FleetSpec, brokerArguments: [String] = [], deviceDaemons: Bool = true) throws -> Fleet {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString.prefix(8))").path
+    public static func prepare(
+        _ spec: FleetSpec, brokerArguments: [String] = [], deviceDaemons: Bool = true
+    ) throws -> Fleet {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-fleet-\(UUID().uuidString.prefix(8))"
+        ).path
         do {
-            return try make(spec, mode: .processes, root: root, brokerArguments: brokerArguments, deviceDaemons: deviceDaemons)
+            return try make(
+                spec, mode: .processes, root: root, brokerArguments: brokerArguments, deviceDaemons: deviceDaemons)
         } catch {
             try? FileManager.default.removeItem(atPath: root)
             throw error
@@ -97,7 +104,8 @@ public final class Fleet: Sendable {
     ) throws -> Fleet {
         let fm = FileManager.default
         for sub in ["keys", "logs", "run", "broker", "devices"] {
-            try fm.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try fm.createDirectory(
+                atPath: root + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         var file = FamilyFile(families: [], unaffiliated: [])
         var owners: [DeviceID: MemberID] = [:]
@@ -112,7 +120,8 @@ public final class Fleet: Sendable {
                 roles[device] = member.role
             }
             return FamilyFile.Member(
-                id: member.id, name: member.id, role: member.role.name, birthDate: member.birthDate.isEmpty ? nil : member.birthDate,
+                id: member.id, name: member.id, role: member.role.name,
+                birthDate: member.birthDate.isEmpty ? nil : member.birthDate,
                 region: member.region,
                 communicationLimits: member.communicationLimits, devices: devices)
         }
@@ -131,17 +140,19 @@ public final class Fleet: Sendable {
 
         var sockets: [DeviceID: String] = [:]
         for device in roles.keys { sockets[device] = root + "/run/\(device).sock" }
-        let (makeBroker, devices) = switch mode {
-        case .processes:
-            try processDaemons(
-                roles: deviceDaemons ? roles : [:], sockets: sockets, root: root, clockFile: clockFile,
-                brokerArguments: brokerArguments)
-        case .inProcess:
-            try inProcessDaemons(
-                roles: roles, sockets: sockets, root: root, clockFile: clockFile, brokerArguments: brokerArguments)
-        }
+        let (makeBroker, devices) =
+            switch mode {
+            case .processes:
+                try processDaemons(
+                    roles: deviceDaemons ? roles : [:], sockets: sockets, root: root, clockFile: clockFile,
+                    brokerArguments: brokerArguments)
+            case .inProcess:
+                try inProcessDaemons(
+                    roles: roles, sockets: sockets, root: root, clockFile: clockFile, brokerArguments: brokerArguments)
+            }
         return Fleet(
-            directory: root, mode: mode, broker: makeBroker("tcp://127.0.0.1:0", "tcp://127.0.0.1:0"), makeBroker: makeBroker,
+            directory: root, mode: mode, broker: makeBroker("tcp://127.0.0.1:0", "tcp://127.0.0.1:0"),
+            makeBroker: makeBroker,
             devices: devices, owners: owners, sockets: sockets)
     }
 
@@ -185,9 +196,11 @@ public final class Fleet: Sendable {
         let settings = try InProcessBrokerSettings(arguments: brokerArguments)
         let clock = OffsetClock(path: clockFile)
         let makeBroker: BrokerMaker = { ingress, egress in
-            InProcessDaemon(name: "family-broker", label: "family-broker", logFile: root + "/logs/family-broker.log") { logger in
+            InProcessDaemon(name: "family-broker", label: "family-broker", logFile: root + "/logs/family-broker.log") {
+                logger in
                 let options = BrokerOptions(
-                    ingress: ingress, egress: egress, stateDirectory: root + "/broker", familyFile: root + "/families.yaml",
+                    ingress: ingress, egress: egress, stateDirectory: root + "/broker",
+                    familyFile: root + "/families.yaml",
                     heartbeatInterval: settings.heartbeat, subscriberHighWaterMark: settings.subscriberHighWaterMark)
                 return FamilyBrokerService(options: options, logger: logger, clock: clock.now)
             }
@@ -196,13 +209,16 @@ public final class Fleet: Sendable {
         for (device, role) in roles {
             let kind = role == .child ? "child-device" : "parent-device"
             let socket = sockets[device]!
-            devices[device] = InProcessDaemon(name: "\(kind) \(device)", label: kind, logFile: root + "/logs/\(device).log") { logger in
+            devices[device] = InProcessDaemon(
+                name: "\(kind) \(device)", label: kind, logFile: root + "/logs/\(device).log"
+            ) { logger in
                 guard let data = FileManager.default.contents(atPath: relayReadyFile(root: root, device: device)),
-                      let ready = try? JSONDecoder().decode(RelayedReady.self, from: data)
+                    let ready = try? JSONDecoder().decode(RelayedReady.self, from: data)
                 else { throw FleetError("no broker endpoints for \(device) yet: start the broker first") }
                 let options = DeviceOptions(
                     brokerIngress: ready.ingress, brokerEgress: ready.egress, brokerPublicKey: ready.publicKey,
-                    secretKeyFile: root + "/keys/\(device).key", stateDirectory: root + "/devices/\(device)", localSocket: socket)
+                    secretKeyFile: root + "/keys/\(device).key", stateDirectory: root + "/devices/\(device)",
+                    localSocket: socket)
                 // The daemons' own factories: in-process runs what the executables run.
                 return role == .child
                     ? try ChildDeviceDaemon.make(options: options, logger: logger)
@@ -242,7 +258,8 @@ public final class Fleet: Sendable {
     }
 
     private init(
-        directory: String, mode: Mode, broker: any FleetDaemon, makeBroker: @escaping @Sendable (String, String) -> any FleetDaemon,
+        directory: String, mode: Mode, broker: any FleetDaemon,
+        makeBroker: @escaping @Sendable (String, String) -> any FleetDaemon,
         devices: [DeviceID: any FleetDaemon], owners: [DeviceID: MemberID], sockets: [DeviceID: String]
     ) {
         self.directory = directory
@@ -292,9 +309,11 @@ public final class Fleet: Sendable {
     public func startBroker(timeout: Duration = .seconds(30)) async throws {
         try? FileManager.default.removeItem(atPath: readyFile)
         try broker.start()
-        try await eventually("family-broker is ready", timeout: timeout) { FileManager.default.fileExists(atPath: self.readyFile) }
+        try await eventually("family-broker is ready", timeout: timeout) {
+            FileManager.default.fileExists(atPath: self.readyFile)
+        }
         guard let data = FileManager.default.contents(atPath: readyFile),
-              let ready = try? JSONDecoder().decode(BrokerReady.self, from: data)
+            let ready = try? JSONDecoder().decode(BrokerReady.self, from: data)
         else { throw FleetError("the broker's ready file is unreadable", logs: logs()) }
         brokerState.withLock { $0.endpoints = (ready.ingress, ready.egress) }
         try await startRelays(to: ready)
@@ -373,14 +392,17 @@ public final class Fleet: Sendable {
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(path), peer: device)
         try await client.start()
         defer { Task { await client.close() } }
-        guard case .appWelcome(let member, let linked) = try? await client.request(.ping, timeout: .milliseconds(500)) else {
+        guard case .appWelcome(let member, let linked) = try? await client.request(.ping, timeout: .milliseconds(500))
+        else {
             return (nil, false)
         }
         return (member, linked)
     }
 
     /// Polls `condition` until it holds; on timeout throws a `FleetError` carrying every daemon's recent log lines.
-    public func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws {
+    public func eventually(
+        _ what: String, timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if (try? await condition()) == true { return }
@@ -404,10 +426,12 @@ public final class Fleet: Sendable {
     /// Stops every daemon (SIGTERM, then SIGKILL), closes the relays and removes the fleet's directory. Idempotent.
     /// It runs to the end even when the calling task is cancelled, so a cancelled test leaves nothing behind.
     public func shutdown() async {
-        guard shutDown.withLock({ done in
-            defer { done = true }
-            return !done
-        }) else { return }
+        guard
+            shutDown.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return }
         // Unstructured: a cancelled caller must not cut short the waits for each daemon's exit.
         await Task { await self.tearDown() }.value
     }

@@ -10,7 +10,8 @@ public struct FleetError: Error, CustomStringConvertible, Sendable {
 
     /// A fault that needs a separate process, asked of a fleet running in-process.
     public static func notSupportedInProcess(_ what: String) -> FleetError {
-        FleetError("\(what) is not supported in-process: it needs a separate process; launch the fleet with mode: .processes")
+        FleetError(
+            "\(what) is not supported in-process: it needs a separate process; launch the fleet with mode: .processes")
     }
 
     public var description: String { logs.isEmpty ? message : "\(message)\n\(logs)" }

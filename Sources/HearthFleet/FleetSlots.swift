@@ -5,7 +5,8 @@ import Foundation
 /// Test runners start suites in parallel; each fleet is several daemons, and a 2-core machine running a dozen fleets at
 /// once starves them all past their start-up deadlines. A test waits here for a slot before its fleet's clock starts.
 actor FleetSlots {
-    static let shared = FleetSlots(limit: Int(ProcessInfo.processInfo.environment["HEARTH_FLEET_CONCURRENCY"] ?? "") ?? 2)
+    static let shared = FleetSlots(
+        limit: Int(ProcessInfo.processInfo.environment["HEARTH_FLEET_CONCURRENCY"] ?? "") ?? 2)
 
     private let limit: Int
     private var running = 0

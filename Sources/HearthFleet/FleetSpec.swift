@@ -13,7 +13,8 @@ public struct FleetSpec: Sendable {
         public var devices: [DeviceID]
 
         public init(
-            _ id: MemberID, role: MemberRole, birthDate: String? = nil, region: String = "US", communicationLimits: Bool = true,
+            _ id: MemberID, role: MemberRole, birthDate: String? = nil, region: String = "US",
+            communicationLimits: Bool = true,
             devices: [DeviceID]
         ) {
             self.id = id
@@ -24,9 +25,15 @@ public struct FleetSpec: Sendable {
             self.devices = devices
         }
 
-        public static func organizer(_ id: MemberID, devices: [DeviceID]) -> Member { Member(id, role: .organizer, devices: devices) }
-        public static func guardian(_ id: MemberID, devices: [DeviceID]) -> Member { Member(id, role: .guardian, devices: devices) }
-        public static func adult(_ id: MemberID, devices: [DeviceID]) -> Member { Member(id, role: .adult, devices: devices) }
+        public static func organizer(_ id: MemberID, devices: [DeviceID]) -> Member {
+            Member(id, role: .organizer, devices: devices)
+        }
+        public static func guardian(_ id: MemberID, devices: [DeviceID]) -> Member {
+            Member(id, role: .guardian, devices: devices)
+        }
+        public static func adult(_ id: MemberID, devices: [DeviceID]) -> Member {
+            Member(id, role: .adult, devices: devices)
+        }
         public static func child(_ id: MemberID, devices: [DeviceID], communicationLimits: Bool = true) -> Member {
             Member(id, role: .child, communicationLimits: communicationLimits, devices: devices)
         }

@@ -24,7 +24,9 @@ public final class InProcessDaemon: FleetDaemon {
     private let state = Mutex(State())
 
     /// `makeService` builds a fresh service for each start, with the daemon's logger.
-    public init(name: String, label: String, logFile: String, makeService: @escaping @Sendable (Logger) throws -> any Service) {
+    public init(
+        name: String, label: String, logFile: String, makeService: @escaping @Sendable (Logger) throws -> any Service
+    ) {
         self.name = name
         self.label = label
         self.logFile = logFile

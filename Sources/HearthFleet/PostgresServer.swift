@@ -76,15 +76,20 @@ public final class PostgresServer: Sendable {
         chmod(passwordFile, 0o600)
         if runAs != nil {
             // The server's user must own its directory and read the password file; nobody else may.
-            guard let account = getpwnam("nobody") else { throw Failure(description: "no user nobody to run PostgreSQL as") }
-            for path in [directory, passwordFile] where chown(path, account.pointee.pw_uid, account.pointee.pw_gid) != 0 {
+            guard let account = getpwnam("nobody") else {
+                throw Failure(description: "no user nobody to run PostgreSQL as")
+            }
+            for path in [directory, passwordFile] where chown(path, account.pointee.pw_uid, account.pointee.pw_gid) != 0
+            {
                 throw Failure(description: "chown \(path) failed: errno \(errno)")
             }
         }
-        try await run("initdb", [
-            "-D", dataDirectory, "-U", user, "--pwfile=\(passwordFile)", "--auth-host=scram-sha-256",
-            "--auth-local=trust", "--encoding=UTF8", "--no-locale", "--no-instructions",
-        ])
+        try await run(
+            "initdb",
+            [
+                "-D", dataDirectory, "-U", user, "--pwfile=\(passwordFile)", "--auth-host=scram-sha-256",
+                "--auth-local=trust", "--encoding=UTF8", "--no-locale", "--no-instructions",
+            ])
         let settings = """
 
             # hearth's throwaway server
@@ -138,7 +143,7 @@ public final class PostgresServer: Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { child in
             guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
+                let close = stat.lastIndex(of: ")")
             else { return false }
             // Fields after the command name: state, then the parent's pid.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -163,7 +168,8 @@ public final class PostgresServer: Sendable {
 
     /// Runs one of the server's programs (as `runAs` when set) and throws with its output if it fails.
     private func run(_ program: String, _ arguments: [String]) async throws {
-        let argv = runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", binaries + "/" + program] }
+        let argv =
+            runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", binaries + "/" + program] }
             ?? [binaries + "/" + program]
         let outputPath = directory + "/command.out"
         let process = try SpawnedProcess.launch(

@@ -24,7 +24,9 @@ extension Scenario {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Key.self)
             guard c.allKeys.count == 1, let key = c.allKeys.first else {
-                throw ScenarioError("\(Scenario.path(decoder.codingPath)): a step has exactly one of \(Self.kinds.joined(separator: ", ")); got \(c.allKeys.map(\.stringValue))")
+                throw ScenarioError(
+                    "\(Scenario.path(decoder.codingPath)): a step has exactly one of \(Self.kinds.joined(separator: ", ")); got \(c.allKeys.map(\.stringValue))"
+                )
             }
             switch key.stringValue {
             case "ask": self = .ask(try c.decode(Ask.self, forKey: key))
@@ -37,7 +39,9 @@ extension Scenario {
             case "wait": self = .wait(try c.decode(ScenarioDuration.self, forKey: key))
             default:
                 guard let fault = Fault(rawValue: key.stringValue) else {
-                    throw ScenarioError("\(Scenario.path(decoder.codingPath)): '\(key.stringValue)' is not a step; steps are \(Self.kinds.joined(separator: ", "))")
+                    throw ScenarioError(
+                        "\(Scenario.path(decoder.codingPath)): '\(key.stringValue)' is not a step; steps are \(Self.kinds.joined(separator: ", "))"
+                    )
                 }
                 self = .fault(fault, try c.decode(String.self, forKey: key))
             }
@@ -49,8 +53,10 @@ extension Scenario {
             case .ask(let ask):
                 "ask \(ask.name) on \(ask.on) (\(ask.app)): \(ask.handles.joined(separator: ", "))"
                     + (ask.expiresIn.map { ", expires in \($0)" } ?? "") + (ask.error.map { ", expecting \($0)" } ?? "")
-            case .approve(let answer): "approve \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
-            case .decline(let answer): "decline \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
+            case .approve(let answer):
+                "approve \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
+            case .decline(let answer):
+                "decline \(answer.question) on \(answer.on)" + (answer.error.map { ", expecting \($0)" } ?? "")
             case .revoke(let revoke):
                 "revoke \(revoke.handles.joined(separator: ", ")) for \(revoke.child) on \(revoke.on)"
                     + (revoke.error.map { ", expecting \($0)" } ?? "")
@@ -85,7 +91,8 @@ extension Scenario {
         public var error: String?
 
         public init(from decoder: any Decoder) throws {
-            try Scenario.allowOnly(["on", "as", "handles", "app", "actions", "expiresIn", "error"], in: decoder, what: "an ask")
+            try Scenario.allowOnly(
+                ["on", "as", "handles", "app", "actions", "expiresIn", "error"], in: decoder, what: "an ask")
             let c = try decoder.container(keyedBy: Key.self)
             on = try c.decode(String.self, forKey: Key("on"))
             name = try c.decode(String.self, forKey: Key("as"))
@@ -211,7 +218,9 @@ extension Scenario {
             let c = try decoder.container(keyedBy: Key.self)
             let given = c.allKeys.map(\.stringValue).filter(checks.contains)
             guard given.count == 1, let kind = given.first else {
-                throw ScenarioError("\(Scenario.path(decoder.codingPath)): an expectation has exactly one of \(checks.joined(separator: ", "))")
+                throw ScenarioError(
+                    "\(Scenario.path(decoder.codingPath)): an expectation has exactly one of \(checks.joined(separator: ", "))"
+                )
             }
             switch kind {
             case "pending": check = .pending(try c.decode(String.self, forKey: Key(kind)), true)
@@ -240,7 +249,8 @@ extension Scenario {
             case .pending(let q, true): "\(q) pending on \(on)"
             case .pending(let q, false): "\(q) no longer pending on \(on)"
             case .response(let q):
-                "response to \(q) on \(on)" + [answer, by.map { "by \($0)" }, reason].compactMap { $0 }.map { " " + $0 }.joined()
+                "response to \(q) on \(on)"
+                    + [answer, by.map { "by \($0)" }, reason].compactMap { $0 }.map { " " + $0 }.joined()
             case .known(let h): "\(h) known on \(on)"
             case .unknown(let h): "\(h) not known on \(on)"
             case .linked(let up): "\(on) \(up ? "linked to" : "cut off from") the broker"

@@ -30,7 +30,8 @@ public struct Scenario: Sendable, Decodable {
         public var communicationLimits: Bool?
 
         public init(from decoder: any Decoder) throws {
-            try Scenario.allowOnly(["id", "role", "devices", "birthDate", "region", "communicationLimits"], in: decoder, what: "a member")
+            try Scenario.allowOnly(
+                ["id", "role", "devices", "birthDate", "region", "communicationLimits"], in: decoder, what: "a member")
             let c = try decoder.container(keyedBy: Key.self)
             id = try c.decode(String.self, forKey: Key("id"))
             role = try c.decode(String.self, forKey: Key("role"))
@@ -42,11 +43,14 @@ public struct Scenario: Sendable, Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try Self.allowOnly(["name", "mode", "timeout", "families", "unaffiliated", "steps"], in: decoder, what: "a scenario")
+        try Self.allowOnly(
+            ["name", "mode", "timeout", "families", "unaffiliated", "steps"], in: decoder, what: "a scenario")
         let c = try decoder.container(keyedBy: Key.self)
         name = try c.decode(String.self, forKey: Key("name"))
         if let mode = try c.decodeIfPresent(String.self, forKey: Key("mode")) {
-            guard let parsed = Fleet.Mode(rawValue: mode) else { throw ScenarioError("mode: '\(mode)' is not processes or inProcess") }
+            guard let parsed = Fleet.Mode(rawValue: mode) else {
+                throw ScenarioError("mode: '\(mode)' is not processes or inProcess")
+            }
             self.mode = parsed
         }
         timeout = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("timeout"))
@@ -66,7 +70,9 @@ public struct Scenario: Sendable, Decodable {
             throw context.underlyingError!
         } catch let DecodingError.keyNotFound(key, context) {
             throw ScenarioError("\(Self.path(context.codingPath + [key])): missing")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let DecodingError.dataCorrupted(context) {
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let
+            DecodingError.dataCorrupted(context)
+        {
             throw ScenarioError("\(Self.path(context.codingPath)): \(context.debugDescription)")
         } catch {
             throw ScenarioError("not a scenario: \(error)")
@@ -76,7 +82,9 @@ public struct Scenario: Sendable, Decodable {
 
     /// Reads and parses a scenario file.
     public static func load(path: String) throws -> Scenario {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ScenarioError("\(path): cannot read the file") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ScenarioError("\(path): cannot read the file")
+        }
         do {
             return try Scenario(yaml: text)
         } catch let error as ScenarioError {
@@ -91,7 +99,8 @@ public struct Scenario: Sendable, Decodable {
                 throw ScenarioError("member \(m.id): role '\(m.role)' is not organizer, guardian, adult or child")
             }
             return FleetSpec.Member(
-                m.id, role: role, birthDate: m.birthDate, region: m.region ?? "US", communicationLimits: m.communicationLimits ?? true,
+                m.id, role: role, birthDate: m.birthDate, region: m.region ?? "US",
+                communicationLimits: m.communicationLimits ?? true,
                 devices: m.devices)
         }
         return FleetSpec(
@@ -150,7 +159,9 @@ public struct Scenario: Sendable, Decodable {
                 }
             case .fault(let fault, let target):
                 if target == Self.broker {
-                    guard [.crash, .restart, .stop, .start].contains(fault) else { throw fail("the broker can crash, restart, stop or start") }
+                    guard [.crash, .restart, .stop, .start].contains(fault) else {
+                        throw fail("the broker can crash, restart, stop or start")
+                    }
                 } else {
                     try device(target)
                 }
@@ -176,7 +187,9 @@ public struct Scenario: Sendable, Decodable {
         let container = try decoder.container(keyedBy: Key.self)
         let unknown = container.allKeys.map(\.stringValue).filter { !keys.contains($0) }
         guard unknown.isEmpty else {
-            throw ScenarioError("\(path(decoder.codingPath)): \(what) has no '\(unknown.sorted().joined(separator: "', '"))'; it takes \(keys.sorted().joined(separator: ", "))")
+            throw ScenarioError(
+                "\(path(decoder.codingPath)): \(what) has no '\(unknown.sorted().joined(separator: "', '"))'; it takes \(keys.sorted().joined(separator: ", "))"
+            )
         }
     }
 

@@ -43,16 +43,26 @@ final class ScenarioContext {
     // MARK: steps
 
     private func ask(_ ask: Scenario.Ask) async throws {
-        var topic = CommunicationTopic(personInformation: ask.handles.map { PersonInformation(handle: Self.handle($0)) })
-        topic.actions = Set(try ask.actions.map { name in
-            guard let action = CommunicationTopic.Action.allCases.first(where: { "\($0)".lowercased() == name.lowercased() }) else {
-                throw StepFailure("unknown action '\(name)'; actions are \(CommunicationTopic.Action.allCases.map { "\($0)" }.joined(separator: ", "))")
-            }
-            return action
-        })
+        var topic = CommunicationTopic(
+            personInformation: ask.handles.map { PersonInformation(handle: Self.handle($0)) })
+        topic.actions = Set(
+            try ask.actions.map { name in
+                guard
+                    let action = CommunicationTopic.Action.allCases.first(where: {
+                        "\($0)".lowercased() == name.lowercased()
+                    })
+                else {
+                    throw StepFailure(
+                        "unknown action '\(name)'; actions are \(CommunicationTopic.Action.allCases.map { "\($0)" }.joined(separator: ", "))"
+                    )
+                }
+                return action
+            })
         var question = PermissionQuestion(communicationTopic: topic)
         // Against the broker's clock, which decides expiry (and may have been advanced).
-        if let expiresIn = ask.expiresIn { question.expirationDate = fleet.brokerNow.addingTimeInterval(expiresIn.seconds) }
+        if let expiresIn = ask.expiresIn {
+            question.expirationDate = fleet.brokerNow.addingTimeInterval(expiresIn.seconds)
+        }
         questions[ask.name] = question
         let limits = app(ask.app, on: ask.on).limits
         do {
@@ -73,10 +83,14 @@ final class ScenarioContext {
         do {
             let resolution = approve ? try await console.approve(question.id) : try await console.decline(question.id)
             if let expected = answer.error {
-                throw StepFailure("the answer was accepted (\(resolution.choice.id) by \(resolution.answeredBy ?? "-")); expected error \(expected)")
+                throw StepFailure(
+                    "the answer was accepted (\(resolution.choice.id) by \(resolution.answeredBy ?? "-")); expected error \(expected)"
+                )
             }
         } catch let reply as ErrorReply {
-            guard let expected = answer.error else { throw StepFailure("the answer was refused: \(reply.code): \(reply.message)") }
+            guard let expected = answer.error else {
+                throw StepFailure("the answer was refused: \(reply.code): \(reply.message)")
+            }
             guard "\(reply.code)".lowercased() == expected.lowercased() else {
                 throw StepFailure("the answer was refused with \(reply.code) (\(reply.message)), not \(expected)")
             }
@@ -142,17 +156,27 @@ final class ScenarioContext {
             guard got.count == 1 else { throw StepFailure("the app got \(got.count) responses to \(name), not one") }
             let response = got[0]
             var mismatches: [String] = []
-            if let answer = expectation.answer, "\(response.choice.answer)" != answer { mismatches.append("answer \(response.choice.answer), not \(answer)") }
-            if let by = expectation.by, response.answeredBy != by { mismatches.append("answered by \(response.answeredBy ?? "nobody"), not \(by)") }
-            if let reason = expectation.reason, "\(response.reason)" != reason { mismatches.append("reason \(response.reason), not \(reason)") }
-            if !mismatches.isEmpty { throw StepFailure("the response to \(name) has " + mismatches.joined(separator: "; ")) }
+            if let answer = expectation.answer, "\(response.choice.answer)" != answer {
+                mismatches.append("answer \(response.choice.answer), not \(answer)")
+            }
+            if let by = expectation.by, response.answeredBy != by {
+                mismatches.append("answered by \(response.answeredBy ?? "nobody"), not \(by)")
+            }
+            if let reason = expectation.reason, "\(response.reason)" != reason {
+                mismatches.append("reason \(response.reason), not \(reason)")
+            }
+            if !mismatches.isEmpty {
+                throw StepFailure("the response to \(name) has " + mismatches.joined(separator: "; "))
+            }
         case .known(let text):
             let limits = app(expectation.app, on: expectation.on).limits
             let handle = Self.handle(text)
             try await fleet.eventually(what, timeout: within) { await limits.isKnownHandle(handle) }
         case .unknown(let text):
             let limits = app(expectation.app, on: expectation.on).limits
-            if await limits.isKnownHandle(Self.handle(text)) { throw StepFailure("\(text) is known on \(expectation.on)") }
+            if await limits.isKnownHandle(Self.handle(text)) {
+                throw StepFailure("\(text) is known on \(expectation.on)")
+            }
         case .linked(let linked):
             let device = expectation.on
             try await fleet.eventually(what, timeout: within) { try await fleet.status(of: device).linked == linked }
@@ -199,7 +223,8 @@ final class ScenarioContext {
         return question
     }
 
-    private func app(_ bundleID: String, on device: DeviceID) -> (limits: CommunicationLimits, responses: AppResponses) {
+    private func app(_ bundleID: String, on device: DeviceID) -> (limits: CommunicationLimits, responses: AppResponses)
+    {
         let key = device + "\u{0}" + bundleID
         if let app = apps[key] { return app }
         let limits = fleet.app(bundleID, on: device)
@@ -217,7 +242,9 @@ final class ScenarioContext {
 
     /// `kind:value` with kind phone, email or custom; a bare value is a custom handle (a username).
     static func handle(_ text: String) -> CommunicationHandle {
-        let kinds: [String: CommunicationHandle.Kind] = ["phone": .phoneNumber, "email": .emailAddress, "custom": .custom]
+        let kinds: [String: CommunicationHandle.Kind] = [
+            "phone": .phoneNumber, "email": .emailAddress, "custom": .custom,
+        ]
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         if parts.count == 2, let kind = kinds[parts[0]] { return CommunicationHandle(value: parts[1], kind: kind) }
         return CommunicationHandle(value: text, kind: .custom)

@@ -36,7 +36,8 @@ public struct ScenarioDuration: Sendable, Hashable, Decodable, CustomStringConve
     public var duration: Duration { .milliseconds(Int((seconds * 1000).rounded())) }
 
     public var description: String {
-        for (unit, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60), ("s", 1)] where seconds >= scale && seconds.truncatingRemainder(dividingBy: scale) == 0 {
+        for (unit, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60), ("s", 1)]
+        where seconds >= scale && seconds.truncatingRemainder(dividingBy: scale) == 0 {
             return "\(Int(seconds / scale))\(unit)"
         }
         return "\(Int((seconds * 1000).rounded()))ms"

@@ -23,7 +23,8 @@ public struct ScenarioReport: Sendable {
             case .passed: return "  ✔ \(label) \(summary)\(time)"
             case .notRun: return "  - \(label) \(summary)  (not run)"
             case .failed(let why):
-                let detail = why.split(separator: "\n", omittingEmptySubsequences: false).map { "       | \($0)" }.joined(separator: "\n")
+                let detail = why.split(separator: "\n", omittingEmptySubsequences: false).map { "       | \($0)" }
+                    .joined(separator: "\n")
                 return "  ✘ \(label) \(summary)\(time)\n\(detail)"
             }
         }
@@ -42,7 +43,9 @@ public struct ScenarioReport: Sendable {
         let passedSteps = steps.filter { $0.outcome == .passed }.count
         if passed { return "PASSED: \(name): \(steps.count) steps in \(Self.format(elapsed))" }
         let failed = lines.first { if case .failed = $0.outcome { true } else { false } }
-        let failure = failed.map { $0.number == 0 ? "the fleet did not start" : "step \($0.number) of \(steps.count) failed" }
+        let failure = failed.map {
+            $0.number == 0 ? "the fleet did not start" : "step \($0.number) of \(steps.count) failed"
+        }
         return "FAILED: \(name): \(failure ?? "failed") (\(passedSteps) passed) in \(Self.format(elapsed))"
     }
 

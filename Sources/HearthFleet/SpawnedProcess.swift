@@ -53,9 +53,11 @@ public final class SpawnedProcess: Sendable {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [
-                NSLocalizedDescriptionKey: "could not start \(executable): \(String(cString: strerror(result)))",
-            ])
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "could not start \(executable): \(String(cString: strerror(result)))"
+                ])
         }
         let process = SpawnedProcess(pid: pid)
         Thread.detachNewThread { process.reap(onExit) }

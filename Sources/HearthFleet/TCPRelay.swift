@@ -28,7 +28,9 @@ public final class TCPRelay: Sendable {
     }
 
     /// Listens on a free loopback port and relays each connection to `127.0.0.1:upstreamPort`.
-    public static func start(upstreamPort: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> TCPRelay {
+    public static func start(
+        upstreamPort: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> TCPRelay {
         let box = RelayBox()
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -26,8 +26,9 @@ public struct ChaosReport: Sendable {
             "  settled in \(format(settleTime))\(settled ? "" : " (timed out)")",
         ]
         if passed {
-            lines.append("PASSED: every question answered once, every response delivered once to every child device, "
-                + "every device's log applied without a gap")
+            lines.append(
+                "PASSED: every question answered once, every response delivered once to every child device, "
+                    + "every device's log applied without a gap")
         } else {
             lines.append("FAILED: \(problems.count) problems")
             lines += problems.prefix(50).map { "  - " + $0 }

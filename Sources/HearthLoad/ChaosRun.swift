@@ -13,11 +13,13 @@ public struct ChaosRun: Sendable {
     /// One family: two parents answering (Alice approves, Bob declines: they race), a child with two devices, each
     /// running the same app, which asks.
     public static let spec = FleetSpec(families: [
-        .init("chaos", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .guardian("bob", devices: ["bob-phone"]),
-            .child("emma", devices: ["emma-tablet", "emma-phone"]),
-        ]),
+        .init(
+            "chaos",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .guardian("bob", devices: ["bob-phone"]),
+                .child("emma", devices: ["emma-tablet", "emma-phone"]),
+            ])
     ])
     static let childDevices: [DeviceID] = ["emma-tablet", "emma-phone"]
     static let parentDevices: [DeviceID] = ["alice-phone", "bob-phone"]
@@ -45,7 +47,8 @@ public struct ChaosRun: Sendable {
     private func run(on fleet: Fleet, started: ContinuousClock.Instant) async throws -> ChaosReport {
         let ledger = ChaosLedger()
         let random = SeededRandom(seed: options.seed)
-        let asking = ChaosSwitch(), answering = ChaosSwitch()
+        let asking = ChaosSwitch()
+        let answering = ChaosSwitch()
         let apps = Self.childDevices.map { (device: $0, app: fleet.app(Self.bundleID, on: $0, timeout: .seconds(3))) }
         let collectors = apps.map { (device: $0.device, responses: AppResponses($0.app)) }
         var askers: [Task<Void, Never>] = []
@@ -94,7 +97,7 @@ public struct ChaosRun: Sendable {
             while asking.isOn {
                 count += 1
                 var topic = CommunicationTopic(personInformation: [
-                    PersonInformation(handle: CommunicationHandle(value: "\(device)-\(count)", kind: .custom)),
+                    PersonInformation(handle: CommunicationHandle(value: "\(device)-\(count)", kind: .custom))
                 ])
                 topic.actions = [.message]
                 let question = PermissionQuestion(communicationTopic: topic)
@@ -152,11 +155,12 @@ public struct ChaosRun: Sendable {
         while ChaosFault.Kind.allCases.contains(where: { (ledger.kills[$0] ?? 0) < options.killsPerDaemon }) {
             try await Task.sleep(for: random.milliseconds(options.faultGap))
             let kind = ChaosFault.Kind.allCases.randomElement(using: &random)!
-            let target: DeviceID? = switch kind {
-            case .broker: nil
-            case .child: Self.childDevices.randomElement(using: &random)
-            case .parent: Self.parentDevices.randomElement(using: &random)
-            }
+            let target: DeviceID? =
+                switch kind {
+                case .broker: nil
+                case .child: Self.childDevices.randomElement(using: &random)
+                case .parent: Self.parentDevices.randomElement(using: &random)
+                }
             // Kills count twice: they are what a run must have at least `killsPerDaemon` of.
             let faults: [ChaosFault] = [.kill, .kill, .pause, .restart] + (target == nil ? [] : [.cut])
             let fault = faults.randomElement(using: &random)!

@@ -72,10 +72,14 @@ public struct CycleReport: Codable, Sendable {
     public var text: String {
         let l = latencyMicroseconds
         func ms(_ us: UInt64) -> String { String(format: "%.2f ms", Double(us) / 1000) }
-        let offered = mode == "open" ? String(format: "open loop at %.0f cycles/s", targetRate ?? 0) : "closed loop, \(inFlight ?? 0) in flight"
+        let offered =
+            mode == "open"
+            ? String(format: "open loop at %.0f cycles/s", targetRate ?? 0) : "closed loop, \(inFlight ?? 0) in flight"
         var lines = [
             "\(target): \(offered); \(families) families × (\(childrenPerFamily) child, \(parentsPerFamily) parent) = \(devices) devices, \(shards) shard(s)",
-            String(format: "  throughput  %.0f cycles/s  (%d cycles in %.0f s; %d asked)", cyclesPerSecond, cycles, durationSeconds, sent),
+            String(
+                format: "  throughput  %.0f cycles/s  (%d cycles in %.0f s; %d asked)", cyclesPerSecond, cycles,
+                durationSeconds, sent),
             "  latency     p50 \(ms(l.p50))  p90 \(ms(l.p90))  p99 \(ms(l.p99))  p99.9 \(ms(l.p999))  max \(ms(l.max))  (\(l.count) cycles, think time excluded)",
             "  checks      errors \(errors)  lost \(lost)  duplicated \(duplicated)  (redelivered \(redelivered), gaps synced \(gapsSynced))",
             "  \(target) process  CPU \(server.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?")  RSS \(server.residentMiB.map { String(format: "%.0f MiB", $0) } ?? "?") (peak \(server.peakResidentMiB.map { String(format: "%.0f MiB", $0) } ?? "?"));  generator CPU \(generatorCPUPercent.map { String(format: "%.0f%%", $0) } ?? "?")",

@@ -14,7 +14,10 @@ public struct CycleRun: Sendable {
     /// The broker's database server (a PostgreSQL postmaster), whose CPU with its backends' is reported too.
     public var databasePID: Int32?
 
-    public init(shape: LoadShape, plan: LoadPlan, shards: Int, target: LoadTarget, families: [SimulatedFamily], progress: (@Sendable (String) -> Void)?) {
+    public init(
+        shape: LoadShape, plan: LoadPlan, shards: Int, target: LoadTarget, families: [SimulatedFamily],
+        progress: (@Sendable (String) -> Void)?
+    ) {
         self.shape = shape
         self.plan = plan
         self.shards = shards
@@ -31,12 +34,16 @@ public struct CycleRun: Sendable {
         for s in 0..<shardCount {
             let count = families.count / shardCount + (s < families.count % shardCount ? 1 : 0)
             let fraction = Double(count) / Double(families.count)
-            let share: Double = switch plan.mode {
-            case .open(let rate): rate * fraction
-            case .closed(let inFlight): Double(inFlight / shardCount + (s < inFlight % shardCount ? 1 : 0))
-            case .connectOnly: 0
-            }
-            LoadShard(index: s, target: target, families: Array(families[first..<(first + count)]), plan: plan, control: control, runTag: runTag, share: share).start()
+            let share: Double =
+                switch plan.mode {
+                case .open(let rate): rate * fraction
+                case .closed(let inFlight): Double(inFlight / shardCount + (s < inFlight % shardCount ? 1 : 0))
+                case .connectOnly: 0
+                }
+            LoadShard(
+                index: s, target: target, families: Array(families[first..<(first + count)]), plan: plan,
+                control: control, runTag: runTag, share: share
+            ).start()
             first += count
         }
 
@@ -49,7 +56,9 @@ public struct CycleRun: Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        progress?("connected \(families.count * shape.devicesPerFamily) devices (\(shardCount) shards) in \(ContinuousClock.now - connectStart)")
+        progress?(
+            "connected \(families.count * shape.devicesPerFamily) devices (\(shardCount) shards) in \(ContinuousClock.now - connectStart)"
+        )
 
         let start = monotonicNanoseconds() + 20_000_000
         control.startNanoseconds.store(start, ordering: .relaxed)
@@ -72,12 +81,15 @@ public struct CycleRun: Sendable {
             }
             let phase = now < windowStart ? "warm-up" : now < windowEnd ? "measure" : "drain"
             let elapsed = now - begin
-            progress?(String(
-                format: "%5.1fs \(phase)  sent %d  done %d  %.0f cycles/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms  errors %d",
-                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                control.sent.load(ordering: .relaxed), completed, Double(completed - lastCompleted),
-                Double(interval.valueAtPercentile(50)) / 1000, Double(interval.valueAtPercentile(99)) / 1000,
-                Double(interval.totalCount == 0 ? 0 : interval.max) / 1000, control.errors.load(ordering: .relaxed)))
+            progress?(
+                String(
+                    format:
+                        "%5.1fs \(phase)  sent %d  done %d  %.0f cycles/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms  errors %d",
+                    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                    control.sent.load(ordering: .relaxed), completed, Double(completed - lastCompleted),
+                    Double(interval.valueAtPercentile(50)) / 1000, Double(interval.valueAtPercentile(99)) / 1000,
+                    Double(interval.totalCount == 0 ? 0 : interval.max) / 1000, control.errors.load(ordering: .relaxed))
+            )
             lastCompleted = completed
             if now > windowEnd + plan.drainTimeout + .seconds(30) {
                 control.fail("shards did not finish 30 s after the drain timeout")
@@ -91,23 +103,28 @@ public struct CycleRun: Sendable {
         let total = ShardResult.merged(control.results.withLock { $0 })
         let seconds = Double(plan.duration.components.seconds) + Double(plan.duration.components.attoseconds) / 1e18
         let end = ProcessSample.read(target.pid) ?? serverEnd
-        let (mode, rate, inFlight): (String, Double?, Int?) = switch plan.mode {
-        case .open(let rate): ("open", rate, nil)
-        case .closed(let n): ("closed", nil, n)
-        case .connectOnly: ("connect", nil, nil)
-        }
+        let (mode, rate, inFlight): (String, Double?, Int?) =
+            switch plan.mode {
+            case .open(let rate): ("open", rate, nil)
+            case .closed(let n): ("closed", nil, n)
+            case .connectOnly: ("connect", nil, nil)
+            }
         return CycleReport(
             target: target.kind.rawValue, mode: mode, targetRate: rate, inFlight: inFlight, families: families.count,
-            childrenPerFamily: shape.children, parentsPerFamily: shape.parents, devices: total.devices, shards: shardCount,
+            childrenPerFamily: shape.children, parentsPerFamily: shape.parents, devices: total.devices,
+            shards: shardCount,
             warmupSeconds: Double(plan.warmup.components.seconds), durationSeconds: seconds,
-            thinkTimeMilliseconds: Double(plan.thinkTime.nanoseconds) / 1e6, cycles: total.completedInWindow, sent: total.sentInWindow,
+            thinkTimeMilliseconds: Double(plan.thinkTime.nanoseconds) / 1e6, cycles: total.completedInWindow,
+            sent: total.sentInWindow,
             cyclesPerSecond: Double(total.completedInWindow) / seconds, latencyMicroseconds: .init(total.latency),
             errors: total.errors, lost: total.lost, duplicated: total.duplicated, redelivered: total.redelivered,
             gapsSynced: total.gapsSynced,
             server: .init(
                 pid: target.pid, cpuPercent: ProcessSample.cpuPercent(from: serverStart, to: serverEnd),
-                residentMiB: end.map { Double($0.residentKiB) / 1024 }, peakResidentMiB: end.map { Double($0.peakResidentKiB) / 1024 }),
-            generatorCPUPercent: ProcessSample.cpuPercent(from: selfStart, to: selfEnd), errorSamples: total.errorSamples,
+                residentMiB: end.map { Double($0.residentKiB) / 1024 },
+                peakResidentMiB: end.map { Double($0.peakResidentKiB) / 1024 }),
+            generatorCPUPercent: ProcessSample.cpuPercent(from: selfStart, to: selfEnd),
+            errorSamples: total.errorSamples,
             database: databasePID.map { pid in
                 CycleReport.ProcessFigures(
                     pid: pid, cpuPercent: ProcessSample.cpuPercent(from: samples.database.0, to: samples.database.1),
@@ -123,7 +140,8 @@ public struct CycleRun: Sendable {
         let database = databasePID
         return Task {
             try? await Task.sleep(until: windowStart, clock: .continuous)
-            let server0 = ProcessSample.read(pid), self0 = ProcessSample.read(getpid())
+            let server0 = ProcessSample.read(pid)
+            let self0 = ProcessSample.read(getpid())
             let database0 = database.flatMap(ProcessSample.readTree)
             try? await Task.sleep(until: windowEnd, clock: .continuous)
             return Samples(

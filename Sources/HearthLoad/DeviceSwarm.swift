@@ -12,7 +12,8 @@ public final class DeviceSwarm: Sendable {
     /// Connects every device of `families` over `shards` threads; returns once all are welcomed and subscribed.
     /// `progress` is called every `progressInterval` with the devices welcomed and subscribed so far.
     public static func connect(
-        target: LoadTarget, families: [SimulatedFamily], shards: Int, timeout: Duration, progressInterval: Duration = .seconds(5),
+        target: LoadTarget, families: [SimulatedFamily], shards: Int, timeout: Duration,
+        progressInterval: Duration = .seconds(5),
         progress: (@Sendable (_ welcomed: Int, _ subscribed: Int) -> Void)? = nil
     ) async throws -> DeviceSwarm {
         let count = max(1, min(shards, families.count))
@@ -21,7 +22,10 @@ public final class DeviceSwarm: Sendable {
         var first = 0
         for s in 0..<count {
             let n = families.count / count + (s < families.count % count ? 1 : 0)
-            LoadShard(index: s, target: target, families: Array(families[first..<(first + n)]), plan: plan, control: control, runTag: 1, share: 0).start()
+            LoadShard(
+                index: s, target: target, families: Array(families[first..<(first + n)]), plan: plan, control: control,
+                runTag: 1, share: 0
+            ).start()
             first += n
         }
         let swarm = DeviceSwarm(control: control)
@@ -33,7 +37,9 @@ public final class DeviceSwarm: Sendable {
             }
             if let failure = control.failure.withLock({ $0 }) {
                 let result = await swarm.disconnect()
-                throw LoadError("\(failure) (in all: \(result.welcomed) of \(result.devices) welcomed, \(result.subscribed) subscribed)")
+                throw LoadError(
+                    "\(failure) (in all: \(result.welcomed) of \(result.devices) welcomed, \(result.subscribed) subscribed)"
+                )
             }
             try await Task.sleep(for: .milliseconds(50))
         }

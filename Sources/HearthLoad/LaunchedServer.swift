@@ -43,7 +43,9 @@ public final class LaunchedServer: Sendable {
     ) async throws -> LaunchedServer {
         // Last value wins for repeated options: quiet logs, the default heartbeat, and no per-child ask limit or
         // per-device command rate (a simulated device sends far more than a person's), unless the caller says otherwise.
-        let defaults = ["--log-level", "warning", "--heartbeat", "2", "--ask-limit", "1000000000/1", "--device-rate", "100000"]
+        let defaults = [
+            "--log-level", "warning", "--heartbeat", "2", "--ask-limit", "1000000000/1", "--device-rate", "100000",
+        ]
         let postgres = store == .postgres ? try await PostgresServer.start() : nil
         let storeArguments = postgres.map { ["--store", $0.url, "--store-password-file", $0.passwordFile] } ?? []
         let fleet: Fleet
@@ -70,7 +72,9 @@ public final class LaunchedServer: Sendable {
 
     /// The raw relay (`hearth-loadtest relay`), run as a process of its own like the broker.
     public static func relay(executable: String, curve: Bool, keysDirectory: String) async throws -> LaunchedServer {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-relay-\(UUID().uuidString.prefix(8))").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-relay-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let ready = root + "/relay.ready.json"
         let process = DaemonProcess(
@@ -86,7 +90,8 @@ public final class LaunchedServer: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         let target = try LoadTarget.fromReadyFile(ready, kind: .relay)
-        return LaunchedServer(target: target, keysDirectory: keysDirectory, fleet: nil, relay: process, relayDirectory: root)
+        return LaunchedServer(
+            target: target, keysDirectory: keysDirectory, fleet: nil, relay: process, relayDirectory: root)
     }
 
     /// The devices' keys, from their key files.

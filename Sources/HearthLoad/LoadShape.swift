@@ -26,13 +26,17 @@ public struct LoadShape: Sendable, Codable, Equatable {
 
     /// The fleet to enrol: the first parent is the organizer, the others guardians.
     public func fleetSpec() -> FleetSpec {
-        FleetSpec(families: (0..<families).map { f in
-            let parents = (0..<parents).map { k -> FleetSpec.Member in
-                let id = Self.parent(f, k)
-                return k == 0 ? .organizer(id, devices: [Self.device(of: id)]) : .guardian(id, devices: [Self.device(of: id)])
-            }
-            let children = (0..<children).map { k in FleetSpec.Member.child(Self.child(f, k), devices: [Self.device(of: Self.child(f, k))]) }
-            return FleetSpec.Family("f\(f)", members: parents + children)
-        })
+        FleetSpec(
+            families: (0..<families).map { f in
+                let parents = (0..<parents).map { k -> FleetSpec.Member in
+                    let id = Self.parent(f, k)
+                    return k == 0
+                        ? .organizer(id, devices: [Self.device(of: id)]) : .guardian(id, devices: [Self.device(of: id)])
+                }
+                let children = (0..<children).map { k in
+                    FleetSpec.Member.child(Self.child(f, k), devices: [Self.device(of: Self.child(f, k))])
+                }
+                return FleetSpec.Family("f\(f)", members: parents + children)
+            })
     }
 }

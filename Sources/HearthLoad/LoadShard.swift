@@ -21,7 +21,10 @@ public struct LoadShard: Sendable {
     /// Open loop: this shard's share of the rate; closed loop: its share of the cycles in flight.
     public var share: Double
 
-    public init(index: Int, target: LoadTarget, families: [SimulatedFamily], plan: LoadPlan, control: RunControl, runTag: UInt32, share: Double) {
+    public init(
+        index: Int, target: LoadTarget, families: [SimulatedFamily], plan: LoadPlan, control: RunControl,
+        runTag: UInt32, share: Double
+    ) {
         self.index = index
         self.target = target
         self.families = families
@@ -113,7 +116,10 @@ private final class ShardRunner {
     private func setUp() throws {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw LoadError("epoll_create1: \(String(cString: strerror(errno)))") }
-        try context.setMaxSockets(Int32(shard.families.count * 2 * (shard.families.first.map { $0.children.count + $0.parents.count } ?? 1) + 16))
+        try context.setMaxSockets(
+            Int32(
+                shard.families.count * 2 * (shard.families.first.map { $0.children.count + $0.parents.count } ?? 1) + 16
+            ))
         for (f, family) in shard.families.enumerated() {
             var parents: [Int] = []
             for device in family.children + family.parents {
@@ -158,9 +164,14 @@ private final class ShardRunner {
     private func greet(_ index: Int) {
         markPending(2 * index)
         if relay {
-            _ = try? dealers[index].send([devices[index].topic, MessageCodec.encode(.ping, requestID: Self.controlKind)], dontWait: true)
+            _ = try? dealers[index].send(
+                [devices[index].topic, MessageCodec.encode(.ping, requestID: Self.controlKind)], dontWait: true)
         } else {
-            _ = try? dealers[index].send([MessageCodec.encode(.hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: Self.controlKind)], dontWait: true)
+            _ = try? dealers[index].send(
+                [
+                    MessageCodec.encode(
+                        .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: Self.controlKind)
+                ], dontWait: true)
         }
     }
 
@@ -186,14 +197,18 @@ private final class ShardRunner {
                     readyReported = true
                     control.ready.add(1, ordering: .relaxed)
                 } else if now > connectDeadline {
-                    throw LoadError("\(devices.filter(\.welcomed).count) of \(devices.count) devices welcomed and \(devices.filter(\.subscribed).count) subscribed within \(shard.plan.connectTimeout)")
+                    throw LoadError(
+                        "\(devices.filter(\.welcomed).count) of \(devices.count) devices welcomed and \(devices.filter(\.subscribed).count) subscribed within \(shard.plan.connectTimeout)"
+                    )
                 } else if relay, now - lastGreeting > 200_000_000 {
                     // PUB drops what it sends before the subscription arrives: probe again until it is through.
                     lastGreeting = now
                     for index in devices.indices where !devices[index].subscribed { greet(index) }
                 }
             }
-            if readyReported, !connectOnly, case let start = control.startNanoseconds.load(ordering: .relaxed), start != 0 {
+            if readyReported, !connectOnly, case let start = control.startNanoseconds.load(ordering: .relaxed),
+                start != 0
+            {
                 if !started {
                     started = true
                     runStart = start
@@ -216,7 +231,9 @@ private final class ShardRunner {
                     }
                 }
                 deadline = sendDueAnswers(now: now, deadline: deadline)
-                if now >= windowEnd, outstanding == 0 || now >= windowEnd + shard.plan.drainTimeout.nanoseconds { break }
+                if now >= windowEnd, outstanding == 0 || now >= windowEnd + shard.plan.drainTimeout.nanoseconds {
+                    break
+                }
             }
             poll(now: now, until: deadline)
         }
@@ -297,8 +314,12 @@ private final class ShardRunner {
         let id = QuestionTag.uuid(run: shard.runTag, shard: UInt16(shard.index), counter: counter)
         // A handle of its own, so that the broker neither finds it known already nor merges it with a pending ask.
         let handle = CommunicationHandle(value: "h\(shard.runTag)-\(shard.index)-\(counter)", kind: .custom)
-        let question = Question(id: id, topic: .communication(CommunicationTopic(personInformation: [PersonInformation(handle: handle)], actions: [.message])))
-        let frame = MessageCodec.encode(.ask(appBundleID: "com.example.load", question: question), requestID: Self.askKind | counter)
+        let question = Question(
+            id: id,
+            topic: .communication(
+                CommunicationTopic(personInformation: [PersonInformation(handle: handle)], actions: [.message])))
+        let frame = MessageCodec.encode(
+            .ask(appBundleID: "com.example.load", question: question), requestID: Self.askKind | counter)
         let frames = relay ? [devices[answerer(of: counter, family: devices[child].family)].topic, frame] : [frame]
         result.sentTotal += 1
         if time >= windowStart, time < windowEnd { result.sentInWindow += 1 }
@@ -314,7 +335,8 @@ private final class ShardRunner {
     private func sendAnswer(parent: Int, counter: UInt64) {
         guard intended[Int(counter)] < Self.failed else { return }
         let id = QuestionTag.uuid(run: shard.runTag, shard: UInt16(shard.index), counter: counter)
-        let frame = MessageCodec.encode(.answer(questionID: id, choiceID: PermissionChoice.approve.id), requestID: Self.answerKind | counter)
+        let frame = MessageCodec.encode(
+            .answer(questionID: id, choiceID: PermissionChoice.approve.id), requestID: Self.answerKind | counter)
         let frames = relay ? [devices[Int(askedBy[Int(counter)])].topic, frame] : [frame]
         markPending(2 * parent)
         if (try? dealers[parent].send(frames, dontWait: true)) != true {
@@ -325,7 +347,8 @@ private final class ShardRunner {
     private func sendSync(_ index: Int) {
         devices[index].syncing = true
         result.gapsSynced += 1
-        let frame = MessageCodec.encode(.sync(after: devices[index].lastSeq, limit: Wire.maxEventsPerSync), requestID: Self.controlKind)
+        let frame = MessageCodec.encode(
+            .sync(after: devices[index].lastSeq, limit: Wire.maxEventsPerSync), requestID: Self.controlKind)
         markPending(2 * index)
         _ = try? dealers[index].send([frame], dontWait: true)
     }
@@ -361,7 +384,8 @@ private final class ShardRunner {
                 markWelcomed(index)
             case .askAccepted(let asked, let resolution):
                 if resolution != nil {
-                    failQuestion(asked.question.id, "ask resolved at once (\(resolution!.reason)) instead of reaching a parent")
+                    failQuestion(
+                        asked.question.id, "ask resolved at once (\(resolution!.reason)) instead of reaching a parent")
                 }
             case .answerAccepted, .pong:
                 break

@@ -39,7 +39,9 @@ public struct LoadTarget: Sendable {
             var pid: Int32
         }
         let ready = try JSONDecoder().decode(Ready.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        return LoadTarget(kind: kind, ingress: ready.ingress, egress: ready.egress, serverKey: ready.publicKey, pid: ready.pid, readyFile: path)
+        return LoadTarget(
+            kind: kind, ingress: ready.ingress, egress: ready.egress, serverKey: ready.publicKey, pid: ready.pid,
+            readyFile: path)
     }
 }
 
@@ -102,15 +104,19 @@ public struct SimulatedFamily: Sendable {
     }
 
     /// The families of `shape` numbered `range`, with keys from `key(deviceID)`.
-    public static func make(_ shape: LoadShape, families range: Range<Int>, key: (String) throws -> CurveKeyPair) rethrows -> [SimulatedFamily] {
+    public static func make(
+        _ shape: LoadShape, families range: Range<Int>, key: (String) throws -> CurveKeyPair
+    ) rethrows -> [SimulatedFamily] {
         try range.map { f in
             SimulatedFamily(
                 children: try (0..<shape.children).map { k in
-                    let member = LoadShape.child(f, k), device = LoadShape.device(of: member)
+                    let member = LoadShape.child(f, k)
+                    let device = LoadShape.device(of: member)
                     return SimulatedDevice(member: member, device: device, isChild: true, keys: try key(device))
                 },
                 parents: try (0..<shape.parents).map { k in
-                    let member = LoadShape.parent(f, k), device = LoadShape.device(of: member)
+                    let member = LoadShape.parent(f, k)
+                    let device = LoadShape.device(of: member)
                     return SimulatedDevice(member: member, device: device, isChild: false, keys: try key(device))
                 })
         }

@@ -12,8 +12,8 @@ public struct ProcessSample: Sendable {
     /// Reads `/proc/<pid>`; nil if the process is gone.
     public static func read(_ pid: Int32) -> ProcessSample? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")"),
-              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            let close = stat.lastIndex(of: ")"),
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         else { return nil }
         // After the command name: field 3 (state) is first, so utime (14) and stime (15) are at 11 and 12.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -23,7 +23,8 @@ public struct ProcessSample: Sendable {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
             return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
         }
-        return ProcessSample(cpuSeconds: (user + system) / ticks, residentKiB: kib("VmRSS:"), peakResidentKiB: kib("VmHWM:"), at: .now)
+        return ProcessSample(
+            cpuSeconds: (user + system) / ticks, residentKiB: kib("VmRSS:"), peakResidentKiB: kib("VmHWM:"), at: .now)
     }
 
     /// The CPU time of `pid` and its children together (a PostgreSQL postmaster and its backends), nil if it is gone.
@@ -40,7 +41,7 @@ public struct ProcessSample: Sendable {
     /// The parent of `pid`, from `/proc/<pid>/stat`.
     static func parent(of pid: Int32) -> Int32? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let close = stat.lastIndex(of: ")")
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return fields.count > 1 ? Int32(fields[1]) : nil

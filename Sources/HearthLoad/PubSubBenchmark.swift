@@ -16,7 +16,8 @@ public enum PubSubBenchmark {
     /// Messages per second received by the subscriber, from its first data message to its last.
     public static func run(_ variant: Variant, messages: Int, size: Int) throws -> Double {
         let joined = Atomic<Bool>(false)
-        let pubContext = try ZMQContext(), subContext = try ZMQContext()
+        let pubContext = try ZMQContext()
+        let subContext = try ZMQContext()
         let pub = try ZMQSocket(context: pubContext, type: .pub)
         let sub = try ZMQSocket(context: subContext, type: .sub)
         for socket in [pub, sub] {
@@ -43,7 +44,10 @@ public enum PubSubBenchmark {
                 var buffer = [UInt8](repeating: 0, count: size + 16)
                 while received < messages {
                     let n = buffer.withUnsafeMutableBytes { zmq_recv(raw, $0.baseAddress, $0.count, 0) }
-                    if n == 1 { joined.store(true, ordering: .relaxed); continue }
+                    if n == 1 {
+                        joined.store(true, ordering: .relaxed)
+                        continue
+                    }
                     guard n == size else { continue }
                     if received == 0 { first = .now }
                     received += 1
@@ -51,7 +55,10 @@ public enum PubSubBenchmark {
             case .binding:
                 while received < messages {
                     guard let message = try? sub.receive(), let frame = message.frames.first else { continue }
-                    if frame.count == 1 { joined.store(true, ordering: .relaxed); continue }
+                    if frame.count == 1 {
+                        joined.store(true, ordering: .relaxed)
+                        continue
+                    }
                     if received == 0 { first = .now }
                     received += 1
                 }

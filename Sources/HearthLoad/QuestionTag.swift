@@ -12,7 +12,9 @@ enum QuestionTag {
         b[4] = UInt8(truncatingIfNeeded: shard >> 8)
         b[5] = UInt8(truncatingIfNeeded: shard)
         for i in 0..<8 { b[8 + i] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * i)) }
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        return UUID(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
     }
 
     static func parse(_ id: UUID) -> (run: UInt32, shard: UInt16, counter: UInt64) {

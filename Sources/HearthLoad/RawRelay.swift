@@ -44,7 +44,10 @@ public enum RawRelay {
             var more = true
             while more {
                 let part = parts + min(count, 3)
-                if count >= 3 { zmq_msg_close(part); zmq_msg_init(part) }
+                if count >= 3 {
+                    zmq_msg_close(part)
+                    zmq_msg_init(part)
+                }
                 guard zmq_msg_recv(part, router, 0) >= 0 else { continue }
                 count += 1
                 more = zmq_msg_more(part) != 0

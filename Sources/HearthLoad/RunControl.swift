@@ -37,7 +37,8 @@ public final class RunControl: Sendable {
 /// The histogram every latency goes into: microseconds, 1 µs to 2 minutes, three significant digits.
 public enum LatencyHistogram {
     public static func make() -> Histogram<UInt64> {
-        Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
+        Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
     }
 }
 

@@ -29,7 +29,8 @@ public struct AdminRequest: Codable, Sendable, Equatable {
     public var entry: FamilyFile.Member?
 
     public init(
-        _ command: Command, family: FamilyID? = nil, member: MemberID? = nil, device: DeviceID? = nil, publicKey: String? = nil,
+        _ command: Command, family: FamilyID? = nil, member: MemberID? = nil, device: DeviceID? = nil,
+        publicKey: String? = nil,
         role: String? = nil, entry: FamilyFile.Member? = nil
     ) {
         self.command = command
@@ -53,7 +54,10 @@ public struct AdminResult: Codable, Sendable, Equatable {
     /// For `show`: the revoked keys.
     public var revokedKeys: [String]?
 
-    public init(summary: String, disconnectedDevices: [DeviceID] = [], directory: FamilyFile? = nil, revokedKeys: [String]? = nil) {
+    public init(
+        summary: String, disconnectedDevices: [DeviceID] = [], directory: FamilyFile? = nil,
+        revokedKeys: [String]? = nil
+    ) {
         self.summary = summary
         self.disconnectedDevices = disconnectedDevices
         self.directory = directory

@@ -22,7 +22,8 @@ extension Event {
             if bytes.count <= Wire.maxEventBytes { return (trimmed, bytes) }
         }
         let reason = "the event is \(encoded.count) bytes encoded, over the \(Wire.maxEventBytes)-byte limit"
-        return Event.omitted(member: memberID, sequence: sequence, createdAt: createdAt, kind: body.kindCode, reason: reason)
+        return Event.omitted(
+            member: memberID, sequence: sequence, createdAt: createdAt, kind: body.kindCode, reason: reason)
     }
 
     /// The `omitted` event standing at a position whose event cannot be delivered, with its encoding.
@@ -31,7 +32,8 @@ extension Event {
     ) -> (event: Event, body: [UInt8]) {
         var text = reason
         while text.utf8.count > Wire.maxStringBytes { text.removeLast() }
-        let event = Event(memberID: member, sequence: sequence, createdAt: createdAt, body: .omitted(kind: kind, reason: text))
+        let event = Event(
+            memberID: member, sequence: sequence, createdAt: createdAt, body: .omitted(kind: kind, reason: text))
         return (event, event.encoded())
     }
 

@@ -33,7 +33,8 @@ public enum Message: Sendable, Hashable {
     // MARK: broker → device replies
 
     /// 0x81: the identity the broker authenticated, and the member's head sequence.
-    case welcome(version: UInt8, familyID: FamilyID?, memberID: MemberID, deviceID: DeviceID, role: MemberRole, head: UInt64)
+    case welcome(
+        version: UInt8, familyID: FamilyID?, memberID: MemberID, deviceID: DeviceID, role: MemberRole, head: UInt64)
     /// 0x82: events in sequence order, and the member's head sequence at the time of the reply.
     case events(head: UInt64, events: [Event])
     /// 0x83: the question as recorded, and its resolution when it was answered at once (default response, already known).

@@ -23,7 +23,8 @@ extension MessageCodec {
             let trimmed: Message
             switch message {
             case .askAccepted(let asked, let resolution): trimmed = .askAccepted(asked.trimmed(level), resolution)
-            case .appResponse(let id, let asked, let resolution): trimmed = .appResponse(inboxID: id, asked.trimmed(level), resolution)
+            case .appResponse(let id, let asked, let resolution):
+                trimmed = .appResponse(inboxID: id, asked.trimmed(level), resolution)
             case .pendingList(let list): trimmed = .pendingList(list.map { $0.trimmed(level) })
             default: continue
             }

@@ -137,26 +137,44 @@ public enum MessageCodec {
             let id = try r.uuid("answer.questionID")
             message = .answer(questionID: id, choiceID: try r.string("answer.choiceID", max: 64))
         case .knownHandles:
-            message = .knownHandles(try r.array("knownHandles.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+            message = .knownHandles(
+                try r.array("knownHandles.handles", max: 1000) { (r: inout WireReader) throws(WireError) in
+                    try r.handle()
+                })
         case .ping: message = .ping
         case .welcome:
             let version = try r.u8("welcome.version")
-            let family = try r.optional("welcome.familyID") { (r: inout WireReader) throws(WireError) in try r.identifier("welcome.familyID") }
+            let family = try r.optional("welcome.familyID") { (r: inout WireReader) throws(WireError) in
+                try r.identifier("welcome.familyID")
+            }
             let member = try r.identifier("welcome.memberID")
             let device = try r.identifier("welcome.deviceID")
             let code = try r.u8("welcome.role")
-            guard let role = MemberRole(rawValue: code) else { throw .unknownEnumValue(field: "welcome.role", value: UInt64(code)) }
+            guard let role = MemberRole(rawValue: code) else {
+                throw .unknownEnumValue(field: "welcome.role", value: UInt64(code))
+            }
             let head = try r.u64("welcome.head")
-            message = .welcome(version: version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
+            message = .welcome(
+                version: version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
         case .events:
             let head = try r.u64("events.head")
-            message = .events(head: head, events: try r.array("events.events", max: Int(Wire.maxEventsPerSync)) { (r: inout WireReader) throws(WireError) in try r.event() })
+            message = .events(
+                head: head,
+                events: try r.array("events.events", max: Int(Wire.maxEventsPerSync)) {
+                    (r: inout WireReader) throws(WireError) in try r.event()
+                })
         case .askAccepted:
             let asked = try r.askedQuestion()
-            message = .askAccepted(asked, try r.optional("askAccepted.resolution") { (r: inout WireReader) throws(WireError) in try r.resolution() })
+            message = .askAccepted(
+                asked,
+                try r.optional("askAccepted.resolution") { (r: inout WireReader) throws(WireError) in try r.resolution()
+                })
         case .answerAccepted: message = .answerAccepted(try r.resolution())
         case .knownHandlesResult:
-            message = .knownHandlesResult(try r.array("knownHandlesResult.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+            message = .knownHandlesResult(
+                try r.array("knownHandlesResult.handles", max: 1000) { (r: inout WireReader) throws(WireError) in
+                    try r.handle()
+                })
         case .pong: message = .pong(head: try r.u64("pong.head"))
         case .error:
             let raw = try r.u16("error.code")
@@ -171,7 +189,9 @@ public enum MessageCodec {
             }
             message = .appHello(bundleID: bundleID)
         case .appWelcome:
-            let member = try r.optional("appWelcome.memberID") { (r: inout WireReader) throws(WireError) in try r.identifier("appWelcome.memberID") }
+            let member = try r.optional("appWelcome.memberID") { (r: inout WireReader) throws(WireError) in
+                try r.identifier("appWelcome.memberID")
+            }
             message = .appWelcome(memberID: member, brokerConnected: try r.bool("appWelcome.brokerConnected"))
         case .appResponse:
             let inboxID = try r.u64("appResponse.inboxID")
@@ -181,35 +201,53 @@ public enum MessageCodec {
         case .ok: message = .ok
         case .listPending: message = .listPending
         case .pendingList:
-            message = .pendingList(try r.array("pendingList.questions") { (r: inout WireReader) throws(WireError) in try r.askedQuestion() })
+            message = .pendingList(
+                try r.array("pendingList.questions") { (r: inout WireReader) throws(WireError) in try r.askedQuestion()
+                })
         case .setLimits:
             let child = try r.identifier("setLimits.childID")
             message = .setLimits(childID: child, settings: try r.settings("setLimits.settings"))
         case .getLimits: message = .getLimits(childID: try r.identifier("getLimits.childID"))
         case .editContacts:
             let child = try r.identifier("editContacts.childID")
-            let add = try r.array("editContacts.add", max: 1000) { (r: inout WireReader) throws(WireError) in try r.contact() }
-            let remove = try r.array("editContacts.remove", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() }
+            let add = try r.array("editContacts.add", max: 1000) { (r: inout WireReader) throws(WireError) in
+                try r.contact()
+            }
+            let remove = try r.array("editContacts.remove", max: 1000) { (r: inout WireReader) throws(WireError) in
+                try r.handle()
+            }
             message = .editContacts(childID: child, add: add, remove: remove)
         case .revokeApproval:
             let child = try r.identifier("revokeApproval.childID")
-            message = .revokeApproval(childID: child, handles: try r.array("revokeApproval.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+            message = .revokeApproval(
+                childID: child,
+                handles: try r.array("revokeApproval.handles", max: 1000) { (r: inout WireReader) throws(WireError) in
+                    try r.handle()
+                })
         case .setPasscode:
             let child = try r.identifier("setPasscode.childID")
-            message = .setPasscode(childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
+            message = .setPasscode(
+                childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
         case .approveInPerson:
             let id = try r.uuid("approveInPerson.questionID")
-            message = .approveInPerson(questionID: id, passcode: try r.string("approveInPerson.passcode", max: Wire.maxPasscodeBytes))
+            message = .approveInPerson(
+                questionID: id, passcode: try r.string("approveInPerson.passcode", max: Wire.maxPasscodeBytes))
         case .limits:
             let child = try r.identifier("limits.childID")
             let settings = try r.settings("limits.settings")
-            message = .limits(childID: child, settings: settings, contacts: try r.array("limits.contacts") { (r: inout WireReader) throws(WireError) in try r.contact() })
+            message = .limits(
+                childID: child, settings: settings,
+                contacts: try r.array("limits.contacts") { (r: inout WireReader) throws(WireError) in try r.contact() })
         case .handlesRevoked:
-            message = .handlesRevoked(try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in try r.handle() })
+            message = .handlesRevoked(
+                try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in
+                    try r.handle()
+                })
         case .parentWatch:
-            message = .parentWatch(after: try r.optional("parentWatch.after") { (r: inout WireReader) throws(WireError) in
-                try r.u64("parentWatch.after")
-            })
+            message = .parentWatch(
+                after: try r.optional("parentWatch.after") { (r: inout WireReader) throws(WireError) in
+                    try r.u64("parentWatch.after")
+                })
         case .parentWatching: message = .parentWatching(head: try r.u64("parentWatching.head"))
         case .parentNotification: message = .parentNotification(try r.parentNotification())
         case .adminRequest: message = .adminRequest(try r.string("adminRequest.json", max: Wire.maxAdminBytes))

@@ -7,14 +7,14 @@ extension MessageType {
     public var isBrokerCommand: Bool {
         switch self {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .setLimits, .getLimits, .editContacts,
-             .revokeApproval, .setPasscode, .approveInPerson, .ageRangeRequest, .ageSetSharing, .ageAnswerPrompt,
-             .ageClearCache:
+            .revokeApproval, .setPasscode, .approveInPerson, .ageRangeRequest, .ageSetSharing, .ageAnswerPrompt,
+            .ageClearCache:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
-             .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
-             .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,
-             .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate, .parentWatch,
-             .parentWatching, .parentNotification:
+            .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
+            .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,
+            .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate, .parentWatch,
+            .parentWatching, .parentNotification:
             false
         }
     }

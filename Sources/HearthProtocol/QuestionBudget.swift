@@ -26,7 +26,8 @@ public enum QuestionBudget {
             question: question, childMemberID: longID, appBundleID: String(repeating: "a", count: 255),
             askingDeviceID: longID, askedAt: Date())
         let resolution = Resolution(
-            questionID: question.id, choice: longChoice, reason: .parentAnswered, answeredBy: longID, resolvedAt: Date())
+            questionID: question.id, choice: longChoice, reason: .parentAnswered, answeredBy: longID, resolvedAt: Date()
+        )
         let event = Event(
             memberID: longID, sequence: .max, createdAt: Date(), body: .questionResolved(asked, resolution))
         let messages: [Message] = [

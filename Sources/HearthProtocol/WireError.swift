@@ -26,7 +26,8 @@ public enum WireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownEnumValue(let field, let value): "\(field) has unknown value \(value)"
         case .tooLong(let field, let length, let max): "\(field) is \(length) long, at most \(max) allowed"
         case .trailingBytes(let count): "\(count) unexpected bytes after the last field"
-        case .unsupportedVersion(let version): "protocol version \(version) is not supported (this peer speaks \(Wire.version))"
+        case .unsupportedVersion(let version):
+            "protocol version \(version) is not supported (this peer speaks \(Wire.version))"
         case .unknownMessageType(let type): "unknown message type 0x\(String(type, radix: 16))"
         case .invalidValue(let field, let reason): "\(field): \(reason)"
         case .wrongFrameCount(let expected, let got): "expected \(expected) frame(s), got \(got)"

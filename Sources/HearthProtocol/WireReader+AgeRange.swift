@@ -12,8 +12,12 @@ extension WireReader {
     }
 
     public mutating func declaredRange(_ field: String = "range") throws(WireError) -> DeclaredRange {
-        let lower = try optional("\(field).lowerBound") { (r: inout WireReader) throws(WireError) in Int(try r.u8("\(field).lowerBound")) }
-        let upper = try optional("\(field).upperBound") { (r: inout WireReader) throws(WireError) in Int(try r.u8("\(field).upperBound")) }
+        let lower = try optional("\(field).lowerBound") { (r: inout WireReader) throws(WireError) in
+            Int(try r.u8("\(field).lowerBound"))
+        }
+        let upper = try optional("\(field).upperBound") { (r: inout WireReader) throws(WireError) in
+            Int(try r.u8("\(field).upperBound"))
+        }
         if let lower, let upper, upper < lower {
             throw .invalidValue(field: "\(field).upperBound", reason: "\(upper) is below the lower bound \(lower)")
         }
@@ -52,7 +56,8 @@ extension WireReader {
         let range = try declaredRange("prompt.range")
         let created = try date("prompt.createdAt")
         let expires = try date("prompt.expiresAt")
-        return AgePrompt(id: id, memberID: member, app: app, gates: gates, range: range, createdAt: created, expiresAt: expires)
+        return AgePrompt(
+            id: id, memberID: member, app: app, gates: gates, range: range, createdAt: created, expiresAt: expires)
     }
 
     /// The fields of an `Event.Body.ageRange` whose kind byte `kind` was read already.
@@ -108,10 +113,15 @@ extension WireReader {
             let app = try bundleID("ageCacheCleared.app")
             return .cacheCleared(app: app, existed: try bool("ageCacheCleared.existed"))
         case .agePromptList:
-            return .promptList(try array("agePromptList.prompts", max: 1000) { (r: inout WireReader) throws(WireError) in try r.agePrompt() })
+            return .promptList(
+                try array("agePromptList.prompts", max: 1000) { (r: inout WireReader) throws(WireError) in
+                    try r.agePrompt()
+                })
         case .ageRangeUpdate:
             let app = try bundleID("ageRangeUpdate.app")
-            let promptID = try optional("ageRangeUpdate.promptID") { (r: inout WireReader) throws(WireError) in try r.uuid("ageRangeUpdate.promptID") }
+            let promptID = try optional("ageRangeUpdate.promptID") { (r: inout WireReader) throws(WireError) in
+                try r.uuid("ageRangeUpdate.promptID")
+            }
             return .update(app: app, promptID: promptID, try ageRangeAnswer("ageRangeUpdate.answer"))
         default: throw .unknownMessageType(type.rawValue)
         }
@@ -119,7 +129,9 @@ extension WireReader {
 
     private mutating func sharing(_ field: String) throws(WireError) -> AgeSharing {
         let code = try u8(field)
-        guard let sharing = AgeSharing(rawValue: code) else { throw .unknownEnumValue(field: field, value: UInt64(code)) }
+        guard let sharing = AgeSharing(rawValue: code) else {
+            throw .unknownEnumValue(field: field, value: UInt64(code))
+        }
         return sharing
     }
 }

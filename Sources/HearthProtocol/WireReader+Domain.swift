@@ -19,12 +19,21 @@ extension WireReader {
 
     public mutating func person() throws(WireError) -> PersonInformation {
         let handle = try handle("person.handle")
-        let name = try optional("person.nameComponents") { (r: inout WireReader) throws(WireError) -> PersonNameComponents in
+        let name = try optional("person.nameComponents") {
+            (r: inout WireReader) throws(WireError) -> PersonNameComponents in
             var n = PersonNameComponents()
-            n.givenName = try r.optional("name.givenName") { (r: inout WireReader) throws(WireError) in try r.string("name.givenName") }
-            n.middleName = try r.optional("name.middleName") { (r: inout WireReader) throws(WireError) in try r.string("name.middleName") }
-            n.familyName = try r.optional("name.familyName") { (r: inout WireReader) throws(WireError) in try r.string("name.familyName") }
-            n.nickname = try r.optional("name.nickname") { (r: inout WireReader) throws(WireError) in try r.string("name.nickname") }
+            n.givenName = try r.optional("name.givenName") { (r: inout WireReader) throws(WireError) in
+                try r.string("name.givenName")
+            }
+            n.middleName = try r.optional("name.middleName") { (r: inout WireReader) throws(WireError) in
+                try r.string("name.middleName")
+            }
+            n.familyName = try r.optional("name.familyName") { (r: inout WireReader) throws(WireError) in
+                try r.string("name.familyName")
+            }
+            n.nickname = try r.optional("name.nickname") { (r: inout WireReader) throws(WireError) in
+                try r.string("name.nickname")
+            }
             return n
         }
         let avatar = try optional("person.avatarImage") { (r: inout WireReader) throws(WireError) in
@@ -48,8 +57,12 @@ extension WireReader {
         let topic: Question.Topic
         switch try u8("question.topic") {
         case 1:
-            let people = try array("topic.personInformation", max: 32) { (r: inout WireReader) throws(WireError) in try r.person() }
-            let codes = try array("topic.actions", max: 16) { (r: inout WireReader) throws(WireError) in try r.u8("topic.action") }
+            let people = try array("topic.personInformation", max: 32) { (r: inout WireReader) throws(WireError) in
+                try r.person()
+            }
+            let codes = try array("topic.actions", max: 16) { (r: inout WireReader) throws(WireError) in
+                try r.u8("topic.action")
+            }
             var actions = Set<CommunicationTopic.Action>()
             for code in codes {
                 guard let action = CommunicationTopic.Action(rawValue: code) else {
@@ -63,10 +76,14 @@ extension WireReader {
         case let other:
             throw .unknownEnumValue(field: "question.topic", value: UInt64(other))
         }
-        let choices = try array("question.choices", max: 8) { (r: inout WireReader) throws(WireError) in try r.choice() }
+        let choices = try array("question.choices", max: 8) { (r: inout WireReader) throws(WireError) in try r.choice()
+        }
         let defaultChoiceID = try string("question.defaultChoiceID", max: 64)
-        let expiration = try optional("question.expirationDate") { (r: inout WireReader) throws(WireError) in try r.date("question.expirationDate") }
-        return Question(id: id, topic: topic, choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expiration)
+        let expiration = try optional("question.expirationDate") { (r: inout WireReader) throws(WireError) in
+            try r.date("question.expirationDate")
+        }
+        return Question(
+            id: id, topic: topic, choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expiration)
     }
 
     public mutating func askedQuestion() throws(WireError) -> AskedQuestion {
@@ -85,7 +102,9 @@ extension WireReader {
         guard let reason = Resolution.Reason(rawValue: code) else {
             throw .unknownEnumValue(field: "resolution.reason", value: UInt64(code))
         }
-        let by = try optional("resolution.answeredBy") { (r: inout WireReader) throws(WireError) in try r.identifier("resolution.answeredBy") }
+        let by = try optional("resolution.answeredBy") { (r: inout WireReader) throws(WireError) in
+            try r.identifier("resolution.answeredBy")
+        }
         let at = try date("resolution.resolvedAt")
         return Resolution(questionID: id, choice: choice, reason: reason, answeredBy: by, resolvedAt: at)
     }

@@ -67,7 +67,9 @@ public struct WireReader {
     /// A string that must be a valid member, device or family id.
     public mutating func identifier(_ field: String) throws(WireError) -> String {
         let text = try string(field, max: 64)
-        guard Identifier.isValid(text) else { throw .invalidValue(field: field, reason: "must be 1-64 characters of A-Z a-z 0-9 . _ -") }
+        guard Identifier.isValid(text) else {
+            throw .invalidValue(field: field, reason: "must be 1-64 characters of A-Z a-z 0-9 . _ -")
+        }
         return text
     }
 
@@ -80,22 +82,29 @@ public struct WireReader {
     public mutating func uuid(_ field: String) throws(WireError) -> UUID {
         let r = try take(16, field)
         let b = bytes[r].withUnsafeBufferPointer { Array($0) }
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        return UUID(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
     }
 
     public mutating func date(_ field: String) throws(WireError) -> Date {
         let ms = try i64(field)
         guard ms.magnitude <= UInt64(Wire.maxDateMilliseconds) else {
-            throw .invalidValue(field: field, reason: "date out of range (at most ±\(Wire.maxDateMilliseconds) ms from 1970)")
+            throw .invalidValue(
+                field: field, reason: "date out of range (at most ±\(Wire.maxDateMilliseconds) ms from 1970)")
         }
         return Date(timeIntervalSince1970: Double(ms) / 1000)
     }
 
-    public mutating func optional<T>(_ field: String, _ read: (inout WireReader) throws(WireError) -> T) throws(WireError) -> T? {
+    public mutating func optional<T>(
+        _ field: String, _ read: (inout WireReader) throws(WireError) -> T
+    ) throws(WireError) -> T? {
         try bool(field) ? try read(&self) : nil
     }
 
-    public mutating func array<T>(_ field: String, max: Int = Wire.maxArrayCount, _ read: (inout WireReader) throws(WireError) -> T) throws(WireError) -> [T] {
+    public mutating func array<T>(
+        _ field: String, max: Int = Wire.maxArrayCount, _ read: (inout WireReader) throws(WireError) -> T
+    ) throws(WireError) -> [T] {
         let count = Int(try u32(field))
         guard count <= max else { throw .tooLong(field: field, length: count, max: max) }
         // Each item takes at least one byte, so a huge count in a short frame fails before allocating.

@@ -11,7 +11,9 @@ public enum DaemonRunner {
 
     /// Runs `service` and, if given, `ops`; on SIGTERM or SIGINT the service stops reading, finishes what it has
     /// read, and the process exits within `shutdownTimeout`.
-    public static func run(_ service: some Service, ops: OpsServer?, shutdownTimeout: Duration, logger: Logger) async throws {
+    public static func run(
+        _ service: some Service, ops: OpsServer?, shutdownTimeout: Duration, logger: Logger
+    ) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         // Shut down in reverse order: the watchdog arms first, the ops endpoint answers until the service is done.
         if let ops { services.append(.init(service: ops)) }

@@ -71,9 +71,12 @@ public struct DaemonSettings: Sendable {
         ]
         var sources: [Source] = [.flags, .environment]
         if let file {
-            guard !file.isEmpty else { throw ConfigurationError(source: fileSource, key: Self.configKey.name, reason: "is empty") }
+            guard !file.isEmpty else {
+                throw ConfigurationError(source: fileSource, key: Self.configKey.name, reason: "is empty")
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw ConfigurationError(source: fileSource, key: Self.configKey.name, reason: "cannot read the config file '\(file)'")
+                throw ConfigurationError(
+                    source: fileSource, key: Self.configKey.name, reason: "cannot read the config file '\(file)'")
             }
             try Self.refuseUnknownKeys(in: data, file: file, keys: keys)
             do {
@@ -98,12 +101,18 @@ public struct DaemonSettings: Sendable {
         for (index, result) in results.enumerated() where index < sources.count {
             switch result.result {
             case .failure(let error):
-                throw ConfigurationError(source: describe(sources[index], key: key), key: key.name, reason: "expected a single value (\(error))")
+                throw ConfigurationError(
+                    source: describe(sources[index], key: key), key: key.name,
+                    reason: "expected a single value (\(error))")
             case .success(let lookup) where lookup.value != nil:
                 guard let text else {
-                    throw ConfigurationError(source: describe(sources[index], key: key), key: key.name, reason: "expected a single value")
+                    throw ConfigurationError(
+                        source: describe(sources[index], key: key), key: key.name, reason: "expected a single value")
                 }
-                let source = if case .environment = sources[index] { lookup.encodedKey } else { describe(sources[index], key: key) }
+                let source =
+                    if case .environment = sources[index] { lookup.encodedKey } else {
+                        describe(sources[index], key: key)
+                    }
                 return Value(text: text, source: source)
             default:
                 continue
@@ -132,7 +141,9 @@ public struct DaemonSettings: Sendable {
         guard let value = try optional(key, parse) else {
             throw ConfigurationError(
                 source: daemon, key: key.name,
-                reason: "is required: give \(key.flag), \(key.environmentVariable(prefix: environmentPrefix)) or '\(key.name)' in the config file")
+                reason:
+                    "is required: give \(key.flag), \(key.environmentVariable(prefix: environmentPrefix)) or '\(key.name)' in the config file"
+            )
         }
         return value
     }
@@ -151,7 +162,9 @@ public struct DaemonSettings: Sendable {
         }
     }
 
-    private static func refuseUnknownVariables(_ environment: [String: String], prefix: String, keys: [SettingKey]) throws {
+    private static func refuseUnknownVariables(
+        _ environment: [String: String], prefix: String, keys: [SettingKey]
+    ) throws {
         let known = Set((keys + [configKey]).map { $0.environmentVariable(prefix: prefix) })
         for name in environment.keys.sorted() where name.hasPrefix(prefix + "_") && !known.contains(name) {
             throw ConfigurationError(

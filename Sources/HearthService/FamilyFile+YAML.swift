@@ -12,7 +12,8 @@ extension FamilyFile {
     /// file reads the same either way and errors stay Yams' own.
     public static func parse(_ text: String, source: String) throws -> FamilyFile {
         if text.utf8.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{"),
-           let file = try? JSONDecoder().decode(FamilyFile.self, from: Data(text.utf8)) {
+            let file = try? JSONDecoder().decode(FamilyFile.self, from: Data(text.utf8))
+        {
             return file
         }
         do {
@@ -30,8 +31,10 @@ extension FamilyFile {
         // bytes copied out of it for the decoder were two more copies of the whole file, held through the decode.
         // Anything else, or a decode that fails, takes the path below, so the result and the errors stay the same.
         if let data = FileManager.default.contents(atPath: path),
-           data.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{"), data.withUnsafeBytes({ !$0.contains { $0 >= 0x80 } }),
-           let file = try? JSONDecoder().decode(FamilyFile.self, from: data) {
+            data.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{"),
+            data.withUnsafeBytes({ !$0.contains { $0 >= 0x80 } }),
+            let file = try? JSONDecoder().decode(FamilyFile.self, from: data)
+        {
             return file
         }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
@@ -48,15 +51,21 @@ extension FamilyFile {
     }
 
     private static func path(of error: DecodingError) -> String {
-        let context: DecodingError.Context? = switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): c
-        case .keyNotFound(let key, let c): DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
-        @unknown default: nil
-        }
+        let context: DecodingError.Context? =
+            switch error {
+            case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): c
+            case .keyNotFound(let key, let c):
+                DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
+            @unknown default: nil
+            }
         // Written as families[0].members[1].role, the way Directory's errors and the docs name keys.
         var path = ""
         for key in context?.codingPath ?? [] {
-            if let index = key.intValue { path += "[\(index)]" } else { path += path.isEmpty ? key.stringValue : "." + key.stringValue }
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : "." + key.stringValue
+            }
         }
         return path
     }

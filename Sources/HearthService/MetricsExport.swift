@@ -18,7 +18,8 @@ public enum MetricsExport {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Commit latency: SQLite with synchronous=FULL takes from ~0.2 ms to tens of ms per transaction.
         factory.defaultDurationHistogramBuckets = [
-            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10),
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(1000),
         ]
         // Batch sizes: one command up to the I/O loop's 1,024 per socket and pass.

@@ -38,7 +38,8 @@ public final class OpsServer: Service, Sendable {
     public func markStopping() { stopping.store(true, ordering: .relaxed) }
 
     public func run() async throws {
-        let server = HTTPServer(address: try .inet(ip4: address.host, port: address.port), timeout: 10, logger: .disabled)
+        let server = HTTPServer(
+            address: try .inet(ip4: address.host, port: address.port), timeout: 10, logger: .disabled)
         await server.appendRoute("GET /metrics") { _ in
             HTTPResponse(
                 statusCode: .ok, headers: [HTTPHeader("Content-Type"): "text/plain; version=0.0.4; charset=utf-8"],
@@ -46,7 +47,8 @@ public final class OpsServer: Service, Sendable {
         }
         await server.appendRoute("GET /healthz") { [live] _ in Self.respond(live()) }
         await server.appendRoute("GET /readyz") { [self] _ in
-            stopping.load(ordering: .relaxed) ? Self.respond(HealthStatus(ok: false, "shutting down")) : Self.respond(ready())
+            stopping.load(ordering: .relaxed)
+                ? Self.respond(HealthStatus(ok: false, "shutting down")) : Self.respond(ready())
         }
         defer { if let addressFile { try? FileManager.default.removeItem(atPath: addressFile) } }
         try await withGracefulShutdownHandler {
@@ -58,7 +60,8 @@ public final class OpsServer: Service, Sendable {
                         // Stopping ends run() with an error too; only one before listening is a problem.
                         guard boundAddress == nil else { return }
                         // A port in use or an address not on this host: a setting to fix, refused like any other.
-                        throw ConfigurationError(source: "metrics", key: "metrics", reason: "cannot listen on \(address): \(error)")
+                        throw ConfigurationError(
+                            source: "metrics", key: "metrics", reason: "cannot listen on \(address): \(error)")
                     }
                 }
                 group.addTask { [self] in
@@ -68,7 +71,10 @@ public final class OpsServer: Service, Sendable {
                     bound.withLock { $0 = listening }
                     if let addressFile {
                         let directory = (addressFile as NSString).deletingLastPathComponent
-                        if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+                        if !directory.isEmpty {
+                            try FileManager.default.createDirectory(
+                                atPath: directory, withIntermediateDirectories: true)
+                        }
                         try "\(listening)\n".write(toFile: addressFile, atomically: true, encoding: .utf8)
                     }
                     logger.info("metrics and health checks listening", metadata: ["address": "http://\(listening)"])
@@ -83,7 +89,8 @@ public final class OpsServer: Service, Sendable {
 
     private static func respond(_ status: HealthStatus) -> HTTPResponse {
         HTTPResponse(
-            statusCode: status.ok ? .ok : .serviceUnavailable, headers: [HTTPHeader("Content-Type"): "text/plain; charset=utf-8"],
+            statusCode: status.ok ? .ok : .serviceUnavailable,
+            headers: [HTTPHeader("Content-Type"): "text/plain; charset=utf-8"],
             body: Data(((status.ok ? "ok: " : "not ok: ") + status.detail + "\n").utf8))
     }
 }

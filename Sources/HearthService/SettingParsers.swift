@@ -8,7 +8,8 @@ public enum SettingParsers {
     public static func endpoint(_ text: String) throws -> String {
         let schemes = ["tcp://", "ipc://", "inproc://"]
         guard let scheme = schemes.first(where: text.hasPrefix) else {
-            throw SettingProblem("'\(text)' is not a ZeroMQ endpoint: expected tcp://HOST:PORT, ipc://PATH or inproc://NAME")
+            throw SettingProblem(
+                "'\(text)' is not a ZeroMQ endpoint: expected tcp://HOST:PORT, ipc://PATH or inproc://NAME")
         }
         let rest = text.dropFirst(scheme.count)
         guard !rest.isEmpty else { throw SettingProblem("'\(text)' names no address after \(scheme)") }
@@ -31,7 +32,8 @@ public enum SettingParsers {
                 throw SettingProblem("'\(text)' is not a number of seconds")
             }
             guard range.contains(value) else {
-                throw SettingProblem("\(text) seconds is out of range: from \(format(range.lowerBound)) to \(format(range.upperBound))")
+                throw SettingProblem(
+                    "\(text) seconds is out of range: from \(format(range.lowerBound)) to \(format(range.upperBound))")
             }
             return .milliseconds(Int64((value * 1000).rounded()))
         }
@@ -53,7 +55,8 @@ public enum SettingParsers {
     /// A swift-log level.
     public static func logLevel(_ text: String) throws -> Logger.Level {
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            throw SettingProblem("'\(text)' is not a log level: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw SettingProblem(
+                "'\(text)' is not a log level: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return level
     }

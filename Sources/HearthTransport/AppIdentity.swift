@@ -8,10 +8,14 @@ public enum AppIdentity {
         processName: String = ProcessInfo.processInfo.processName
     ) -> String {
         if let id = environment["HEARTH_APP_BUNDLE_ID"], !id.isEmpty { return id }
-        let cleaned = String(processName.unicodeScalars.prefix(255).map { scalar -> Character in
-            let allowed = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
-            return allowed ? Character(scalar) : "-"
-        })
+        let cleaned = String(
+            processName.unicodeScalars.prefix(255).map { scalar -> Character in
+                let allowed =
+                    scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "._-".unicodeScalars.contains(scalar))
+                return allowed ? Character(scalar) : "-"
+            })
         return cleaned.isEmpty ? "unknown-app" : cleaned
     }
 }

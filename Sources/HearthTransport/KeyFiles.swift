@@ -25,7 +25,9 @@ public enum KeyFiles {
 
     private static func writeSecret(_ secret: String, to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         // Created 0600 from the start: the secret is never readable by others, not even for a moment.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }

@@ -18,14 +18,16 @@ public final class LocalClient: Sendable {
         self.peer = peer
         tracker = RequestTracker(peer: peer)
         (pushes, pushContinuation) = AsyncStream.makeStream(of: Envelope.self, bufferingPolicy: .unbounded)
-        loop = try SocketLoop(name: "hearth-\(peer)-client", sockets: [
-            .init(.dealer) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
-                try socket.setReconnectInterval(milliseconds: 100, max: 1000)
-                try socket.connect(endpoint)
-            },
-        ])
+        loop = try SocketLoop(
+            name: "hearth-\(peer)-client",
+            sockets: [
+                .init(.dealer) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
+                    try socket.setReconnectInterval(milliseconds: 100, max: 1000)
+                    try socket.connect(endpoint)
+                }
+            ])
     }
 
     /// Starts the I/O thread and the reader.
@@ -37,7 +39,9 @@ public final class LocalClient: Sendable {
         Task.detached {
             for await batch in inbound {
                 for item in batch {
-                    guard let frame = item.message.frames.last, let envelope = try? MessageCodec.decode(frame) else { continue }
+                    guard let frame = item.message.frames.last, let envelope = try? MessageCodec.decode(frame) else {
+                        continue
+                    }
                     if envelope.requestID == 0 {
                         pushContinuation.yield(envelope)
                     } else {

@@ -17,17 +17,21 @@ extension LocalEndpoints {
     public static func prepareSocketDirectory(_ path: String) throws {
         let path = path.isEmpty ? "." : path
         if !FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw UnsafeDirectory(path: path, reason: String(cString: strerror(errno))) }
+        guard stat(path, &info) == 0 else {
+            throw UnsafeDirectory(path: path, reason: String(cString: strerror(errno)))
+        }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw UnsafeDirectory(path: path, reason: "not a directory") }
         guard info.st_uid == getuid() || info.st_uid == 0 else {
             throw UnsafeDirectory(path: path, reason: "owned by uid \(info.st_uid), not by this user (uid \(getuid()))")
         }
         let writableByOthers = info.st_mode & (S_IWGRP | S_IWOTH) != 0
         guard !writableByOthers || info.st_mode & S_ISVTX != 0 else {
-            throw UnsafeDirectory(path: path, reason: "other users may write to it (mode \(String(info.st_mode & 0o7777, radix: 8)))")
+            throw UnsafeDirectory(
+                path: path, reason: "other users may write to it (mode \(String(info.st_mode & 0o7777, radix: 8)))")
         }
     }
 }

@@ -25,7 +25,9 @@ public actor LocalSession {
     public var current: LocalClient? { client }
 
     /// The open client, or a new one once `introduce` succeeded on it (concurrent callers share one opening).
-    public func connected(introduce: @escaping @Sendable (LocalClient) async throws -> Void = { _ in }) async throws -> LocalClient {
+    public func connected(
+        introduce: @escaping @Sendable (LocalClient) async throws -> Void = { _ in }
+    ) async throws -> LocalClient {
         if let client { return client }
         if let connecting { return try await connecting.value }
         let generation = self.generation
@@ -34,7 +36,9 @@ public actor LocalSession {
         return try await task.value
     }
 
-    private func open(generation: UInt64, introduce: @Sendable (LocalClient) async throws -> Void) async throws -> LocalClient {
+    private func open(
+        generation: UInt64, introduce: @Sendable (LocalClient) async throws -> Void
+    ) async throws -> LocalClient {
         defer { if self.generation == generation { connecting = nil } }
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: peer)
         do {

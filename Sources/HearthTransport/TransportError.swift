@@ -11,7 +11,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .timeout(let peer, let seconds): "\(peer) did not answer within \(seconds) s"
         case .closed(let peer): "the connection to \(peer) was closed"
-        case .unexpectedReply(let peer, let type): "\(peer) sent an unexpected reply (type 0x\(String(type, radix: 16)))"
+        case .unexpectedReply(let peer, let type):
+            "\(peer) sent an unexpected reply (type 0x\(String(type, radix: 16)))"
         }
     }
 }

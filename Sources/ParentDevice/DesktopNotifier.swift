@@ -21,7 +21,8 @@ public final class DesktopNotifier: Sendable {
         let gdbus = Self.find("gdbus", in: environment["PATH"] ?? "/usr/bin:/bin")
         self.gdbus = gdbus ?? ""
         if environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty ?? true, let runtime = environment["XDG_RUNTIME_DIR"],
-           FileManager.default.fileExists(atPath: runtime + "/bus") {
+            FileManager.default.fileExists(atPath: runtime + "/bus")
+        {
             environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(runtime)/bus"
         }
         self.environment = environment

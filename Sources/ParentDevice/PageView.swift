@@ -18,7 +18,8 @@ struct PageView {
         var body = header()
         if let notice { body += "<p class=\"notice\" id=\"notice\">\(Self.escape(notice))</p>" }
         body += "<h2>Waiting for you</h2>"
-        body += pending.isEmpty
+        body +=
+            pending.isEmpty
             ? "<p id=\"none-pending\">No questions are waiting.</p>" : pending.map(question).joined()
         body += "<h2>Limits</h2>"
         for child in children.sorted() { body += await limits(child) }
@@ -61,8 +62,11 @@ struct PageView {
 
     private func limits(_ child: MemberID) async -> String {
         var html = "<section class=\"limits\" id=\"limits-\(Self.escape(child))\"><h3>\(Self.escape(child))</h3>"
-        guard case .limits(_, let settings, let contacts) = await context.forward(.getLimits(childID: child),
-                                                                                timeout: .seconds(2)) else {
+        guard
+            case .limits(_, let settings, let contacts) = await context.forward(
+                .getLimits(childID: child),
+                timeout: .seconds(2))
+        else {
             return html + "<p>Limits are not available now (the broker did not answer).</p></section>"
         }
         html += "<p>Communication Limits \(settings.enabled ? "on" : "off"); Screen Time: \(settings.screenTime.name);"

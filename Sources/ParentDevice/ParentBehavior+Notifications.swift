@@ -6,10 +6,12 @@ import HearthProtocol
 extension ParentBehavior {
     /// Pushes the notifications recorded since the last push to every watcher, and shows them on the desktop.
     func notify(context: any DeviceContext) async {
-        guard let lowest = watch.withLock({ state -> UInt64? in
-            defer { state.lowestUnpushed = nil }
-            return state.lowestUnpushed
-        }) else { return }
+        guard
+            let lowest = watch.withLock({ state -> UInt64? in
+                defer { state.lowestUnpushed = nil }
+                return state.lowestUnpushed
+            })
+        else { return }
         do {
             let fresh = try await store.notifications(after: lowest - 1, limit: Int.max)
             let now = ContinuousClock.now
@@ -40,7 +42,8 @@ extension ParentBehavior {
     func startWatching(after: UInt64?, routingID: [UInt8], context: any DeviceContext) async -> Message {
         watch.withLock { state in
             if state.watchers[routingID] == nil, state.watchers.count >= Self.maxWatchers,
-               let oldest = state.watchers.min(by: { $0.value < $1.value })?.key {
+                let oldest = state.watchers.min(by: { $0.value < $1.value })?.key
+            {
                 state.watchers[oldest] = nil
             }
             state.watchers[routingID] = .now

@@ -50,14 +50,19 @@ public final class ParentBehavior: DeviceBehavior {
         for event in events {
             switch event.body {
             case .questionPending(let asked):
-                context.logger.info("question waiting", metadata: [
-                    "question": "\(asked.question.id)", "child": "\(asked.childMemberID)", "app": "\(asked.appBundleID)",
-                ])
+                context.logger.info(
+                    "question waiting",
+                    metadata: [
+                        "question": "\(asked.question.id)", "child": "\(asked.childMemberID)",
+                        "app": "\(asked.appBundleID)",
+                    ])
             case .questionResolved(let asked, let resolution):
-                context.logger.info("question answered", metadata: [
-                    "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
-                    "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
-                ])
+                context.logger.info(
+                    "question answered",
+                    metadata: [
+                        "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
+                        "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
+                    ])
             case .handlesChanged, .ageRange, .omitted: break
             }
         }

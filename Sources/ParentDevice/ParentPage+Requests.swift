@@ -30,15 +30,17 @@ extension ParentPage {
     /// Sends the answer to the broker as this device's member; returns what happened, for the page to say.
     func answer(_ form: [String: String], behavior: ParentBehavior, context: any DeviceContext) async -> String {
         guard let text = form["question"], let id = UUID(uuidString: text), let choice = form["choice"],
-              Identifier.isValid(choice) else { return "That answer was not understood; nothing was sent." }
+            Identifier.isValid(choice)
+        else { return "That answer was not understood; nothing was sent." }
         switch await context.forward(.answer(questionID: id, choiceID: choice)) {
         case .answerAccepted(let resolution):
             // The page shown next should no longer list it: wait (briefly) for the broker's event to be applied.
             let deadline = ContinuousClock.now + .seconds(2)
             while ContinuousClock.now < deadline,
-                  (try? await behavior.store.pending(maxBytes: Wire.maxReplyBodyBytes))?.contains(where: {
-                      $0.question.id == id
-                  }) ?? false {
+                (try? await behavior.store.pending(maxBytes: Wire.maxReplyBodyBytes))?.contains(where: {
+                    $0.question.id == id
+                }) ?? false
+            {
                 try? await Task.sleep(for: .milliseconds(50))
             }
             return "\(resolution.choice.title): answered as \(resolution.answeredBy ?? "you")."
@@ -61,7 +63,8 @@ extension ParentPage {
 
     /// Compares in time independent of where the strings differ.
     private static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }

@@ -18,7 +18,9 @@ extension ParentStore {
     }
 
     /// The notifications numbered above `after`, oldest first, at most `limit`.
-    public func notifications(after: UInt64, limit: Int = Wire.maxNotificationBacklog) async throws
+    public func notifications(
+        after: UInt64, limit: Int = Wire.maxNotificationBacklog
+    ) async throws
         -> [ParentNotification]
     {
         try await database.read { db in

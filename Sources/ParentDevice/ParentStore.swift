@@ -16,18 +16,20 @@ public struct ParentStore: Sendable {
     /// Adds parent-device's tables.
     public static func migrate(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("parent-v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE pending (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, asked_at REAL NOT NULL);
-                CREATE TABLE resolved (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, resolution BLOB NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE pending (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, asked_at REAL NOT NULL);
+                    CREATE TABLE resolved (question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, resolution BLOB NOT NULL);
+                    """)
         }
         migrator.registerMigration("parent-v2-notifications") { db in
             // Each notification once: AUTOINCREMENT never reuses a number, so a watcher's position stays valid.
-            try db.execute(sql: """
-                CREATE TABLE notification (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, question_id BLOB, kind INTEGER NOT NULL,
-                    body BLOB NOT NULL, desktop_shown INTEGER NOT NULL DEFAULT 0, UNIQUE (question_id, kind));
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE notification (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, question_id BLOB, kind INTEGER NOT NULL,
+                        body BLOB NOT NULL, desktop_shown INTEGER NOT NULL DEFAULT 0, UNIQUE (question_id, kind));
+                    """)
         }
     }
 

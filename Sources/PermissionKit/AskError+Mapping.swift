@@ -14,9 +14,10 @@ extension AskError {
         case .helloRequired: self = .notAvailable(reason: .helloRefused(message: message))
         case .brokerUnavailable: self = .notAvailable(reason: .brokerUnavailable(message: message))
         case .rateLimited: self = .notAvailable(reason: .rateLimited(message: message))
-        case .unsupportedVersion, .unknownMessageType: self = .notAvailable(reason: .incompatibleDaemon(message: message))
+        case .unsupportedVersion, .unknownMessageType:
+            self = .notAvailable(reason: .incompatibleDaemon(message: message))
         case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
-             .invalidAgeRequest, .ageNotDeclared:
+            .invalidAgeRequest, .ageNotDeclared:
             self = .unknown(reason: reply.description)
         case .deviceNotEnrolled: self = .notAvailable(reason: .notAuthorized(message: message))
         }
@@ -31,8 +32,10 @@ extension AskError {
             switch transport {
             case .timeout(_, let seconds):
                 // A socket file with nobody behind it (a crashed daemon) times out too; the missing file is the clearer hint.
-                self = .notAvailable(reason: ChildDeviceConnection.socketExists(socketPath)
-                    ? .timedOut(socketPath: socketPath, seconds: seconds) : .daemonNotRunning(socketPath: socketPath))
+                self = .notAvailable(
+                    reason: ChildDeviceConnection.socketExists(socketPath)
+                        ? .timedOut(socketPath: socketPath, seconds: seconds)
+                        : .daemonNotRunning(socketPath: socketPath))
             case .closed: self = .notAvailable(reason: .connectionClosed(socketPath: socketPath))
             case .unexpectedReply: self = .unknown(reason: transport.description)
             }

@@ -43,7 +43,9 @@ extension AskError {
         /// A sentence saying what is unavailable and, where it helps, what to do.
         public let description: String
 
-        private init(_ code: Code, message: String? = nil, socketPath: String? = nil, seconds: Double? = nil, _ text: String) {
+        private init(
+            _ code: Code, message: String? = nil, socketPath: String? = nil, seconds: Double? = nil, _ text: String
+        ) {
             self.code = code
             self.message = message
             self.socketPath = socketPath
@@ -52,17 +54,21 @@ extension AskError {
         }
 
         public static func notAChild(message: String) -> Self {
-            Self(.notAChild, message: message, "the user is not a child; PermissionKit questions are for children only (\(message))")
+            Self(
+                .notAChild, message: message,
+                "the user is not a child; PermissionKit questions are for children only (\(message))")
         }
 
         public static func daemonNotRunning(socketPath path: String) -> Self {
-            Self(.daemonNotRunning, socketPath: path,
-                 "no child-device daemon is listening at \(path); start child-device or set HEARTH_CHILD_SOCKET")
+            Self(
+                .daemonNotRunning, socketPath: path,
+                "no child-device daemon is listening at \(path); start child-device or set HEARTH_CHILD_SOCKET")
         }
 
         public static func timedOut(socketPath path: String, seconds: Double) -> Self {
-            Self(.timedOut, socketPath: path, seconds: seconds,
-                 "the child-device daemon at \(path) did not answer within \(seconds) s")
+            Self(
+                .timedOut, socketPath: path, seconds: seconds,
+                "the child-device daemon at \(path) did not answer within \(seconds) s")
         }
 
         public static func connectionClosed(socketPath path: String) -> Self {
@@ -70,13 +76,15 @@ extension AskError {
         }
 
         public static func connectionFailed(socketPath path: String, reason: String) -> Self {
-            Self(.connectionFailed, message: reason, socketPath: path,
-                 "cannot connect to the child-device daemon at \(path): \(reason)")
+            Self(
+                .connectionFailed, message: reason, socketPath: path,
+                "cannot connect to the child-device daemon at \(path): \(reason)")
         }
 
         public static func brokerUnavailable(message: String) -> Self {
-            Self(.brokerUnavailable, message: message,
-                 "the child-device daemon cannot reach the family broker (\(message))")
+            Self(
+                .brokerUnavailable, message: message,
+                "the child-device daemon cannot reach the family broker (\(message))")
         }
 
         public static func notAuthorized(message: String) -> Self {
@@ -92,8 +100,9 @@ extension AskError {
         }
 
         public static func incompatibleDaemon(message: String) -> Self {
-            Self(.incompatibleDaemon, message: message,
-                 "the child-device daemon speaks an incompatible protocol (\(message))")
+            Self(
+                .incompatibleDaemon, message: message,
+                "the child-device daemon speaks an incompatible protocol (\(message))")
         }
     }
 }

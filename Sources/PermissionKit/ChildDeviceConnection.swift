@@ -104,10 +104,11 @@ actor ChildDeviceConnection {
             throw AskError.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
         }
         guard Identifier.isValidBundleID(bundleID) else {
-            throw AskError.notAvailable(reason: .connectionFailed(
-                socketPath: socketPath,
-                reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -"
-            ))
+            throw AskError.notAvailable(
+                reason: .connectionFailed(
+                    socketPath: socketPath,
+                    reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -"
+                ))
         }
         return try await session.connected { [self] client in try await hello(on: client) }
     }

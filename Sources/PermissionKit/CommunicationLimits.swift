@@ -89,7 +89,8 @@ public final class CommunicationLimits: Sendable {
             throw AskError(error, socketPath: socketPath)
         }
         guard case .askAccepted(let asked, let resolution) = reply else {
-            throw AskError.unknown(reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
+            throw AskError.unknown(
+                reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
         }
         if let resolution { hub.receive(asked, resolution, inboxID: nil) }
     }
@@ -97,7 +98,8 @@ public final class CommunicationLimits: Sendable {
     /// Apple's `ask(_:in:)`: the same as `ask(_:)`. Hearth has no UI to present, so `context` (a view controller or
     /// window on Apple platforms) is ignored.
     nonisolated(nonsending)
-    public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws {
+        public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws
+    {
         try await ask(question)
     }
 

@@ -12,11 +12,13 @@ extension PermissionQuestion {
         }
         // After the per-field limits, so that the error names the first rule a question breaks.
         if let violation = QuestionBudget.check(question) {
-            throw .questionTooLarge(bytes: violation.bytes, budget: violation.budget, largestField: violation.largestField)
+            throw .questionTooLarge(
+                bytes: violation.bytes, budget: violation.budget, largestField: violation.largestField)
         }
         // The wire carries only the default's id, so a default that differs from its namesake in `choices` would change meaning.
         if !choices.contains(defaultChoice) {
-            throw .invalidQuestion(reason: "defaultChoice \"\(defaultChoice.id)\" differs from the choice with the same id")
+            throw .invalidQuestion(
+                reason: "defaultChoice \"\(defaultChoice.id)\" differs from the choice with the same id")
         }
     }
 }
@@ -45,20 +47,25 @@ enum QuestionRules {
         case .communication(let topic):
             let people = topic.personInformation
             if people.isEmpty { return "a communication question needs at least one person (handle)" }
-            if people.count > maxPeople { return "a question may name at most \(maxPeople) people, this one names \(people.count)" }
+            if people.count > maxPeople {
+                return "a question may name at most \(maxPeople) people, this one names \(people.count)"
+            }
             for (index, person) in people.enumerated() {
                 let value = person.handle.value
                 if value.isEmpty { return "personInformation[\(index)].handle.value is empty" }
                 if value.utf8.count > Wire.maxHandleBytes {
-                    return "personInformation[\(index)].handle.value is \(value.utf8.count) bytes, at most \(Wire.maxHandleBytes) allowed"
+                    return
+                        "personInformation[\(index)].handle.value is \(value.utf8.count) bytes, at most \(Wire.maxHandleBytes) allowed"
                 }
                 if let avatar = person.avatarImage, avatar.count > Wire.maxAvatarBytes {
-                    return "personInformation[\(index)].avatarImage is \(avatar.count) bytes, at most \(Wire.maxAvatarBytes) allowed"
+                    return
+                        "personInformation[\(index)].avatarImage is \(avatar.count) bytes, at most \(Wire.maxAvatarBytes) allowed"
                 }
                 if let name = person.nameComponents {
                     let parts = [name.givenName, name.middleName, name.familyName, name.nickname].compactMap { $0 }
                     if parts.contains(where: { $0.utf8.count > Wire.maxStringBytes }) {
-                        return "personInformation[\(index)].nameComponents has a part longer than \(Wire.maxStringBytes) bytes"
+                        return
+                            "personInformation[\(index)].nameComponents has a part longer than \(Wire.maxStringBytes) bytes"
                     }
                 }
             }
@@ -73,11 +80,15 @@ enum QuestionRules {
 
     private static func choicesViolation(_ question: Question) -> String? {
         let choices = question.choices
-        if choices.count > maxChoices { return "a question may offer at most \(maxChoices) choices, this one offers \(choices.count)" }
+        if choices.count > maxChoices {
+            return "a question may offer at most \(maxChoices) choices, this one offers \(choices.count)"
+        }
         var seen = Set<String>()
         for choice in choices {
             if choice.id.isEmpty { return "a choice id is empty" }
-            if choice.id.utf8.count > maxChoiceIDBytes { return "choice id \"\(choice.id)\" is longer than \(maxChoiceIDBytes) bytes" }
+            if choice.id.utf8.count > maxChoiceIDBytes {
+                return "choice id \"\(choice.id)\" is longer than \(maxChoiceIDBytes) bytes"
+            }
             if choice.title.utf8.count > maxChoiceTitleBytes {
                 return "choice \"\(choice.id)\" has a title longer than \(maxChoiceTitleBytes) bytes"
             }

@@ -52,7 +52,8 @@ extension PermissionQuestion where Topic == CommunicationTopic {
 
     /// A question about communicating with the people behind `handles`; each person carries only a handle.
     public init(handles: some Sequence<CommunicationHandle>) {
-        self.init(communicationTopic: CommunicationTopic(personInformation: handles.map { PersonInformation(handle: $0) }))
+        self.init(
+            communicationTopic: CommunicationTopic(personInformation: handles.map { PersonInformation(handle: $0) }))
     }
 
     /// A question about `communicationTopic`, with the standard choices and `.decline` as the default.

@@ -18,7 +18,10 @@ public struct PermissionResponse<Topic: PermissionTopic>: Sendable, Hashable {
     public var resolvedAt: Date
 
     /// A response with every field given.
-    public init(choice: PermissionChoice, question: PermissionQuestion<Topic>, reason: Reason, answeredBy: String?, resolvedAt: Date) {
+    public init(
+        choice: PermissionChoice, question: PermissionQuestion<Topic>, reason: Reason, answeredBy: String?,
+        resolvedAt: Date
+    ) {
         self.choice = choice
         self.question = question
         self.reason = reason

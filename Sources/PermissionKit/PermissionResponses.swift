@@ -45,7 +45,9 @@ struct PermissionResponses<Topic: PermissionTopic>: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
         let id = hub.subscribe(
             offer: { asked, resolution in
-                guard let response = PermissionResponse<Topic>(asked: asked, resolution: resolution) else { return false }
+                guard let response = PermissionResponse<Topic>(asked: asked, resolution: resolution) else {
+                    return false
+                }
                 continuation.yield(response)
                 return true
             },

@@ -1,5 +1,5 @@
-import Foundation
 import CZeroMQ
+import Foundation
 import Synchronization
 
 /// Owns a daemon's sockets on one dedicated thread running `zmq_poll`.
@@ -36,7 +36,8 @@ public final class SocketLoop: Sendable {
     private enum Outbound: Sendable {
         case send(socket: Int, frames: [[UInt8]])
         case perform(@Sendable ([ZMQSocket]) -> Void)
-        case reopen(socket: Int, configure: @Sendable (ZMQSocket) throws -> Void, done: @Sendable ((any Error)?) -> Void)
+        case reopen(
+            socket: Int, configure: @Sendable (ZMQSocket) throws -> Void, done: @Sendable ((any Error)?) -> Void)
     }
 
     private struct State: ~Copyable {
@@ -60,7 +61,8 @@ public final class SocketLoop: Sendable {
     /// A loop over `sockets` in a context of its own; nothing runs until `start()`. `configureContext` sets the
     /// context's options before any socket exists.
     public init(
-        name: String, sockets: [Spec], inboundCapacity: Int = 50_000, configureContext: (ZMQContext) throws -> Void = { _ in }
+        name: String, sockets: [Spec], inboundCapacity: Int = 50_000,
+        configureContext: (ZMQContext) throws -> Void = { _ in }
     ) throws {
         self.name = name
         self.context = try ZMQContext()
@@ -109,9 +111,12 @@ public final class SocketLoop: Sendable {
     /// revoked key (the honest peers reconnect and authenticate again).
     public func reopen(_ socket: Int, configure: @escaping @Sendable (ZMQSocket) throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let queued = enqueue(.reopen(socket: socket, configure: configure, done: { error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-            }))
+            let queued = enqueue(
+                .reopen(
+                    socket: socket, configure: configure,
+                    done: { error in
+                        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                    }))
             if !queued { continuation.resume(throwing: ZMQError(code: ETERM, operation: "SocketLoop.reopen")) }
         }
     }

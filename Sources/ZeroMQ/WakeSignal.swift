@@ -1,6 +1,6 @@
 import CZeroMQ
-import Synchronization
 import Glibc
+import Synchronization
 
 /// A non-blocking eventfd that other threads signal to wake a `zmq_poll` loop (add `fileDescriptor` to a `ZMQPoller`).
 public final class WakeSignal: Sendable {

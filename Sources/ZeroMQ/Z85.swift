@@ -21,7 +21,8 @@ public enum Z85 {
         text.reserveCapacity(bytes.count / 4 * 5)
         var index = 0
         while index < bytes.count {
-            var value = UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
+            var value =
+                UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16
                 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
             var chunk = [UInt8](repeating: 0, count: 5)
             for position in (0..<5).reversed() {

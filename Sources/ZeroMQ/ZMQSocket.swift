@@ -115,12 +115,13 @@ public final class ZMQSocket {
             }
             let size = zmq_msg_size(message)
             let data = zmq_msg_data(message)
-            frames.append([UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                if size > 0, let data, let base = buffer.baseAddress {
-                    base.initialize(from: data.assumingMemoryBound(to: UInt8.self), count: size)
-                }
-                count = size
-            })
+            frames.append(
+                [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                    if size > 0, let data, let base = buffer.baseAddress {
+                        base.initialize(from: data.assumingMemoryBound(to: UInt8.self), count: size)
+                    }
+                    count = size
+                })
             more = zmq_msg_more(message) != 0
         }
         return ZMQMessage(frames: frames, userId: userId)

@@ -29,9 +29,11 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     func run() async throws {
         let settings: BrokerSettings
         do {
-            settings = try BrokerSettings(try await DaemonSettings(
-                daemon: "family-broker", environmentPrefix: BrokerSettings.environmentPrefix, keys: BrokerSettings.keys,
-                flags: try BrokerSettings.flags(from: settingFlags)))
+            settings = try BrokerSettings(
+                try await DaemonSettings(
+                    daemon: "family-broker", environmentPrefix: BrokerSettings.environmentPrefix,
+                    keys: BrokerSettings.keys,
+                    flags: try BrokerSettings.flags(from: settingFlags)))
         } catch let error as ConfigurationError {
             // Logging is not set up yet (the level is a setting): say it plainly on standard error.
             FileHandle.standardError.write(Data("family-broker: invalid configuration: \(error)\n".utf8))
@@ -44,7 +46,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
         let service = FamilyBrokerService(
             options: settings.options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
         let ops = settings.metrics.map { address in
-            OpsServer(address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { service.readiness })
+            OpsServer(
+                address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { service.readiness }
+            )
         }
         do {
             try await DaemonRunner.run(service, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)

@@ -26,14 +26,17 @@ struct FleetBench: AsyncParsableCommand {
     }
 
     static func spec(devices: Int) -> FleetSpec {
-        FleetSpec(families: (0..<devices / 5).map { f in
-            .init("family\(f)", members: [
-                .organizer("organizer\(f)", devices: ["organizer\(f)-phone"]),
-                .guardian("guardian\(f)", devices: ["guardian\(f)-phone"]),
-                .child("elder\(f)", devices: ["elder\(f)-tablet", "elder\(f)-phone"]),
-                .child("younger\(f)", devices: ["younger\(f)-tablet"]),
-            ])
-        })
+        FleetSpec(
+            families: (0..<devices / 5).map { f in
+                .init(
+                    "family\(f)",
+                    members: [
+                        .organizer("organizer\(f)", devices: ["organizer\(f)-phone"]),
+                        .guardian("guardian\(f)", devices: ["guardian\(f)-phone"]),
+                        .child("elder\(f)", devices: ["elder\(f)-tablet", "elder\(f)-phone"]),
+                        .child("younger\(f)", devices: ["younger\(f)-tablet"]),
+                    ])
+            })
     }
 
     func run() async throws {
@@ -52,15 +55,22 @@ struct FleetBench: AsyncParsableCommand {
             let brokerKiB = (fleet.currentBroker as? DaemonProcess)?.pid.map(Self.residentKiB) ?? 0
             let ownKiB = Self.residentKiB(getpid())
             let cpu = pids.map(Self.cpuSeconds).reduce(0, +) + Self.cpuSeconds(getpid()) - ownCPUBefore
-            var line = String(format: "run %d: %d devices (%d families, %@) linked in %.2f s, using %.1f CPU seconds", run, devices, devices / 5, mode.rawValue, seconds, cpu)
+            var line = String(
+                format: "run %d: %d devices (%d families, %@) linked in %.2f s, using %.1f CPU seconds", run, devices,
+                devices / 5, mode.rawValue, seconds, cpu)
             switch mode {
             case .processes:
-                line += String(format: "; memory of %d processes: sum of RSS %.0f MiB (broker %.0f MiB, device daemons %.1f MiB each on average), sum of PSS %.0f MiB (shared libraries counted once); hearthctl (relays) RSS %.0f MiB",
-                               pids.count, Double(daemonsKiB) / 1024, Double(brokerKiB) / 1024,
-                               Double(daemonsKiB - brokerKiB) / 1024 / Double(max(pids.count - 1, 1)), Double(daemonsPssKiB) / 1024,
-                               Double(ownKiB) / 1024)
+                line += String(
+                    format:
+                        "; memory of %d processes: sum of RSS %.0f MiB (broker %.0f MiB, device daemons %.1f MiB each on average), sum of PSS %.0f MiB (shared libraries counted once); hearthctl (relays) RSS %.0f MiB",
+                    pids.count, Double(daemonsKiB) / 1024, Double(brokerKiB) / 1024,
+                    Double(daemonsKiB - brokerKiB) / 1024 / Double(max(pids.count - 1, 1)),
+                    Double(daemonsPssKiB) / 1024,
+                    Double(ownKiB) / 1024)
             case .inProcess:
-                line += String(format: "; resident memory of this one process: %.0f MiB (%.0f MiB before the fleet)", Double(ownKiB) / 1024, Double(ownBefore) / 1024)
+                line += String(
+                    format: "; resident memory of this one process: %.0f MiB (%.0f MiB before the fleet)",
+                    Double(ownKiB) / 1024, Double(ownBefore) / 1024)
             }
             FleetCommand.emit(line)
             let stopStart = ContinuousClock.now
@@ -74,7 +84,7 @@ struct FleetBench: AsyncParsableCommand {
     /// A field of /proc/PID/smaps_rollup in KiB, e.g. `Pss`: resident memory with each shared page split among its users.
     static func rollup(_ pid: Int32, _ field: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
         else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
     }
@@ -82,7 +92,7 @@ struct FleetBench: AsyncParsableCommand {
     /// User and system CPU time a process has used so far (/proc/PID/stat), in seconds.
     static func cpuSeconds(_ pid: Int32) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")")
+            let close = text.lastIndex(of: ")")
         else { return 0 }
         // After "pid (name)": state is field 3, utime and stime are fields 14 and 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
@@ -92,7 +102,7 @@ struct FleetBench: AsyncParsableCommand {
 
     static func residentKiB(_ pid: Int32) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
     }

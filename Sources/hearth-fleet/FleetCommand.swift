@@ -41,7 +41,9 @@ struct FleetCommand: AsyncParsableCommand {
                 if !report.passed { failed.append(file) }
             }
             if files.count > 1 {
-                FleetCommand.emit("\n\(files.count - failed.count) of \(files.count) scenarios passed" + (failed.isEmpty ? "" : "; failed: \(failed.joined(separator: ", "))"))
+                FleetCommand.emit(
+                    "\n\(files.count - failed.count) of \(files.count) scenarios passed"
+                        + (failed.isEmpty ? "" : "; failed: \(failed.joined(separator: ", "))"))
             }
             if !failed.isEmpty { throw ExitCode(1) }
         }

@@ -22,22 +22,29 @@ struct ConnectCommand: AsyncParsableCommand {
     @Option(help: "Generator processes.") var workers = 4
     @Option(help: "Seconds to hold the connections before reading memory again.") var hold: Double = 5
     @Option(help: "Write the JSON report here.") var json: String?
-    @Option(help: "Seconds each worker waits for all its devices to be welcomed and subscribed.") var timeout: Double = 300
+    @Option(help: "Seconds each worker waits for all its devices to be welcomed and subscribed.") var timeout: Double =
+        300
     @Option(name: .customLong("broker-arg"), help: "An extra family-broker argument (repeat for more).")
     var brokerArguments: [String] = []
 
     func run() async throws {
         FileLimits.raise()
         let shape = LoadShape(families: families)
-        let questions = self.questions, families = self.families
+        let questions = self.questions
+        let families = self.families
         let prepareStart = ContinuousClock.now
-        print("enrolling \(families) families (\(families * 2) device keys) and storing \(questions) answered questions per child")
-        let server = try await LaunchedServer.broker(shape, arguments: ["--heartbeat", "2"] + brokerArguments) { state in
-            _ = try await BrokerStore(path: state + "/broker.sqlite").appendHistory(families: families, questionsPerChild: questions)
+        print(
+            "enrolling \(families) families (\(families * 2) device keys) and storing \(questions) answered questions per child"
+        )
+        let server = try await LaunchedServer.broker(shape, arguments: ["--heartbeat", "2"] + brokerArguments) {
+            state in
+            _ = try await BrokerStore(path: state + "/broker.sqlite").appendHistory(
+                families: families, questionsPerChild: questions)
         }
         print("broker ready after \(ContinuousClock.now - prepareStart) (enrolment, history and start-up)")
         let idle = ProcessSample.read(server.target.pid)
-        var report = ConnectReport(families: families, storedEvents: families * questions * 5, devicesRequested: devices)
+        var report = ConnectReport(
+            families: families, storedEvents: families * questions * 5, devicesRequested: devices)
         report.idleResidentMiB = idle.map { Double($0.residentKiB) / 1024 }
         do {
             try await connectWorkers(server, &report)
@@ -65,10 +72,12 @@ struct ConnectCommand: AsyncParsableCommand {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = [
-                "connect-worker", "--ready", server.target.readyFile ?? "", "--keys", server.keysDirectory, "--from", "\(first)", "--count", "\(n)",
+                "connect-worker", "--ready", server.target.readyFile ?? "", "--keys", server.keysDirectory, "--from",
+                "\(first)", "--count", "\(n)",
                 "--timeout", "\(timeout)",
             ]
-            let input = Pipe(), output = Pipe()
+            let input = Pipe()
+            let output = Pipe()
             process.standardInput = input
             process.standardOutput = output
             try process.run()
@@ -80,7 +89,9 @@ struct ConnectCommand: AsyncParsableCommand {
             let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
             guard let count = Int(line.split(separator: " ").last ?? "") else {
                 for (p, _, _) in processes { p.terminate() }
-                throw LoadError("a connect worker failed (exit \(process.isRunning ? "-" : "\(process.terminationStatus)")): \(line)")
+                throw LoadError(
+                    "a connect worker failed (exit \(process.isRunning ? "-" : "\(process.terminationStatus)")): \(line)"
+                )
             }
             connected += count
         }
@@ -88,7 +99,8 @@ struct ConnectCommand: AsyncParsableCommand {
         report.connectSeconds = seconds(ContinuousClock.now - start)
         let loaded = ProcessSample.read(server.target.pid)
         report.connectedResidentMiB = loaded.map { Double($0.residentKiB) / 1024 }
-        report.brokerDescriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.target.pid)/fd").count) ?? 0
+        report.brokerDescriptors =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.target.pid)/fd").count) ?? 0
         print("\(connected) devices connected in \(report.connectSeconds) s; holding \(hold) s")
         try await Task.sleep(for: .milliseconds(Int(hold * 1000)))
         let held = ProcessSample.read(server.target.pid)
@@ -101,7 +113,9 @@ struct ConnectCommand: AsyncParsableCommand {
         }
     }
 
-    private func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+    private func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
 }
 
 /// One generator process of `connect`: connects its devices, prints `connected N`, holds until its input closes.
@@ -118,17 +132,23 @@ struct ConnectWorkerCommand: AsyncParsableCommand {
     func run() async throws {
         FileLimits.raise()
         let target = try LoadTarget.fromReadyFile(ready, kind: .broker)
-        let families = try SimulatedFamily.make(LoadShape(families: from + count), families: from..<(from + count)) { device in
+        let families = try SimulatedFamily.make(LoadShape(families: from + count), families: from..<(from + count)) {
+            device in
             try KeyFiles.loadPair(secretPath: keys + "/" + device + ".key")
         }
         do {
-            let start = ContinuousClock.now, from = self.from, devices = families.count * 2
+            let start = ContinuousClock.now
+            let from = self.from
+            let devices = families.count * 2
             let swarm = try await DeviceSwarm.connect(
                 target: target, families: families, shards: shards, timeout: .milliseconds(Int(timeout * 1000))
             ) { welcomed, subscribed in
                 // On stderr, which the coordinator passes through: how connecting progresses, worker by worker.
                 let elapsed = (ContinuousClock.now - start).components.seconds
-                FileHandle.standardError.write(Data("worker \(from): \(elapsed) s: \(welcomed) welcomed, \(subscribed) subscribed of \(devices)\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "worker \(from): \(elapsed) s: \(welcomed) welcomed, \(subscribed) subscribed of \(devices)\n"
+                            .utf8))
             }
             Self.say("connected \(families.count * 2)")
             // Hold until the coordinator closes our input.

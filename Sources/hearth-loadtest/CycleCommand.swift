@@ -8,7 +8,8 @@ import HearthTransport
 struct CycleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cycle",
-        abstract: "Simulated families against a broker: whole-cycle latency (HdrHistogram), throughput, lost/duplicated checks.",
+        abstract:
+            "Simulated families against a broker: whole-cycle latency (HdrHistogram), throughput, lost/duplicated checks.",
         discussion: """
             Each device is a CURVE DEALER + SUB with its own key. A child asks, the parent receives the question, \
             approves after the think time, and the cycle ends when the child receives the response. Open loop \
@@ -25,19 +26,23 @@ struct CycleCommand: AsyncParsableCommand {
     @Option(help: "Seconds measured.") var duration: Double = 10
     @Option(help: "Seconds of load before measuring.") var warmup: Double = 2
     @Option(help: "Milliseconds a parent waits before approving (excluded from the latency).") var thinkTime: Double = 0
-    @Option(help: "Seconds to wait after the window for cycles in flight before counting them lost.") var drain: Double = 10
+    @Option(help: "Seconds to wait after the window for cycles in flight before counting them lost.") var drain:
+        Double = 10
     @Option(help: "Generator threads (each with its own libzmq context).") var shards = 2
     @Option(help: "`launch` to start a broker with durable settings, or the path of a running broker's ready file.")
     var broker = "launch"
-    @Option(help: "With a running broker: the directory holding each device's <device>.key (see `families`).") var keys: String?
+    @Option(help: "With a running broker: the directory holding each device's <device>.key (see `families`).") var keys:
+        String?
     @Option(name: .customLong("broker-arg"), help: "An extra family-broker argument when launching (repeat for more).")
     var brokerArguments: [String] = []
-    @Option(help: """
-        sqlite; or postgres to also run the same load against a launched broker on a PostgreSQL server of its own, \
-        after the SQLite broker (the report has both, with the server's CPU).
-        """)
+    @Option(
+        help: """
+            sqlite; or postgres to also run the same load against a launched broker on a PostgreSQL server of its own, \
+            after the SQLite broker (the report has both, with the server's CPU).
+            """)
     var store = "sqlite"
-    @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.") var baseline = false
+    @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.")
+    var baseline = false
     @Flag(inversion: .prefixedNo, help: "CURVE on the relay's sockets, as on the broker's.") var baselineCurve = true
     @Option(help: "Write the JSON report here.") var json: String?
     @Flag(help: "No progress lines.") var quiet = false
@@ -70,7 +75,9 @@ struct CycleCommand: AsyncParsableCommand {
         }
         var report = CycleReports()
         do {
-            report.broker = try await CycleRun(shape: shape, plan: plan, shards: shards, target: target, families: simulated, progress: progress).run()
+            report.broker = try await CycleRun(
+                shape: shape, plan: plan, shards: shards, target: target, families: simulated, progress: progress
+            ).run()
             print(report.broker!.text)
         } catch {
             await server?.stop()
@@ -85,9 +92,13 @@ struct CycleCommand: AsyncParsableCommand {
         if baseline {
             progress?("launching the raw libzmq relay (CURVE \(baselineCurve ? "on" : "off"))")
             let keysDirectory = server?.keysDirectory ?? keys ?? ""
-            let relay = try await LaunchedServer.relay(executable: try Self.executable(), curve: baselineCurve, keysDirectory: keysDirectory)
+            let relay = try await LaunchedServer.relay(
+                executable: try Self.executable(), curve: baselineCurve, keysDirectory: keysDirectory)
             do {
-                report.baseline = try await CycleRun(shape: shape, plan: plan, shards: shards, target: relay.target, families: simulated, progress: progress).run()
+                report.baseline = try await CycleRun(
+                    shape: shape, plan: plan, shards: shards, target: relay.target, families: simulated,
+                    progress: progress
+                ).run()
             } catch {
                 await relay.stop()
                 throw error

@@ -4,7 +4,8 @@ import HearthLoad
 /// The raw libzmq relay, run by `cycle --baseline` as a process of its own.
 struct RelayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "relay", abstract: "A minimal stateless ROUTER→PUB relay on libzmq's C API (the baseline).", shouldDisplay: false)
+        commandName: "relay", abstract: "A minimal stateless ROUTER→PUB relay on libzmq's C API (the baseline).",
+        shouldDisplay: false)
 
     @Option(help: "ROUTER endpoint.") var ingress = "tcp://127.0.0.1:0"
     @Option(help: "PUB endpoint.") var egress = "tcp://127.0.0.1:0"

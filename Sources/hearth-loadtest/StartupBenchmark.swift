@@ -19,21 +19,34 @@ struct StartupBenchmark: AsyncParsableCommand {
     @Option(help: "Working directory (default: a new temporary one, removed afterwards).") var directory: String?
 
     func run() async throws {
-        let root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hearth-startup-\(UUID().uuidString.prefix(8))").path
+        let root =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "hearth-startup-\(UUID().uuidString.prefix(8))"
+            ).path
         try FileManager.default.createDirectory(atPath: root + "/broker", withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: root) } }
         var file = FamilyFile(families: [])
         for f in 0..<families {
-            file.families.append(.init(id: "f\(f)", members: [
-                .init(id: "p\(f)", role: "organizer", devices: [.init(id: "pd\(f)", publicKey: try CurveKeyPair.generate().publicKey)]),
-                .init(id: "c\(f)", role: "child", devices: [.init(id: "cd\(f)", publicKey: try CurveKeyPair.generate().publicKey)]),
-            ]))
+            file.families.append(
+                .init(
+                    id: "f\(f)",
+                    members: [
+                        .init(
+                            id: "p\(f)", role: "organizer",
+                            devices: [.init(id: "pd\(f)", publicKey: try CurveKeyPair.generate().publicKey)]),
+                        .init(
+                            id: "c\(f)", role: "child",
+                            devices: [.init(id: "cd\(f)", publicKey: try CurveKeyPair.generate().publicKey)]),
+                    ]))
         }
         try file.yaml().write(toFile: root + "/families.yaml", atomically: true, encoding: .utf8)
         let fill = ContinuousClock.now
-        let events = try await BrokerStore(path: root + "/broker/broker.sqlite").appendHistory(families: families, questionsPerChild: questions)
+        let events = try await BrokerStore(path: root + "/broker/broker.sqlite").appendHistory(
+            families: families, questionsPerChild: questions)
         print("history: \(families) families, \(events) events, written in \(ContinuousClock.now - fill)")
-        let size = (try? FileManager.default.attributesOfItem(atPath: root + "/broker/broker.sqlite")[.size] as? Int) ?? 0
+        let size =
+            (try? FileManager.default.attributesOfItem(atPath: root + "/broker/broker.sqlite")[.size] as? Int) ?? 0
         print("database: \(size / 1_048_576) MiB")
 
         let bin = try BinaryLocator.directory()
@@ -43,7 +56,10 @@ struct StartupBenchmark: AsyncParsableCommand {
             try? FileManager.default.removeItem(atPath: root + "/broker/broker.ready.json")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: bin + "/family-broker")
-            process.arguments = ["--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", "tcp://127.0.0.1:0", "--egress", "tcp://127.0.0.1:0", "--log-level", "error"]
+            process.arguments = [
+                "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", "tcp://127.0.0.1:0",
+                "--egress", "tcp://127.0.0.1:0", "--log-level", "error",
+            ]
             let start = ContinuousClock.now
             try process.run()
             while !FileManager.default.fileExists(atPath: root + "/broker/broker.ready.json") {
@@ -56,13 +72,15 @@ struct StartupBenchmark: AsyncParsableCommand {
             process.terminate()
             process.waitUntilExit()
         }
-        print(String(format: "start-up to ready: median %.3f s over %d runs; resident memory after start-up: median %d MiB",
-                     times.median, runs, rss.sorted()[rss.count / 2] / 1024))
+        print(
+            String(
+                format: "start-up to ready: median %.3f s over %d runs; resident memory after start-up: median %d MiB",
+                times.median, runs, rss.sorted()[rss.count / 2] / 1024))
     }
 
     static func residentKiB(_ pid: Int32) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
     }

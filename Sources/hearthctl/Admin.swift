@@ -8,16 +8,22 @@ import HearthTransport
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Operate a running family-broker through its admin socket (<broker state>/admin.sock, owner only).",
-        subcommands: [Enroll.self, Revoke.self, AddMember.self, RemoveMember.self, SetRole.self, Reload.self, Show.self])
+        subcommands: [
+            Enroll.self, Revoke.self, AddMember.self, RemoveMember.self, SetRole.self, Reload.self, Show.self,
+        ])
 
     struct SocketOption: ParsableArguments {
-        @Option(help: "The broker's state directory (its admin socket is admin.sock there); or set HEARTH_BROKER_STATE.")
+        @Option(
+            help: "The broker's state directory (its admin socket is admin.sock there); or set HEARTH_BROKER_STATE.")
         var brokerState = ProcessInfo.processInfo.environment["HEARTH_BROKER_STATE"] ?? ".hearth/broker"
 
         func send(_ request: AdminRequest) async throws -> AdminResult {
             let json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
-            let reply = try await DaemonSocket.request(.adminRequest(json), daemon: "family-broker", path: brokerState + "/admin.sock")
-            guard case .adminResult(let text) = reply else { throw ValidationError("family-broker gave an unexpected reply") }
+            let reply = try await DaemonSocket.request(
+                .adminRequest(json), daemon: "family-broker", path: brokerState + "/admin.sock")
+            guard case .adminResult(let text) = reply else {
+                throw ValidationError("family-broker gave an unexpected reply")
+            }
             return try JSONDecoder().decode(AdminResult.self, from: Data(text.utf8))
         }
 
@@ -25,7 +31,9 @@ struct Admin: AsyncParsableCommand {
             let result = try await send(request)
             print(result.summary)
             if !result.disconnectedDevices.isEmpty {
-                print("Closed every connection so that \(result.disconnectedDevices.joined(separator: ", ")) is cut off; the others reconnect.")
+                print(
+                    "Closed every connection so that \(result.disconnectedDevices.joined(separator: ", ")) is cut off; the others reconnect."
+                )
             }
         }
     }
@@ -38,20 +46,27 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "The device's public key file (.pub, from `hearthctl keygen`).") var keyFile: String
 
         func run() async throws {
-            guard let key = try? String(contentsOfFile: keyFile, encoding: .utf8) else { throw ValidationError("cannot read \(keyFile)") }
-            try await options.run(AdminRequest(.enroll, member: member, device: device, publicKey: key.trimmingCharacters(in: .whitespacesAndNewlines)))
+            guard let key = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                throw ValidationError("cannot read \(keyFile)")
+            }
+            try await options.run(
+                AdminRequest(
+                    .enroll, member: member, device: device,
+                    publicKey: key.trimmingCharacters(in: .whitespacesAndNewlines)))
         }
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a device: its key is refused and its connections are closed.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device: its key is refused and its connections are closed.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The device id.") var device: String
         func run() async throws { try await options.run(AdminRequest(.revoke, device: device)) }
     }
 
     struct AddMember: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-member", abstract: "Add a member to a family (or to no family).")
+        static let configuration = CommandConfiguration(
+            commandName: "add-member", abstract: "Add a member to a family (or to no family).")
         @OptionGroup var options: SocketOption
         @Argument(help: "The new member id.") var member: String
         @Option(help: "The family id; omit for a member in no family.") var family: String?
@@ -62,14 +77,17 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "Display name.") var name: String?
 
         func run() async throws {
-            let entry = FamilyFile.Member(id: member, name: name, role: role, birthDate: birthDate, region: region, timeZone: timeZone, devices: [])
+            let entry = FamilyFile.Member(
+                id: member, name: name, role: role, birthDate: birthDate, region: region, timeZone: timeZone,
+                devices: [])
             try await options.run(AdminRequest(.addMember, family: family, entry: entry))
         }
     }
 
     struct RemoveMember: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "remove-member", abstract: "Remove a member and their devices; a child's pending questions get the default response.")
+            commandName: "remove-member",
+            abstract: "Remove a member and their devices; a child's pending questions get the default response.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The member id.") var member: String
         func run() async throws { try await options.run(AdminRequest(.removeMember, member: member)) }
@@ -77,7 +95,8 @@ struct Admin: AsyncParsableCommand {
 
     struct SetRole: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set-role", abstract: "Designate or undesignate a guardian (organizer, guardian, adult, child).")
+            commandName: "set-role",
+            abstract: "Designate or undesignate a guardian (organizer, guardian, adult, child).")
         @OptionGroup var options: SocketOption
         @Argument(help: "The member id.") var member: String
         @Argument(help: "The new role.") var role: String
@@ -85,13 +104,15 @@ struct Admin: AsyncParsableCommand {
     }
 
     struct Reload: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Re-read the family file and apply the families whose entry changed.")
+        static let configuration = CommandConfiguration(
+            abstract: "Re-read the family file and apply the families whose entry changed.")
         @OptionGroup var options: SocketOption
         func run() async throws { try await options.run(AdminRequest(.reload)) }
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the directory as the broker stores it (YAML) and the revoked keys.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the directory as the broker stores it (YAML) and the revoked keys.")
         @OptionGroup var options: SocketOption
         func run() async throws {
             let result = try await options.send(AdminRequest(.show))

@@ -1,8 +1,8 @@
 import ArgumentParser
 import DeclaredAgeRange
 import Foundation
-import HearthCore
 import HearthClient
+import HearthCore
 import HearthProtocol
 import HearthTransport
 
@@ -38,7 +38,8 @@ struct Age: AsyncParsableCommand {
             return "declined"
         case .sharing(let range):
             let bounds = DeclaredRange(
-                lowerBound: range.lowerBound, upperBound: range.upperBound, declaration: .selfDeclared).boundsDescription
+                lowerBound: range.lowerBound, upperBound: range.upperBound, declaration: .selfDeclared
+            ).boundsDescription
             var details = [range.ageRangeDeclaration.map { "\($0)" } ?? "undeclared"]
             if range.activeParentalControls.contains(.communicationLimits) { details.append("communicationLimits") }
             return "sharing: \(bounds) (\(details.joined(separator: ", ")))"
@@ -52,12 +53,16 @@ struct Age: AsyncParsableCommand {
 
         func run() async throws {
             let parsed = try gates.split(separator: ",").map { text in
-                guard let gate = Int(text.trimmingCharacters(in: .whitespaces)) else { throw ValidationError("'\(text)' is not an age") }
+                guard let gate = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("'\(text)' is not an age")
+                }
                 return gate
             }
             if parsed.count > 3 {
                 // The Apple-shaped call takes at most three; the rule is still the one the broker names.
-                do { try AgeRangeRules.validate(parsed) } catch { throw ValidationError("invalid age range request: \(error)") }
+                do { try AgeRangeRules.validate(parsed) } catch {
+                    throw ValidationError("invalid age range request: \(error)")
+                }
             }
             let service = options.service()
             defer { Task { await service.close() } }
@@ -72,7 +77,8 @@ struct Age: AsyncParsableCommand {
     }
 
     struct Watch: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print this app's new age range answers as the user's devices learn them.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print this app's new age range answers as the user's devices learn them.")
         @OptionGroup var options: AppOptions
         @Option(help: "Stop after this many answers.") var count: Int?
         @Option(help: "Stop after this many seconds.") var seconds: Double?
@@ -105,23 +111,29 @@ struct Age: AsyncParsableCommand {
             let prompts = try await Age.explained { try await console.prompts() }
             if prompts.isEmpty { print("No age range prompts are waiting.") }
             for prompt in prompts {
-                print("\(prompt.id)  \(prompt.app) asks to learn: \(prompt.range.boundsDescription); expires \(prompt.expiresAt)")
+                print(
+                    "\(prompt.id)  \(prompt.app) asks to learn: \(prompt.range.boundsDescription); expires \(prompt.expiresAt)"
+                )
             }
         }
     }
 
     struct Answer: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Answer a prompt (id or unique prefix): share or decline.")
+        static let configuration = CommandConfiguration(
+            abstract: "Answer a prompt (id or unique prefix): share or decline.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The prompt's id, or a unique prefix of it.") var prompt: String
         @Argument(help: "share or decline.") var choice: String
 
         func run() async throws {
-            guard ["share", "decline"].contains(choice) else { throw ValidationError("answer with share or decline, not '\(choice)'") }
+            guard ["share", "decline"].contains(choice) else {
+                throw ValidationError("answer with share or decline, not '\(choice)'")
+            }
             let console = try await options.console()
             defer { Task { await console.close() } }
             let waiting = try await Age.explained { try await console.prompts() }
-            let id = try IDPrefix.resolve(prompt, among: waiting.map(\.id), what: "prompt", listing: "hearthctl age prompts")
+            let id = try IDPrefix.resolve(
+                prompt, among: waiting.map(\.id), what: "prompt", listing: "hearthctl age prompts")
             let answer = try await Age.explained { try await console.answer(id, share: choice == "share") }
             switch answer {
             case .sharing(let range): print("shared \(range.boundsDescription) (prompt \(id))")
@@ -138,7 +150,9 @@ struct Age: AsyncParsableCommand {
         @Argument(help: "always, ask or never.") var setting: String
 
         func run() async throws {
-            guard let value = AgeSharing(name: setting) else { throw ValidationError("'\(setting)' is not always, ask or never") }
+            guard let value = AgeSharing(name: setting) else {
+                throw ValidationError("'\(setting)' is not always, ask or never")
+            }
             let console = try await options.console()
             defer { Task { await console.close() } }
             try await Age.explained { try await console.setSharing(value, of: member) }
@@ -148,7 +162,8 @@ struct Age: AsyncParsableCommand {
 
     struct ClearCache: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "clear-cache", abstract: "Forget what an app was told; its next request gets the current range.")
+            commandName: "clear-cache",
+            abstract: "Forget what an app was told; its next request gets the current range.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The app's bundle id.") var app: String
 

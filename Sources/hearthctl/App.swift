@@ -18,20 +18,25 @@ struct App: AsyncParsableCommand {
 
         func limits() throws -> CommunicationLimits {
             guard FileManager.default.fileExists(atPath: socket) else {
-                throw ValidationError("""
+                throw ValidationError(
+                    """
                     child-device is not running: there is no socket at \(socket).
                     Start it (see README.md), e.g. `child-device --key-file KEY --state DIR --broker-ready BROKER_STATE/broker.ready.json`,
                     or run `deploy/local/run`; pass --socket if it listens elsewhere.
                     """)
             }
-            return CommunicationLimits(socketPath: socket, bundleID: bundleID, timeout: .milliseconds(Int(timeout * 1000)))
+            return CommunicationLimits(
+                socketPath: socket, bundleID: bundleID, timeout: .milliseconds(Int(timeout * 1000)))
         }
     }
 
     /// `kind:value` with kind phone, email or custom; a bare value is a custom handle (a username).
     static func parseHandle(_ text: String) throws -> CommunicationHandle {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let kind = ["phone": CommunicationHandle.Kind.phoneNumber, "email": .emailAddress, "custom": .custom][parts[0]] else {
+        guard parts.count == 2,
+            let kind = ["phone": CommunicationHandle.Kind.phoneNumber, "email": .emailAddress, "custom": .custom][
+                parts[0]]
+        else {
             guard !text.isEmpty else { throw ValidationError("a handle must not be empty") }
             return CommunicationHandle(value: text, kind: .custom)
         }
@@ -39,7 +44,8 @@ struct App: AsyncParsableCommand {
     }
 
     struct Ask: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ask the child's parents to approve talking to someone.")
+        static let configuration = CommandConfiguration(
+            abstract: "Ask the child's parents to approve talking to someone.")
         @OptionGroup var app: AppOptions
         @Argument(help: "Handles: kind:value (phone:, email:, custom:) or a username.") var handles: [String]
         @Option(help: "The person's display name (for the first handle).") var name: String?
@@ -56,12 +62,17 @@ struct App: AsyncParsableCommand {
                 people[0].nameComponents = components
             }
             var topic = CommunicationTopic(personInformation: people)
-            topic.actions = Set(try action.map { text in
-                guard let match = CommunicationTopic.Action.allCases.first(where: { "\($0)".lowercased() == text.lowercased() }) else {
-                    throw ValidationError("unknown action '\(text)'")
-                }
-                return match
-            })
+            topic.actions = Set(
+                try action.map { text in
+                    guard
+                        let match = CommunicationTopic.Action.allCases.first(where: {
+                            "\($0)".lowercased() == text.lowercased()
+                        })
+                    else {
+                        throw ValidationError("unknown action '\(text)'")
+                    }
+                    return match
+                })
             var question = PermissionQuestion(communicationTopic: topic)
             if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
             let limits = try app.limits()
@@ -77,7 +88,8 @@ struct App: AsyncParsableCommand {
     }
 
     struct Known: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print which of these handles are known to the child.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print which of these handles are known to the child.")
         @OptionGroup var app: AppOptions
         @Argument(help: "Handles: kind:value or a username.") var handles: [String]
 
@@ -93,7 +105,8 @@ struct App: AsyncParsableCommand {
     }
 
     struct Watch: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print this app's responses as they arrive (waiting ones first).")
+        static let configuration = CommandConfiguration(
+            abstract: "Print this app's responses as they arrive (waiting ones first).")
         @OptionGroup var app: AppOptions
         @Option(help: "Stop after this many responses.") var count: Int?
         @Option(help: "Stop after this many seconds.") var seconds: Double?
@@ -104,12 +117,17 @@ struct App: AsyncParsableCommand {
             let limits = try app.limits()
             let deadline = seconds.map { Date().addingTimeInterval($0) }
             let stopper = Task {
-                if let deadline { try? await Task.sleep(for: .seconds(deadline.timeIntervalSinceNow)) ; await limits.close() }
+                if let deadline {
+                    try? await Task.sleep(for: .seconds(deadline.timeIntervalSinceNow))
+                    await limits.close()
+                }
             }
             var seen = 0
             for await response in limits.updates {
                 let handles = response.question.topic.personInformation.map(\.handle.value).joined(separator: ", ")
-                print("response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)")
+                print(
+                    "response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)"
+                )
                 // Printed before the handling, so whoever reads the output sees what the app holds.
                 fflush(nil)
                 if handleSeconds > 0 { try? await Task.sleep(for: .milliseconds(Int(handleSeconds * 1000))) }

@@ -6,7 +6,8 @@ import HearthTransport
 
 struct Child: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "On a child's device: approve a question in person with the passcode; see or edit the child's contacts.",
+        abstract:
+            "On a child's device: approve a question in person with the passcode; see or edit the child's contacts.",
         subcommands: [ApproveInPerson.self, Limits.self, Contacts.self])
 
     struct SocketOption: ParsableArguments {
@@ -16,32 +17,41 @@ struct Child: AsyncParsableCommand {
 
     struct ApproveInPerson: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "approve-in-person", abstract: "A parent types the Screen Time passcode (standard input) to approve a question now.")
+            commandName: "approve-in-person",
+            abstract: "A parent types the Screen Time passcode (standard input) to approve a question now.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The question's id (as `hearthctl app ask` printed it).") var question: String
 
         func run() async throws {
-            guard let id = UUID(uuidString: question) else { throw ValidationError("'\(question)' is not a question id (a UUID)") }
+            guard let id = UUID(uuidString: question) else {
+                throw ValidationError("'\(question)' is not a question id (a UUID)")
+            }
             let passcode = try DaemonSocket.readSecret("Passcode")
-            let reply = try await DaemonSocket.request(.approveInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
-            guard case .answerAccepted(let resolution) = reply else { throw ValidationError("child-device gave an unexpected reply") }
+            let reply = try await DaemonSocket.request(
+                .approveInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
+            guard case .answerAccepted(let resolution) = reply else {
+                throw ValidationError("child-device gave an unexpected reply")
+            }
             print("Approved in person: \(resolution.choice.title)")
         }
     }
 
     struct Limits: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show this child's Communication Limits and contacts.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show this child's Communication Limits and contacts.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
 
         func run() async throws {
-            let (settings, contacts) = try await DaemonSocket.limits(.getLimits(childID: child), daemon: "child-device", path: options.socket)
+            let (settings, contacts) = try await DaemonSocket.limits(
+                .getLimits(childID: child), daemon: "child-device", path: options.socket)
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }
     }
 
     struct Contacts: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add or remove the child's own contacts, when a parent allows it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add or remove the child's own contacts, when a parent allows it.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Option(help: "A contact to add, KIND:VALUE.") var add: [String] = []
@@ -49,7 +59,9 @@ struct Child: AsyncParsableCommand {
 
         func run() async throws {
             let (settings, contacts) = try await DaemonSocket.limits(
-                .editContacts(childID: child, add: try add.map { Contact(handle: try DaemonSocket.handle($0)) }, remove: try remove.map(DaemonSocket.handle)),
+                .editContacts(
+                    childID: child, add: try add.map { Contact(handle: try DaemonSocket.handle($0)) },
+                    remove: try remove.map(DaemonSocket.handle)),
                 daemon: "child-device", path: options.socket)
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }

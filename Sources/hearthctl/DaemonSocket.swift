@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
+import HearthCore
 import HearthProtocol
 import HearthTransport
-import HearthCore
 
 /// Connects hearthctl to a device daemon's local socket, with a clear message when the daemon is not running.
 enum DaemonSocket {
     static func connect(daemon: String, path: String) async throws -> LocalClient {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 \(daemon) is not running: there is no socket at \(path).
                 Start it (see README.md), e.g. `\(daemon) --key-file KEY --state DIR --broker-ready BROKER_STATE/broker.ready.json`,
                 or run `deploy/local/run`; pass --socket if it listens elsewhere.
@@ -23,7 +24,8 @@ enum DaemonSocket {
     static func explain(_ error: any Error, daemon: String) -> ValidationError {
         switch error {
         case let reply as ErrorReply: ValidationError("\(daemon): \(reply.message) [\(reply.code)]")
-        case let transport as TransportError: ValidationError("\(transport); is \(daemon) running and linked to its broker?")
+        case let transport as TransportError:
+            ValidationError("\(transport); is \(daemon) running and linked to its broker?")
         default: ValidationError("\(daemon): \(error)")
         }
     }
@@ -31,7 +33,9 @@ enum DaemonSocket {
 
 extension DaemonSocket {
     /// Sends one request to a daemon's socket and returns its reply; an error reply becomes a clear message.
-    static func request(_ message: Message, daemon: String, path: String, timeout: Duration = .seconds(10)) async throws -> Message {
+    static func request(
+        _ message: Message, daemon: String, path: String, timeout: Duration = .seconds(10)
+    ) async throws -> Message {
         let client = try await connect(daemon: daemon, path: path)
         defer { Task { await client.close() } }
         do {
@@ -44,13 +48,17 @@ extension DaemonSocket {
     /// Reads a secret from standard input (one line), so that it never appears in the process list or shell history.
     static func readSecret(_ prompt: String) throws -> String {
         FileHandle.standardError.write(Data("\(prompt): ".utf8))
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no \(prompt.lowercased()) on standard input") }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw ValidationError("no \(prompt.lowercased()) on standard input")
+        }
         return line
     }
 
     /// Parses `kind:value` (kind: phone, email or custom), e.g. `phone:+15551234567`.
     static func handle(_ text: String) throws -> CommunicationHandle {
-        guard let colon = text.firstIndex(of: ":") else { throw ValidationError("'\(text)' is not KIND:VALUE (phone:, email: or custom:)") }
+        guard let colon = text.firstIndex(of: ":") else {
+            throw ValidationError("'\(text)' is not KIND:VALUE (phone:, email: or custom:)")
+        }
         let kind: CommunicationHandle.Kind
         switch text[..<colon] {
         case "phone": kind = .phoneNumber
@@ -64,8 +72,11 @@ extension DaemonSocket {
     }
 
     /// Sends a request whose reply is `limits` (getLimits, editContacts) and returns the child's settings and contacts.
-    static func limits(_ message: Message, daemon: String, path: String) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
-        guard case .limits(_, let settings, let contacts) = try await request(message, daemon: daemon, path: path) else {
+    static func limits(
+        _ message: Message, daemon: String, path: String
+    ) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
+        guard case .limits(_, let settings, let contacts) = try await request(message, daemon: daemon, path: path)
+        else {
             throw ValidationError("\(daemon) gave an unexpected reply")
         }
         return (settings, contacts)
@@ -74,7 +85,8 @@ extension DaemonSocket {
     static func describe(_ settings: CommunicationSettings, contacts: [Contact], child: MemberID) -> String {
         var lines = ["\(child): Communication Limits \(settings.enabled ? "on" : "off")"]
         lines.append("  during Screen Time: \(settings.screenTime.name)")
-        lines.append("  during downtime (\(settings.downtimeSchedule?.text ?? "no schedule")): \(settings.downtime.name)")
+        lines.append(
+            "  during downtime (\(settings.downtimeSchedule?.text ?? "no schedule")): \(settings.downtime.name)")
         lines.append("  contact editing by the child: \(settings.allowContactEditing ? "allowed" : "not allowed")")
         lines.append("  contacts: \(contacts.isEmpty ? "none" : "")")
         for contact in contacts {

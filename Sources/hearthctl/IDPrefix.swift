@@ -9,8 +9,9 @@ enum IDPrefix {
         let matches = waiting.filter { $0.uuidString.lowercased().hasPrefix(prefix.lowercased()) }
         if matches.count == 1 { return matches[0] }
         if let id = UUID(uuidString: prefix) { return id }
-        throw ValidationError(matches.isEmpty
-            ? "no waiting \(what) starts with '\(prefix)'; see `\(listing)`"
-            : "'\(prefix)' matches \(matches.count) \(what)s; give more of the id")
+        throw ValidationError(
+            matches.isEmpty
+                ? "no waiting \(what) starts with '\(prefix)'; see `\(listing)`"
+                : "'\(prefix)' matches \(matches.count) \(what)s; give more of the id")
     }
 }

@@ -6,29 +6,36 @@ import HearthTransport
 
 extension Parent {
     struct Limits: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a child's Communication Limits, or change them.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a child's Communication Limits, or change them.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Flag(inversion: .prefixedEnableDisable, help: "Turn Communication Limits on or off.") var limits: Bool?
         @Option(help: "During Screen Time: contactsOnly, contactsAndGroups or everyone.") var screenTime: String?
-        @Option(help: "During downtime: contactsOnly, contactsAndGroups, everyone or specificContacts.") var downtime: String?
+        @Option(help: "During downtime: contactsOnly, contactsAndGroups, everyone or specificContacts.") var downtime:
+            String?
         @Option(help: "Downtime window HH:MM-HH:MM in the child's time zone, or 'none'.") var schedule: String?
         @Option(help: "Whether the child may edit contacts: yes or no.") var contactEditing: String?
 
         func run() async throws {
-            var (settings, contacts) = try await DaemonSocket.limits(.getLimits(childID: child), daemon: "parent-device", path: options.socket)
-            let changing = limits != nil || screenTime != nil || downtime != nil || schedule != nil || contactEditing != nil
+            var (settings, contacts) = try await DaemonSocket.limits(
+                .getLimits(childID: child), daemon: "parent-device", path: options.socket)
+            let changing =
+                limits != nil || screenTime != nil || downtime != nil || schedule != nil || contactEditing != nil
             if changing {
                 if let limits { settings.enabled = limits }
                 if let screenTime {
                     guard let scope = CommunicationSettings.Scope(name: screenTime), scope != .specificContacts else {
-                        throw ValidationError("--screen-time: '\(screenTime)' is not contactsOnly, contactsAndGroups or everyone")
+                        throw ValidationError(
+                            "--screen-time: '\(screenTime)' is not contactsOnly, contactsAndGroups or everyone")
                     }
                     settings.screenTime = scope
                 }
                 if let downtime {
                     guard let scope = CommunicationSettings.Scope(name: downtime) else {
-                        throw ValidationError("--downtime: '\(downtime)' is not contactsOnly, contactsAndGroups, everyone or specificContacts")
+                        throw ValidationError(
+                            "--downtime: '\(downtime)' is not contactsOnly, contactsAndGroups, everyone or specificContacts"
+                        )
                     }
                     settings.downtime = scope
                 }
@@ -36,49 +43,65 @@ extension Parent {
                     if schedule == "none" {
                         settings.downtimeSchedule = nil
                     } else {
-                        guard let window = CommunicationSettings.Downtime(text: schedule) else { throw ValidationError("--schedule: '\(schedule)' is not HH:MM-HH:MM") }
+                        guard let window = CommunicationSettings.Downtime(text: schedule) else {
+                            throw ValidationError("--schedule: '\(schedule)' is not HH:MM-HH:MM")
+                        }
                         settings.downtimeSchedule = window
                     }
                 }
                 if let contactEditing {
-                    guard ["yes", "no"].contains(contactEditing) else { throw ValidationError("--contact-editing: yes or no") }
+                    guard ["yes", "no"].contains(contactEditing) else {
+                        throw ValidationError("--contact-editing: yes or no")
+                    }
                     settings.allowContactEditing = contactEditing == "yes"
                 }
-                _ = try await DaemonSocket.request(.setLimits(childID: child, settings: settings), daemon: "parent-device", path: options.socket)
+                _ = try await DaemonSocket.request(
+                    .setLimits(childID: child, settings: settings), daemon: "parent-device", path: options.socket)
             }
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }
     }
 
     struct Contacts: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add or remove a child's contacts (KIND:VALUE, kind phone, email or custom).")
+        static let configuration = CommandConfiguration(
+            abstract: "Add or remove a child's contacts (KIND:VALUE, kind phone, email or custom).")
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Option(help: "A contact to add.") var add: [String] = []
-        @Option(help: "A contact to add, reachable during downtime when downtime is specificContacts.") var addDowntime: [String] = []
+        @Option(help: "A contact to add, reachable during downtime when downtime is specificContacts.") var addDowntime:
+            [String] = []
         @Option(help: "A contact to remove.") var remove: [String] = []
 
         func run() async throws {
-            let added = try add.map { Contact(handle: try DaemonSocket.handle($0)) }
+            let added =
+                try add.map { Contact(handle: try DaemonSocket.handle($0)) }
                 + addDowntime.map { Contact(handle: try DaemonSocket.handle($0), allowedDuringDowntime: true) }
             let removed = try remove.map(DaemonSocket.handle)
             let (settings, contacts) = try await DaemonSocket.limits(
-                .editContacts(childID: child, add: added, remove: removed), daemon: "parent-device", path: options.socket)
+                .editContacts(childID: child, add: added, remove: removed), daemon: "parent-device",
+                path: options.socket)
             print(DaemonSocket.describe(settings, contacts: contacts, child: child))
         }
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take back approvals: the handles stop being known to the child.")
+        static let configuration = CommandConfiguration(
+            abstract: "Take back approvals: the handles stop being known to the child.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Argument(help: "Handles as KIND:VALUE.") var handles: [String]
 
         func run() async throws {
             let reply = try await DaemonSocket.request(
-                .revokeApproval(childID: child, handles: try handles.map(DaemonSocket.handle)), daemon: "parent-device", path: options.socket)
-            guard case .handlesRevoked(let removed) = reply else { throw ValidationError("parent-device gave an unexpected reply") }
-            print(removed.isEmpty ? "None of these was an approved handle of \(child)." : "Revoked for \(child): \(removed.map(\.description).joined(separator: ", "))")
+                .revokeApproval(childID: child, handles: try handles.map(DaemonSocket.handle)), daemon: "parent-device",
+                path: options.socket)
+            guard case .handlesRevoked(let removed) = reply else {
+                throw ValidationError("parent-device gave an unexpected reply")
+            }
+            print(
+                removed.isEmpty
+                    ? "None of these was an approved handle of \(child)."
+                    : "Revoked for \(child): \(removed.map(\.description).joined(separator: ", "))")
         }
     }
 
@@ -91,7 +114,8 @@ extension Parent {
 
         func run() async throws {
             let passcode = clear ? "" : try DaemonSocket.readSecret("Passcode")
-            _ = try await DaemonSocket.request(.setPasscode(childID: child, passcode: passcode), daemon: "parent-device", path: options.socket)
+            _ = try await DaemonSocket.request(
+                .setPasscode(childID: child, passcode: passcode), daemon: "parent-device", path: options.socket)
             print(clear ? "Passcode removed for \(child)." : "Passcode set for \(child).")
         }
     }

@@ -64,18 +64,24 @@ struct Parent: AsyncParsableCommand {
         }
     }
 
-    static func answer(_ idOrPrefix: String, choice: String?, answer: PermissionChoice.Answer, socket: String) async throws {
+    static func answer(
+        _ idOrPrefix: String, choice: String?, answer: PermissionChoice.Answer, socket: String
+    ) async throws {
         let client = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
         defer { Task { await client.close() } }
         let pending = try await pending(client)
-        let questionID = try IDPrefix.resolve(idOrPrefix, among: pending.map(\.question.id), what: "question", listing: "hearthctl parent list")
+        let questionID = try IDPrefix.resolve(
+            idOrPrefix, among: pending.map(\.question.id), what: "question", listing: "hearthctl parent list")
         var choiceID = choice
         if choiceID == nil, let asked = pending.first(where: { $0.question.id == questionID }) {
             choiceID = asked.question.choices.first { $0.answer == answer }?.id
         }
         let chosen = choiceID ?? (answer == .approval ? PermissionChoice.approve.id : PermissionChoice.decline.id)
         do {
-            guard case .answerAccepted(let resolution) = try await client.request(.answer(questionID: questionID, choiceID: chosen)) else {
+            guard
+                case .answerAccepted(let resolution) = try await client.request(
+                    .answer(questionID: questionID, choiceID: chosen))
+            else {
                 throw ValidationError("parent-device sent an unexpected reply")
             }
             print("\(resolution.choice.title): question \(questionID) answered by \(resolution.answeredBy ?? "-").")
@@ -87,13 +93,20 @@ struct Parent: AsyncParsableCommand {
     }
 
     static func describe(_ asked: AskedQuestion) -> String {
-        var lines = ["\(asked.question.id)  from \(asked.childMemberID) in \(asked.appBundleID), asked \(asked.askedAt)"]
+        var lines = [
+            "\(asked.question.id)  from \(asked.childMemberID) in \(asked.appBundleID), asked \(asked.askedAt)"
+        ]
         switch asked.question.topic {
         case .communication(let topic):
             let actions = topic.actions.map { "\($0)" }.sorted().joined(separator: ", ")
             lines.append("  wants to \(actions.isEmpty ? "communicate" : actions) with:")
             for person in topic.personInformation {
-                let name = person.nameComponents.map { n in [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ").isEmpty ? (n.nickname ?? "") : [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ") } ?? ""
+                let name =
+                    person.nameComponents.map { n in
+                        [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ").isEmpty
+                            ? (n.nickname ?? "")
+                            : [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ")
+                    } ?? ""
                 lines.append("    \(person.handle.value) (\(person.handle.kind))\(name.isEmpty ? "" : " — \(name)")")
             }
         case .significantAppUpdate(let description):

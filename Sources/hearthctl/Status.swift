@@ -19,7 +19,9 @@ struct Status: AsyncParsableCommand {
     @Option(help: "Seconds between refreshes with --watch.")
     var interval: Double = 2
 
-    static let defaults = ["family-broker=127.0.0.1:9701", "child-device=127.0.0.1:9702", "parent-device=127.0.0.1:9703"]
+    static let defaults = [
+        "family-broker=127.0.0.1:9701", "child-device=127.0.0.1:9702", "parent-device=127.0.0.1:9703",
+    ]
 
     func validate() throws {
         guard interval >= 0.2 else { throw ValidationError("--interval must be at least 0.2 seconds") }
@@ -51,7 +53,9 @@ struct Status: AsyncParsableCommand {
                 }
             }
             if watch { print("\u{1B}[H\u{1B}[2J", terminator: "") }
-            if watch { print("hearthctl status, \(Date().formatted(date: .omitted, time: .standard)) (Ctrl-C to stop)\n") }
+            if watch {
+                print("hearthctl status, \(Date().formatted(date: .omitted, time: .standard)) (Ctrl-C to stop)\n")
+            }
             print(lines.joined(separator: "\n"))
             if !watch {
                 if !anyUp { throw ExitCode(3) }
@@ -85,7 +89,10 @@ struct Status: AsyncParsableCommand {
             let commits = m.total("hearth_broker_commit_seconds_count")
             if commits > 0 {
                 let mean = m.total("hearth_broker_commit_seconds_sum") / commits * 1000
-                let p99 = m.histogramQuantile("hearth_broker_commit_seconds", 0.99).map { $0.isFinite ? String(format: "%g ms", $0 * 1000) : "over 1 s" } ?? "-"
+                let p99 =
+                    m.histogramQuantile("hearth_broker_commit_seconds", 0.99).map {
+                        $0.isFinite ? String(format: "%g ms", $0 * 1000) : "over 1 s"
+                    } ?? "-"
                 parts.append(String(format: "commits %d, mean %.2f ms, p99 ≤ %@", Int(commits), mean, p99))
             }
         } else {
@@ -108,7 +115,9 @@ struct Status: AsyncParsableCommand {
     }
 
     static func reason(_ error: any Error) -> String {
-        if let urlError = error as? URLError { return urlError.code == .cannotConnectToHost ? "connection refused" : "\(urlError.code)" }
+        if let urlError = error as? URLError {
+            return urlError.code == .cannotConnectToHost ? "connection refused" : "\(urlError.code)"
+        }
         return "\(error)"
     }
 }

@@ -9,12 +9,13 @@ import Testing
 @Suite struct AgeRangeServiceTests {
     private let missing = "/tmp/dar-none-\(UUID().uuidString.prefix(8))/device.sock"
 
-    @Test(arguments: [
-        ([16, 13], "ascending"),
-        ([13, 14], "at least 2 years"),
-        ([0], "outside 2...99"),
-        ([1], "outside 2...99"),
-    ] as [([Int], String)])
+    @Test(
+        arguments: [
+            ([16, 13], "ascending"),
+            ([13, 14], "at least 2 years"),
+            ([0], "outside 2...99"),
+            ([1], "outside 2...99"),
+        ] as [([Int], String)])
     func invalidGatesAreRefusedBeforeAnyConnection(gates: [Int], rule: String) async {
         let service = AgeRangeService(socketPath: missing, bundleID: "com.example.app")
         do {
@@ -36,21 +37,34 @@ import Testing
 
     @Test func errorRepliesMapToDistinctReasons() {
         #expect(AgeRangeService.Error(ErrorReply(.invalidAgeRequest, "rule")) == .invalidRequest(reason: "rule"))
-        #expect(AgeRangeService.Error(ErrorReply(.ageNotDeclared, "m")) == .notAvailable(reason: .noAccount(message: "m")))
-        #expect(AgeRangeService.Error(ErrorReply(.deviceNotEnrolled, "m")) == .notAvailable(reason: .deviceNotEnrolled(message: "m")))
-        #expect(AgeRangeService.Error(ErrorReply(.brokerUnavailable, "m")) == .notAvailable(reason: .brokerUnreachable(message: "m")))
-        #expect(AgeRangeService.Error(ErrorReply(.unknownMessageType, "m")) == .notAvailable(reason: .incompatibleDaemon(message: "m")))
+        #expect(
+            AgeRangeService.Error(ErrorReply(.ageNotDeclared, "m")) == .notAvailable(reason: .noAccount(message: "m")))
+        #expect(
+            AgeRangeService.Error(ErrorReply(.deviceNotEnrolled, "m"))
+                == .notAvailable(reason: .deviceNotEnrolled(message: "m")))
+        #expect(
+            AgeRangeService.Error(ErrorReply(.brokerUnavailable, "m"))
+                == .notAvailable(reason: .brokerUnreachable(message: "m")))
+        #expect(
+            AgeRangeService.Error(ErrorReply(.unknownMessageType, "m"))
+                == .notAvailable(reason: .incompatibleDaemon(message: "m")))
         let present = NSTemporaryDirectory() + "dar-present-\(UUID().uuidString.prefix(8))"
         #expect(FileManager.default.createFile(atPath: present, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: present) }
-        #expect(AgeRangeService.Error(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: present)
-            == .notAvailable(reason: .timedOut(socketPath: present, seconds: 0.5)))
-        #expect(AgeRangeService.Error(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: missing)
-            == .notAvailable(reason: .daemonNotRunning(socketPath: missing)))
-        #expect(AgeRangeService.Error(TransportError.closed(peer: "d"), socketPath: present) == .notAvailable(reason: .connectionClosed(socketPath: present)))
+        #expect(
+            AgeRangeService.Error(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: present)
+                == .notAvailable(reason: .timedOut(socketPath: present, seconds: 0.5)))
+        #expect(
+            AgeRangeService.Error(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: missing)
+                == .notAvailable(reason: .daemonNotRunning(socketPath: missing)))
+        #expect(
+            AgeRangeService.Error(TransportError.closed(peer: "d"), socketPath: present)
+                == .notAvailable(reason: .connectionClosed(socketPath: present)))
         let reasons: [AgeRangeService.Error.NotAvailableReason] = [
-            .noAccount(message: "m"), .deviceNotEnrolled(message: "m"), .brokerUnreachable(message: "m"), .daemonNotRunning(socketPath: "p"),
-            .timedOut(socketPath: "p", seconds: 1), .connectionClosed(socketPath: "p"), .incompatibleDaemon(message: "m"), .refused(message: "m"),
+            .noAccount(message: "m"), .deviceNotEnrolled(message: "m"), .brokerUnreachable(message: "m"),
+            .daemonNotRunning(socketPath: "p"),
+            .timedOut(socketPath: "p", seconds: 1), .connectionClosed(socketPath: "p"),
+            .incompatibleDaemon(message: "m"), .refused(message: "m"),
         ]
         #expect(Set(reasons.map(\.description)).count == reasons.count, "each reason reads differently")
     }

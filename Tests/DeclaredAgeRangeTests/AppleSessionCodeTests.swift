@@ -19,8 +19,8 @@ final class LandmarkDetail {
             // TODO: Check user region
             let ageRangeResponse = try await requestAgeRange(ageGates: 16)
             switch ageRangeResponse {
-            case let .sharing(range):
-                 // Age range shared
+            case .sharing(let range):
+                // Age range shared
                 if let lowerBound = range.lowerBound, lowerBound >= 16 {
                     photoSharingEnabled = true
                 }
@@ -46,11 +46,11 @@ func requestAgeRangeHelper() async {
         // TODO: Check user region
         let ageRangeResponse = try await requestAgeRange(ageGates: 16)
         switch ageRangeResponse {
-        case let .sharing(range):
+        case .sharing(let range):
             if range.activeParentalControls.contains(.communicationLimits) {
                 print("Communication Limits enabled")
             }
-            // ...
+        // ...
         case .declinedSharing:
             // Declined to share
             print("Declined to share")

@@ -1,9 +1,10 @@
-@testable import DeviceRuntime
 import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
 import Testing
+
+@testable import DeviceRuntime
 
 /// Declared Age Range on a device against a fake context and a real SQLite file: prompts kept for a person, answers
 /// pushed to watching apps, requests forwarded or refused with the reason.

@@ -1,6 +1,7 @@
-@testable import DeviceRuntime
 import HearthProtocol
 import Testing
+
+@testable import DeviceRuntime
 
 /// Every transition of the broker link's state machine: each phase under each input.
 struct BrokerLinkTests {

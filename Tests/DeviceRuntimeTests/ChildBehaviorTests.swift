@@ -1,10 +1,11 @@
-@testable import ChildDevice
-@testable import DeviceRuntime
 import Foundation
 import HearthCore
 import HearthProtocol
 import Synchronization
 import Testing
+
+@testable import ChildDevice
+@testable import DeviceRuntime
 
 /// child-device's behaviour against a fake context and a real SQLite file: sessions, the outbox, the inbox.
 struct ChildBehaviorTests {

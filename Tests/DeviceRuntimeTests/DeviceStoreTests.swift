@@ -1,10 +1,11 @@
-@testable import DeviceRuntime
 import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
 import Synchronization
 import Testing
+
+@testable import DeviceRuntime
 
 /// How the runtime applies the broker's events: in order, each once, stopping at a gap (the Clone pattern).
 struct DeviceStoreTests {

@@ -1,9 +1,10 @@
-@testable import DeviceRuntime
 import Foundation
 import HearthCore
 import HearthProtocol
 import Logging
 import Synchronization
+
+@testable import DeviceRuntime
 
 /// A daemon for a behaviour's unit tests: a scripted broker, a recorded local socket, and a link state set by the
 /// test. No sockets.

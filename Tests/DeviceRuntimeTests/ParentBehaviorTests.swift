@@ -1,9 +1,10 @@
-@testable import DeviceRuntime
 import Foundation
 import HearthCore
 import HearthProtocol
-@testable import ParentDevice
 import Testing
+
+@testable import DeviceRuntime
+@testable import ParentDevice
 
 /// parent-device's behaviour against a fake context and a real SQLite file.
 struct ParentBehaviorTests {

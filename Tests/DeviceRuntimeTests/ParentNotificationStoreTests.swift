@@ -1,9 +1,10 @@
-@testable import DeviceRuntime
 import Foundation
 import HearthCore
 import HearthProtocol
-@testable import ParentDevice
 import Testing
+
+@testable import DeviceRuntime
+@testable import ParentDevice
 
 /// parent-device's notifications: recorded once per event, pushed to watchers, shown on the desktop once per device
 /// (across a reopen of the same SQLite file).
@@ -71,8 +72,9 @@ struct ParentNotificationStoreTests {
 
     @Test func desktopCallsTheFreedesktopServiceOnAPrivateBus() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-monitor"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/gdbus") else { return }
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-monitor"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/gdbus")
+        else { return }
         let bus = try PrivateBus()
         defer { bus.stop() }
         let notifier = DesktopNotifier(environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])

@@ -1,8 +1,9 @@
-@testable import DeviceRuntime
 import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
+
+@testable import DeviceRuntime
 
 /// A fresh device store in a temporary directory, with `migrate`'s tables.
 func temporaryStore(_ migrate: (inout DatabaseMigrator) -> Void) throws -> DeviceStore {

@@ -16,7 +16,9 @@ struct AgeRangeAnniversaryTests {
             let under13 = range(nil, 12, .guardianDeclared, limits: true)
             let first = try await broker.request([13, 16], from: "kid")
             #expect(first.reply.sharedRange == under13)
-            #expect(first.events.map(\.body) == [.ageRange(.answerChanged(app: "com.example.app", .sharing(under13)))], "first reveal notifies")
+            #expect(
+                first.events.map(\.body) == [.ageRange(.answerChanged(app: "com.example.app", .sharing(under13)))],
+                "first reveal notifies")
 
             for day in ["2025-08-31", "2025-09-01", "2025-09-02", "2026-06-14"] {
                 broker.clock.set(day)
@@ -28,7 +30,8 @@ struct AgeRangeAnniversaryTests {
             let teen = range(13, 15, .guardianDeclared, limits: true)
             let anniversary = try await broker.request([13, 16], from: "kid")
             #expect(anniversary.reply.sharedRange == teen)
-            #expect(anniversary.events.map(\.body) == [.ageRange(.answerChanged(app: "com.example.app", .sharing(teen)))])
+            #expect(
+                anniversary.events.map(\.body) == [.ageRange(.answerChanged(app: "com.example.app", .sharing(teen)))])
             broker.clock.set("2026-06-16")
             #expect(try await broker.request([13, 16], from: "kid").events.isEmpty, "revealed once")
         }
@@ -90,20 +93,25 @@ struct AgeRangeAnniversaryTests {
             let first = try #require(try await broker.request([13], from: "kid").reply.prompt)
             _ = try await broker.age(.answerPrompt(id: first.id, share: true), from: "kid")
             broker.clock.set("2025-09-02")
-            #expect(try await broker.request([13], from: "kid").reply.sharedRange?.upperBound == 12, "no prompt before the anniversary")
+            #expect(
+                try await broker.request([13], from: "kid").reply.sharedRange?.upperBound == 12,
+                "no prompt before the anniversary")
             broker.clock.set("2026-06-15")
             #expect(try await broker.tick().events.isEmpty, "Ask First reveals nothing unasked")
             let next = try #require(try await broker.request([13], from: "kid").reply.prompt, "the anniversary prompts")
             let answered = try await broker.age(.answerPrompt(id: next.id, share: true), from: "kid", device: 2)
-            #expect(answered.reply == .ageRange(.promptAnswered(id: next.id, .sharing(range(13, nil, .guardianDeclared)))))
+            #expect(
+                answered.reply == .ageRange(.promptAnswered(id: next.id, .sharing(range(13, nil, .guardianDeclared)))))
         }
     }
 
     @Test func leapDayFirstDeclarationsHaveTheirAnniversaryOnTheFirstOfMarch() {
         let first = BirthDate("2024-02-29")!
         #expect(AgeRangeRules.lastAnniversary(of: first, onOrBefore: BirthDate("2025-02-28")!) == first)
-        #expect(AgeRangeRules.lastAnniversary(of: first, onOrBefore: BirthDate("2025-03-01")!) == BirthDate("2025-03-01"))
-        #expect(AgeRangeRules.lastAnniversary(of: first, onOrBefore: BirthDate("2028-02-29")!) == BirthDate("2028-02-29"))
+        #expect(
+            AgeRangeRules.lastAnniversary(of: first, onOrBefore: BirthDate("2025-03-01")!) == BirthDate("2025-03-01"))
+        #expect(
+            AgeRangeRules.lastAnniversary(of: first, onOrBefore: BirthDate("2028-02-29")!) == BirthDate("2028-02-29"))
         #expect(AgeRangeRules.nextAnniversary(of: first, after: first) == BirthDate("2025-03-01"))
     }
 }

@@ -9,7 +9,10 @@ import Testing
         #expect(AgeRangeRules.bounds(age: 9, gates: [13, 16]) == (nil, 12))
         #expect(AgeRangeRules.bounds(age: 42, gates: [13, 16]) == (16, nil))
         // Apple's "next gate minus one" example for 13/16/18: 12, 15, 17.
-        #expect([10, 13, 16, 17, 18].map { AgeRangeRules.bounds(age: $0, gates: [13, 16, 18]).upper } == [12, 15, 17, 17, nil])
+        #expect(
+            [10, 13, 16, 17, 18].map { AgeRangeRules.bounds(age: $0, gates: [13, 16, 18]).upper } == [
+                12, 15, 17, 17, nil,
+            ])
     }
 
     @Test func validGatesPass() throws {

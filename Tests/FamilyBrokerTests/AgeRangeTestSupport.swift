@@ -13,7 +13,9 @@ import Testing
 /// Unaffiliated: loner (child, 2010-02-02), solo (adult, 1990), miss (adult, 2003-01-01, region US-MS where majority is 21).
 enum AgeFamily {
     static func directory() throws -> Directory {
-        func member(_ id: MemberID, _ role: String, _ birthDate: String?, region: String = "US", limits: Bool? = nil) throws -> FamilyFile.Member {
+        func member(
+            _ id: MemberID, _ role: String, _ birthDate: String?, region: String = "US", limits: Bool? = nil
+        ) throws -> FamilyFile.Member {
             FamilyFile.Member(
                 id: id, name: id, role: role, birthDate: birthDate, region: region, communicationLimits: limits,
                 devices: [
@@ -23,20 +25,24 @@ enum AgeFamily {
         }
         let file = FamilyFile(
             families: [
-                FamilyFile.Family(id: "f", name: "F", members: [
-                    try member("mum", "organizer", "1985-03-02"),
-                    try member("dad", "guardian", "1986-04-03"),
-                    try member("gran", "adult", "1950-01-01"),
-                    try member("kid", "child", "2012-09-01"),
-                    try member("teen", "child", "2010-01-10"),
-                    try member("june", "child", "2012-06-20"),
-                ]),
-                FamilyFile.Family(id: "g", name: "G", members: [
-                    try member("zed", "organizer", "1980-01-01"),
-                    try member("zkid", "child", "2013-01-01"),
-                    try member("nodate", "child", nil),
-                    try member("free", "child", "2015-01-01", limits: false),
-                ]),
+                FamilyFile.Family(
+                    id: "f", name: "F",
+                    members: [
+                        try member("mum", "organizer", "1985-03-02"),
+                        try member("dad", "guardian", "1986-04-03"),
+                        try member("gran", "adult", "1950-01-01"),
+                        try member("kid", "child", "2012-09-01"),
+                        try member("teen", "child", "2010-01-10"),
+                        try member("june", "child", "2012-06-20"),
+                    ]),
+                FamilyFile.Family(
+                    id: "g", name: "G",
+                    members: [
+                        try member("zed", "organizer", "1980-01-01"),
+                        try member("zkid", "child", "2013-01-01"),
+                        try member("nodate", "child", nil),
+                        try member("free", "child", "2015-01-01", limits: false),
+                    ]),
             ],
             unaffiliated: [
                 try member("loner", "child", "2010-02-02"),
@@ -72,12 +78,18 @@ extension TestClock {
 
 extension BrokerHarness {
     /// Sends an age range command from `member`'s device number `device`.
-    func age(_ message: AgeRangeMessage, from member: MemberID, device: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+    func age(
+        _ message: AgeRangeMessage, from member: MemberID, device: Int = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Outcome {
         try await sendFrame(
-            MessageCodec.encode(.ageRange(message), requestID: requestID()), device: "\(member)-\(device)", sourceLocation: sourceLocation)
+            MessageCodec.encode(.ageRange(message), requestID: requestID()), device: "\(member)-\(device)",
+            sourceLocation: sourceLocation)
     }
 
-    func request(_ gates: [Int], from member: MemberID, app: BundleID = "com.example.app", device: Int = 1) async throws -> Outcome {
+    func request(
+        _ gates: [Int], from member: MemberID, app: BundleID = "com.example.app", device: Int = 1
+    ) async throws -> Outcome {
         try await age(.request(app: app, gates: gates), from: member, device: device)
     }
 
@@ -119,5 +131,7 @@ extension Event.Body {
 
 /// A range with the given bounds, declaration and controls, for comparisons.
 func range(_ lower: Int?, _ upper: Int?, _ declaration: AgeDeclaration, limits: Bool = false) -> DeclaredRange {
-    DeclaredRange(lowerBound: lower, upperBound: upper, declaration: declaration, parentalControls: limits ? .communicationLimits : [])
+    DeclaredRange(
+        lowerBound: lower, upperBound: upper, declaration: declaration,
+        parentalControls: limits ? .communicationLimits : [])
 }

@@ -22,11 +22,14 @@ struct AuthorizationMatrixTests {
     }
 
     enum Command: String, CaseIterable, Sendable {
-        case hello, ping, sync, ask, knownHandles, answer, setLimits, getLimits, editContacts, revokeApproval, setPasscode
+        case hello, ping, sync, ask, knownHandles, answer, setLimits, getLimits, editContacts, revokeApproval,
+            setPasscode
         case approveInPerson, ageRequest, ageSetSharing, ageAnswerPrompt, ageClearCache
 
         /// Every broker command of the protocol has a row here, so a new command cannot miss the matrix.
-        static let typeCodes: Set<UInt8> = [0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43]
+        static let typeCodes: Set<UInt8> = [
+            0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43,
+        ]
     }
 
     /// nil: allowed.
@@ -62,14 +65,16 @@ struct AuthorizationMatrixTests {
         }
     }
 
-    static let cases: [(Command, Caller)] = Command.allCases.flatMap { command in Caller.allCases.map { (command, $0) } }
+    static let cases: [(Command, Caller)] = Command.allCases.flatMap { command in Caller.allCases.map { (command, $0) }
+    }
 
     /// Everything a command could change: the logs and questions, settings, contacts, passcodes, the directory.
     static func stored(_ broker: BrokerHarness) async throws -> [String] {
         let fingerprint = try await broker.fingerprint()
         let tables = try await broker.store.read { db in
             let tables = [
-                "child_settings", "contact", "passcode", "family_entry", "revoked_key", "known_handle", "question", "event",
+                "child_settings", "contact", "passcode", "family_entry", "revoked_key", "known_handle", "question",
+                "event",
                 "age_sharing", "age_cache", "age_prompt",
             ]
             return try tables.flatMap { table in
@@ -85,7 +90,9 @@ struct AuthorizationMatrixTests {
             _ = try await broker.engine.applyConfiguration(broker.directory)
             // A revoked device of emma's: enrolled, then revoked.
             let revokedKey = try CurveKeyPair.generate().publicKey
-            _ = try await broker.engine.admin(AdminRequest(.enroll, member: "emma", device: "revoked", publicKey: revokedKey)) { broker.directory }.get()
+            _ = try await broker.engine.admin(
+                AdminRequest(.enroll, member: "emma", device: "revoked", publicKey: revokedKey)
+            ) { broker.directory }.get()
             _ = try await broker.engine.admin(AdminRequest(.revoke, device: "revoked")) { broker.directory }.get()
             // Emma's pending question, her passcode, an approved handle.
             #expect(try await broker.send(.setPasscode(childID: "emma", passcode: "2468"), from: "alice").reply == .ok)
@@ -94,24 +101,27 @@ struct AuthorizationMatrixTests {
             let pending = try #require(try await broker.ask(question(["stranger"])).reply.accepted).asked.question.id
             let prompt = try #require(try await Self.openPrompt(broker))
 
-            let message: Message = switch command {
-            case .hello: .hello(minVersion: 1, maxVersion: 1)
-            case .ping: .ping
-            case .sync: .sync(after: 0, limit: 10)
-            case .ask: .ask(appBundleID: "com.example.chat", question: question(["newfriend"]))
-            case .knownHandles: .knownHandles([handle("pal")])
-            case .answer: .answer(questionID: pending, choiceID: "approve")
-            case .setLimits: .setLimits(childID: "emma", settings: CommunicationSettings(enabled: true, screenTime: .everyone))
-            case .getLimits: .getLimits(childID: "emma")
-            case .editContacts: .editContacts(childID: "emma", add: [Contact(handle: handle("grandma"))], remove: [])
-            case .revokeApproval: .revokeApproval(childID: "emma", handles: [handle("pal")])
-            case .setPasscode: .setPasscode(childID: "emma", passcode: "1357")
-            case .approveInPerson: .approveInPerson(questionID: pending, passcode: "2468")
-            case .ageRequest: .ageRange(.request(app: "com.example.other", gates: [13]))
-            case .ageSetSharing: .ageRange(.setSharing(member: "emma", .always))
-            case .ageAnswerPrompt: .ageRange(.answerPrompt(id: prompt, share: false))
-            case .ageClearCache: .ageRange(.clearCache(app: "com.example.game"))
-            }
+            let message: Message =
+                switch command {
+                case .hello: .hello(minVersion: 1, maxVersion: 1)
+                case .ping: .ping
+                case .sync: .sync(after: 0, limit: 10)
+                case .ask: .ask(appBundleID: "com.example.chat", question: question(["newfriend"]))
+                case .knownHandles: .knownHandles([handle("pal")])
+                case .answer: .answer(questionID: pending, choiceID: "approve")
+                case .setLimits:
+                    .setLimits(childID: "emma", settings: CommunicationSettings(enabled: true, screenTime: .everyone))
+                case .getLimits: .getLimits(childID: "emma")
+                case .editContacts:
+                    .editContacts(childID: "emma", add: [Contact(handle: handle("grandma"))], remove: [])
+                case .revokeApproval: .revokeApproval(childID: "emma", handles: [handle("pal")])
+                case .setPasscode: .setPasscode(childID: "emma", passcode: "1357")
+                case .approveInPerson: .approveInPerson(questionID: pending, passcode: "2468")
+                case .ageRequest: .ageRange(.request(app: "com.example.other", gates: [13]))
+                case .ageSetSharing: .ageRange(.setSharing(member: "emma", .always))
+                case .ageAnswerPrompt: .ageRange(.answerPrompt(id: prompt, share: false))
+                case .ageClearCache: .ageRange(.clearCache(app: "com.example.game"))
+                }
             let device = caller == .revokedDevice ? "revoked" : TestFamily.deviceOf[caller.rawValue]!
             let before = try await Self.stored(broker)
             let outcome = try await broker.sendFrame(MessageCodec.encode(message, requestID: 9), device: device)
@@ -134,10 +144,12 @@ struct AuthorizationMatrixTests {
 
     @Test func theMatrixHasARowForEveryBrokerCommand() {
         let commands: [Message] = [
-            .hello(minVersion: 1, maxVersion: 1), .sync(after: 0, limit: 1), .ask(appBundleID: "a", question: question(["x"])),
+            .hello(minVersion: 1, maxVersion: 1), .sync(after: 0, limit: 1),
+            .ask(appBundleID: "a", question: question(["x"])),
             .answer(questionID: UUID(), choiceID: "x"), .knownHandles([]), .ping,
             .setLimits(childID: "x", settings: CommunicationSettings(enabled: true, screenTime: .everyone)),
-            .getLimits(childID: "x"), .editContacts(childID: "x", add: [], remove: []), .revokeApproval(childID: "x", handles: []),
+            .getLimits(childID: "x"), .editContacts(childID: "x", add: [], remove: []),
+            .revokeApproval(childID: "x", handles: []),
             .setPasscode(childID: "x", passcode: ""), .approveInPerson(questionID: UUID(), passcode: ""),
             .ageRange(.request(app: "a", gates: [13])), .ageRange(.setSharing(member: "x", .always)),
             .ageRange(.answerPrompt(id: UUID(), share: true)), .ageRange(.clearCache(app: "a")),
@@ -153,7 +165,9 @@ struct AuthorizationMatrixTests {
             for code in (0...255).map(UInt8.init) where !Command.typeCodes.contains(code) {
                 let frame: [UInt8] = [1, code, 0, 0, 0, 0, 0, 0, 0, 9]
                 let reply = try await broker.sendFrame(frame, device: "a1").reply
-                #expect([.unknownMessageType, .malformedMessage].contains(reply.errorCode), "0x\(String(code, radix: 16)): \(reply)")
+                #expect(
+                    [.unknownMessageType, .malformedMessage].contains(reply.errorCode),
+                    "0x\(String(code, radix: 16)): \(reply)")
             }
         }
     }
@@ -169,21 +183,46 @@ struct AuthorizationMatrixTests {
             let missing = UUID()
             let settings = CommunicationSettings(enabled: true, screenTime: .everyone)
             let pairs: [(existing: Message, missing: Message, ids: (String, String))] = [
-                (.setLimits(childID: "emma", settings: settings), .setLimits(childID: "ghost", settings: settings), ("emma", "ghost")),
+                (
+                    .setLimits(childID: "emma", settings: settings), .setLimits(childID: "ghost", settings: settings),
+                    ("emma", "ghost")
+                ),
                 (.getLimits(childID: "emma"), .getLimits(childID: "ghost"), ("emma", "ghost")),
-                (.editContacts(childID: "emma", add: [], remove: [handle("x")]),
-                 .editContacts(childID: "ghost", add: [], remove: [handle("x")]), ("emma", "ghost")),
-                (.revokeApproval(childID: "emma", handles: [handle("pal")]),
-                 .revokeApproval(childID: "ghost", handles: [handle("pal")]), ("emma", "ghost")),
-                (.setPasscode(childID: "emma", passcode: "1234"), .setPasscode(childID: "ghost", passcode: "1234"), ("emma", "ghost")),
-                (.ageRange(.setSharing(member: "emma", .never)), .ageRange(.setSharing(member: "ghost", .never)), ("emma", "ghost")),
-                (.ageRange(.setSharing(member: "carol", .never)), .ageRange(.setSharing(member: "ghost", .never)), ("carol", "ghost")),
-                (.answer(questionID: question, choiceID: "approve"), .answer(questionID: missing, choiceID: "approve"),
-                 ("\(question)", "\(missing)")),
-                (.approveInPerson(questionID: question, passcode: "0000"), .approveInPerson(questionID: missing, passcode: "0000"),
-                 ("\(question)", "\(missing)")),
-                (.ageRange(.answerPrompt(id: prompt, share: true)), .ageRange(.answerPrompt(id: missing, share: true)),
-                 ("\(prompt)", "\(missing)")),
+                (
+                    .editContacts(childID: "emma", add: [], remove: [handle("x")]),
+                    .editContacts(childID: "ghost", add: [], remove: [handle("x")]), ("emma", "ghost")
+                ),
+                (
+                    .revokeApproval(childID: "emma", handles: [handle("pal")]),
+                    .revokeApproval(childID: "ghost", handles: [handle("pal")]), ("emma", "ghost")
+                ),
+                (
+                    .setPasscode(childID: "emma", passcode: "1234"), .setPasscode(childID: "ghost", passcode: "1234"),
+                    ("emma", "ghost")
+                ),
+                (
+                    .ageRange(.setSharing(member: "emma", .never)), .ageRange(.setSharing(member: "ghost", .never)),
+                    ("emma", "ghost")
+                ),
+                (
+                    .ageRange(.setSharing(member: "carol", .never)), .ageRange(.setSharing(member: "ghost", .never)),
+                    ("carol", "ghost")
+                ),
+                (
+                    .answer(questionID: question, choiceID: "approve"),
+                    .answer(questionID: missing, choiceID: "approve"),
+                    ("\(question)", "\(missing)")
+                ),
+                (
+                    .approveInPerson(questionID: question, passcode: "0000"),
+                    .approveInPerson(questionID: missing, passcode: "0000"),
+                    ("\(question)", "\(missing)")
+                ),
+                (
+                    .ageRange(.answerPrompt(id: prompt, share: true)),
+                    .ageRange(.answerPrompt(id: missing, share: true)),
+                    ("\(prompt)", "\(missing)")
+                ),
             ]
             let before = try await Self.stored(broker)
             for (existing, absent, ids) in pairs {

@@ -18,8 +18,11 @@ struct BrokerEngineAnswerTests {
             broker.clock.advance(by: 60)
             let outcome = try await broker.answer(q.id, "approve", from: "alice")
             let resolution = try #require(outcome.reply.answerResolution, "\(outcome.reply)")
-            #expect(resolution == Resolution(
-                questionID: q.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice", resolvedAt: broker.clock.now))
+            #expect(
+                resolution
+                    == Resolution(
+                        questionID: q.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice",
+                        resolvedAt: broker.clock.now))
 
             let events = outcome.events
             // Child first (resolution, then handles), then the parents in family-file order.
@@ -38,22 +41,30 @@ struct BrokerEngineAnswerTests {
             #expect(try broker.storage.heads() == ["emma": 3, "alice": 2, "bob": 2])
             #expect(try await broker.storedQuestion(q.id)?.resolution == resolution)
 
-            let known = try await broker.send(.knownHandles([handle("knight7"), handle("stranger"), handle("dragonslayer42")]), from: "emma")
+            let known = try await broker.send(
+                .knownHandles([handle("knight7"), handle("stranger"), handle("dragonslayer42")]), from: "emma")
             #expect(known.reply == .knownHandlesResult([handle("knight7"), handle("dragonslayer42")]))
             // In request order, duplicates kept.
-            #expect(try await broker.send(.knownHandles([handle("knight7"), handle("x"), handle("knight7")]), from: "emma").reply
-                == .knownHandlesResult([handle("knight7"), handle("knight7")]))
+            #expect(
+                try await broker.send(.knownHandles([handle("knight7"), handle("x"), handle("knight7")]), from: "emma")
+                    .reply
+                    == .knownHandlesResult([handle("knight7"), handle("knight7")]))
             // Known to emma, not to another child, and a handle of another kind with the same value is another handle.
             #expect(try await broker.send(.knownHandles(q.handles), from: "yuri").reply == .knownHandlesResult([]))
-            #expect(try await broker.send(.knownHandles([handle("knight7", .emailAddress)]), from: "emma").reply == .knownHandlesResult([]))
+            #expect(
+                try await broker.send(.knownHandles([handle("knight7", .emailAddress)]), from: "emma").reply
+                    == .knownHandlesResult([]))
 
             // Asking later about a known handle is approved at once, without telling the parents.
             broker.clock.advance(by: 60)
             let later = question(["knight7"])
             let again = try await broker.ask(later, app: "com.example.other")
             let laterResolution = try #require(again.reply.accepted?.resolution, "\(again.reply)")
-            #expect(laterResolution == Resolution(
-                questionID: later.id, choice: .approve, reason: .alreadyKnown, answeredBy: nil, resolvedAt: broker.clock.now))
+            #expect(
+                laterResolution
+                    == Resolution(
+                        questionID: later.id, choice: .approve, reason: .alreadyKnown, answeredBy: nil,
+                        resolvedAt: broker.clock.now))
             #expect(again.events.count == 1)
             #expect(again.events.first?.memberID == "emma")
             #expect(again.events.first?.sequence == 4)

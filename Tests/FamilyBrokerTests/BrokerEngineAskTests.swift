@@ -15,8 +15,11 @@ struct BrokerEngineAskTests {
             let outcome = try await broker.ask(q)
             let accepted = try #require(outcome.reply.accepted, "\(outcome.reply)")
             #expect(accepted.resolution == nil)
-            #expect(accepted.asked == AskedQuestion(
-                question: q, childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1", askedAt: broker.clock.now))
+            #expect(
+                accepted.asked
+                    == AskedQuestion(
+                        question: q, childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
+                        askedAt: broker.clock.now))
 
             // Child first, then the parents in family-file order.
             #expect(outcome.events.map(\.memberID) == ["emma", "alice", "bob"])
@@ -53,9 +56,14 @@ struct BrokerEngineAskTests {
                 all += try await broker.ask(question(["y\(n)"]), from: "yuri").events
             }
             // One batch with several asks numbers them in order too.
-            let (_, batchEvents) = try await broker.batch((6...8).map { n in
-                ("e1", MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h\(n)"])), requestID: UInt64(n)))
-            })
+            let (_, batchEvents) = try await broker.batch(
+                (6...8).map { n in
+                    (
+                        "e1",
+                        MessageCodec.encode(
+                            .ask(appBundleID: "com.example.chat", question: question(["h\(n)"])), requestID: UInt64(n))
+                    )
+                })
             all += batchEvents
 
             for member in ["emma", "alice", "bob"] {
@@ -104,7 +112,8 @@ struct BrokerEngineAskTests {
         try await BrokerHarness.with(backend) { broker in
             let q = question(["dragonslayer42"])
             let first = try #require(try await broker.ask(q).reply.accepted)
-            let resolution = try #require(try await broker.answer(q.id, "approve", from: "alice").reply.answerResolution)
+            let resolution = try #require(
+                try await broker.answer(q.id, "approve", from: "alice").reply.answerResolution)
             let retry = try await broker.ask(q)
             #expect(retry.reply == .askAccepted(first.asked, resolution))
             #expect(retry.events.isEmpty)
@@ -185,8 +194,11 @@ struct BrokerEngineAskTests {
             let outcome = try await broker.ask(q, from: "nora")
             let accepted = try #require(outcome.reply.accepted, "\(outcome.reply)")
             let resolution = try #require(accepted.resolution)
-            #expect(resolution == Resolution(
-                questionID: q.id, choice: .decline, reason: .defaultNoFamily, answeredBy: nil, resolvedAt: broker.clock.now))
+            #expect(
+                resolution
+                    == Resolution(
+                        questionID: q.id, choice: .decline, reason: .defaultNoFamily, answeredBy: nil,
+                        resolvedAt: broker.clock.now))
             // Only the child's own log: no parent is told.
             #expect(outcome.events.count == 1)
             #expect(outcome.events.first?.memberID == "nora")
@@ -211,8 +223,13 @@ struct BrokerEngineAskTests {
             #expect(outcome.reply.accepted?.resolution?.choice == .approve)
             #expect(outcome.events.recipients == ["tim"])
             // Nothing became known by the default; with limits off nothing is restricted, so every handle counts as known.
-            #expect(try await broker.store.read { db in try BrokerStore.knownHandles(of: "tim", among: [handle("h2")], in: db) }.isEmpty)
-            #expect(try await broker.send(.knownHandles([handle("h2")]), from: "tim").reply == .knownHandlesResult([handle("h2")]))
+            #expect(
+                try await broker.store.read { db in
+                    try BrokerStore.knownHandles(of: "tim", among: [handle("h2")], in: db)
+                }.isEmpty)
+            #expect(
+                try await broker.send(.knownHandles([handle("h2")]), from: "tim").reply
+                    == .knownHandlesResult([handle("h2")]))
         }
     }
 
@@ -258,7 +275,9 @@ struct BrokerEngineAskTests {
             let q = question(["friend", "friend", "stranger"])
             let outcome = try await broker.ask(q)
             let accepted = try #require(outcome.reply.accepted, "\(outcome.reply)")
-            #expect(accepted.resolution == nil, "a stranger was approved without asking: \(String(describing: accepted.resolution))")
+            #expect(
+                accepted.resolution == nil,
+                "a stranger was approved without asking: \(String(describing: accepted.resolution))")
         }
     }
 }

@@ -17,7 +17,8 @@ struct BrokerEngineAuthorizationTests {
 
     /// Sends `message` from `member`, expects `code`, no events, and the store as it was.
     private func expectRefused(
-        _ broker: BrokerHarness, _ message: Message, from member: MemberID, _ code: ErrorCode, unchanged before: StoreFingerprint,
+        _ broker: BrokerHarness, _ message: Message, from member: MemberID, _ code: ErrorCode,
+        unchanged before: StoreFingerprint,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ErrorReply? {
         let outcome = try await broker.send(message, from: member, sourceLocation: sourceLocation)
@@ -31,9 +32,13 @@ struct BrokerEngineAuthorizationTests {
     func anAdultWhoIsNotAGuardianCannotAnswer(_ backend: StorageBackend) async throws {
         try await BrokerHarness.with(backend) { broker in
             let (q, before) = try await pendingQuestion(broker)
-            _ = try await expectRefused(broker, .answer(questionID: q.id, choiceID: "approve"), from: "carol", .notAuthorized, unchanged: before)
+            _ = try await expectRefused(
+                broker, .answer(questionID: q.id, choiceID: "approve"), from: "carol", .notAuthorized, unchanged: before
+            )
             // Refused before the question is looked up: an adult learns nothing about which questions exist.
-            _ = try await expectRefused(broker, .answer(questionID: UUID(), choiceID: "approve"), from: "carol", .notAuthorized, unchanged: before)
+            _ = try await expectRefused(
+                broker, .answer(questionID: UUID(), choiceID: "approve"), from: "carol", .notAuthorized,
+                unchanged: before)
         }
     }
 
@@ -42,13 +47,17 @@ struct BrokerEngineAuthorizationTests {
         try await BrokerHarness.with(backend) { broker in
             let (q, before) = try await pendingQuestion(broker)
             let existing = try #require(
-                try await expectRefused(broker, .answer(questionID: q.id, choiceID: "approve"), from: "zed", .notFound, unchanged: before))
+                try await expectRefused(
+                    broker, .answer(questionID: q.id, choiceID: "approve"), from: "zed", .notFound, unchanged: before))
             let missingID = UUID()
             let missing = try #require(
-                try await expectRefused(broker, .answer(questionID: missingID, choiceID: "approve"), from: "zed", .notFound, unchanged: before))
+                try await expectRefused(
+                    broker, .answer(questionID: missingID, choiceID: "approve"), from: "zed", .notFound,
+                    unchanged: before))
             // The same words for an existing and a missing question, but for the id each names.
-            #expect(existing.message.replacingOccurrences(of: q.id.uuidString, with: "ID")
-                == missing.message.replacingOccurrences(of: missingID.uuidString, with: "ID"))
+            #expect(
+                existing.message.replacingOccurrences(of: q.id.uuidString, with: "ID")
+                    == missing.message.replacingOccurrences(of: missingID.uuidString, with: "ID"))
             #expect(!existing.message.contains("emma"))
             #expect(!existing.message.contains("f1"))
         }
@@ -72,7 +81,8 @@ struct BrokerEngineAuthorizationTests {
     func aChildCannotAnswer(_ child: MemberID) async throws {
         try await BrokerHarness.with { broker in
             let (q, before) = try await pendingQuestion(broker)
-            _ = try await expectRefused(broker, .answer(questionID: q.id, choiceID: "approve"), from: child, .notAuthorized, unchanged: before)
+            _ = try await expectRefused(
+                broker, .answer(questionID: q.id, choiceID: "approve"), from: child, .notAuthorized, unchanged: before)
         }
     }
 
@@ -81,7 +91,8 @@ struct BrokerEngineAuthorizationTests {
         try await BrokerHarness.with { broker in
             let (_, before) = try await pendingQuestion(broker)
             _ = try await expectRefused(
-                broker, .ask(appBundleID: "com.example.chat", question: question(["h9"])), from: adult, .notAvailable, unchanged: before)
+                broker, .ask(appBundleID: "com.example.chat", question: question(["h9"])), from: adult, .notAvailable,
+                unchanged: before)
         }
     }
 
@@ -101,7 +112,10 @@ struct BrokerEngineAuthorizationTests {
                 ("c1", MessageCodec.encode(.answer(questionID: q.id, choiceID: "approve"), requestID: 1)),
                 ("z1", MessageCodec.encode(.answer(questionID: q.id, choiceID: "approve"), requestID: 2)),
                 ("a1", MessageCodec.encode(.answer(questionID: q.id, choiceID: "approve"), requestID: 3)),
-                ("a1", MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h2"])), requestID: 4)),
+                (
+                    "a1",
+                    MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h2"])), requestID: 4)
+                ),
             ])
             #expect(replies.map(\.errorCode) == [.notAuthorized, .notFound, nil, .notAvailable])
             #expect(replies[2].answerResolution?.answeredBy == "alice")

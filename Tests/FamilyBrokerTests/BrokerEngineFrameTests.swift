@@ -8,7 +8,8 @@ import Testing
 /// Frames a hostile or broken device might send, and batches that mix them with good commands.
 @Suite("BrokerEngine hostile frames and batches")
 struct BrokerEngineFrameTests {
-    static let askFrame = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h1"])), requestID: 77)
+    static let askFrame = MessageCodec.encode(
+        .ask(appBundleID: "com.example.chat", question: question(["h1"])), requestID: 77)
 
     /// Header, u32-length bundle id, question id: then the question's topic tag.
     static let topicOffset = Wire.headerSize + 4 + "com.example.chat".utf8.count + 16
@@ -34,7 +35,10 @@ struct BrokerEngineFrameTests {
         ("unknown type 0x00", patched(askFrame, byte: 1, set: 0x00), .unknownMessageType),
         ("a reply type sent as a command", MessageCodec.encode(.pong(head: 3), requestID: 77), .unknownMessageType),
         ("an event sent as a command", MessageCodec.encode(.heartbeat(head: 3), requestID: 77), .unknownMessageType),
-        ("an app message sent to the broker", MessageCodec.encode(.appHello(bundleID: "com.example.chat"), requestID: 77), .unknownMessageType),
+        (
+            "an app message sent to the broker",
+            MessageCodec.encode(.appHello(bundleID: "com.example.chat"), requestID: 77), .unknownMessageType
+        ),
         ("garbage body", [1, 0x03, 0, 0, 0, 0, 0, 0, 0, 77] + [UInt8](repeating: 0xFF, count: 40), .malformedMessage),
         ("garbage answer body", [1, 0x04, 0, 0, 0, 0, 0, 0, 0, 77] + Array("not a uuid".utf8), .malformedMessage),
         ("unknown topic", patched(askFrame, byte: topicOffset, set: 9), .malformedMessage),
@@ -43,7 +47,8 @@ struct BrokerEngineFrameTests {
     ]
 
     @Test(arguments: hostile)
-    func aHostileFrameGetsATypedErrorAndStoresNothing(_ label: String, _ frame: [UInt8], _ code: ErrorCode) async throws {
+    func aHostileFrameGetsATypedErrorAndStoresNothing(_ label: String, _ frame: [UInt8], _ code: ErrorCode) async throws
+    {
         try await BrokerHarness.with { broker in
             for device in ["e1", "a1"] {
                 let outcome = try await broker.sendFrame(frame, device: device)
@@ -58,7 +63,9 @@ struct BrokerEngineFrameTests {
 
     @Test func theUnknownTopicFrameReallyIsTheAskWithItsTopicByteChanged() throws {
         // Guards the "unknown topic" case above: the byte it changes is the topic tag (1 = communication).
-        #expect(Array(Self.askFrame[Wire.headerSize..<(Wire.headerSize + 4)]) == [0, 0, 0, 16], "the bundle id's u32 length")
+        #expect(
+            Array(Self.askFrame[Wire.headerSize..<(Wire.headerSize + 4)]) == [0, 0, 0, 16], "the bundle id's u32 length"
+        )
         #expect(Self.askFrame[Self.topicOffset] == 1)
     }
 
@@ -78,7 +85,9 @@ struct BrokerEngineFrameTests {
             let q1 = question(["h1"])
             let q2 = question(["h2"])
             let q3 = question(["h3"])
-            func ask(_ q: Question, _ id: UInt64) -> [UInt8] { MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: q), requestID: id) }
+            func ask(_ q: Question, _ id: UInt64) -> [UInt8] {
+                MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: q), requestID: id)
+            }
 
             let (replies, events) = try await broker.batch([
                 ("e1", ask(q1, 1)),
@@ -128,7 +137,9 @@ struct BrokerEngineFrameTests {
         let failing = question(["h1"])
         let nora1 = question(["n1"])
         let nora2 = question(["n2"])
-        func ask(_ q: Question, _ id: UInt64) -> [UInt8] { MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: q), requestID: id) }
+        func ask(_ q: Question, _ id: UInt64) -> [UInt8] {
+            MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: q), requestID: id)
+        }
         let (replies, events) = try await broker.batch([
             ("n1", ask(nora1, 1)),
             ("e1", ask(failing, 2)),

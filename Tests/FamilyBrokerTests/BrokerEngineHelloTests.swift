@@ -18,10 +18,16 @@ struct BrokerEngineHelloTests {
         ("yuri", "y1", "f2", .child),
         ("nora", "n1", nil, .child),
     ])
-    func helloIsWelcomedWithTheDevicesIdentity(member: MemberID, device: DeviceID, family: FamilyID?, role: MemberRole) async throws {
+    func helloIsWelcomedWithTheDevicesIdentity(
+        member: MemberID, device: DeviceID, family: FamilyID?, role: MemberRole
+    ) async throws {
         try await BrokerHarness.with { broker in
             let outcome = try await broker.send(.hello(minVersion: 1, maxVersion: 1), from: member)
-            #expect(outcome.reply == .welcome(version: Wire.version, familyID: family, memberID: member, deviceID: device, role: role, head: 0))
+            #expect(
+                outcome.reply
+                    == .welcome(
+                        version: Wire.version, familyID: family, memberID: member, deviceID: device, role: role, head: 0
+                    ))
             #expect(outcome.events.isEmpty)
         }
     }
@@ -32,7 +38,11 @@ struct BrokerEngineHelloTests {
             _ = try await broker.ask(question(["h1"]))
             _ = try await broker.ask(question(["h2"]))
             let outcome = try await broker.send(.hello(minVersion: 1, maxVersion: 9), from: "alice")
-            #expect(outcome.reply == .welcome(version: Wire.version, familyID: "f1", memberID: "alice", deviceID: "a1", role: .organizer, head: 2))
+            #expect(
+                outcome.reply
+                    == .welcome(
+                        version: Wire.version, familyID: "f1", memberID: "alice", deviceID: "a1", role: .organizer,
+                        head: 2))
             #expect(try await broker.send(.ping, from: "emma").reply == .pong(head: 2))
             #expect(try await broker.send(.ping, from: "carol").reply == .pong(head: 0))
         }
@@ -77,8 +87,14 @@ struct BrokerEngineHelloTests {
             let stranger = question(["h1"])
             let (replies, events) = try await broker.batch([
                 (nil, MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: stranger), requestID: 1)),
-                ("e1", MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h2"])), requestID: 2)),
-                ("ghost", MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h3"])), requestID: 3)),
+                (
+                    "e1",
+                    MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h2"])), requestID: 2)
+                ),
+                (
+                    "ghost",
+                    MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h3"])), requestID: 3)
+                ),
             ])
             #expect(replies[0].errorCode == .notAuthorized)
             #expect(replies[1].accepted != nil)
@@ -95,7 +111,8 @@ struct BrokerEngineHelloTests {
             #expect(try await broker.send(.ping, from: "emma").reply == .pong(head: 0))
             var file = try TestFamily.file()
             file.families[0].members[3].devices = []
-            broker.engine.directory.replace(try Directory(file: file, keysDirectory: "/nonexistent", source: "reloaded.yaml"))
+            broker.engine.directory.replace(
+                try Directory(file: file, keysDirectory: "/nonexistent", source: "reloaded.yaml"))
             #expect(try await broker.send(.ping, from: "emma").reply.errorCode == .notAuthorized)
             #expect(try await broker.send(.ping, from: "alice").reply == .pong(head: 0))
         }

@@ -10,15 +10,22 @@ import Testing
 struct BrokerEngineSyncTests {
     /// Nora (no family) gets exactly one event per ask, so `n` asks make her log 1...n.
     private func fillNorasLog(_ broker: BrokerHarness, count: Int) async throws -> [Event] {
-        let (replies, events) = try await broker.batch((0..<count).map { n in
-            ("n1", MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["h\(n)"])), requestID: UInt64(n)))
-        })
+        let (replies, events) = try await broker.batch(
+            (0..<count).map { n in
+                (
+                    "n1",
+                    MessageCodec.encode(
+                        .ask(appBundleID: "com.example.chat", question: question(["h\(n)"])), requestID: UInt64(n))
+                )
+            })
         #expect(replies.allSatisfy { $0.accepted?.resolution != nil })
         #expect(events.map(\.sequence) == Array(1...UInt64(count)))
         return events
     }
 
-    private func sync(_ broker: BrokerHarness, after: UInt64, limit: UInt32, as member: MemberID = "nora") async throws
+    private func sync(
+        _ broker: BrokerHarness, after: UInt64, limit: UInt32, as member: MemberID = "nora"
+    ) async throws
         -> (head: UInt64, events: [Event])
     {
         let outcome = try await broker.send(.sync(after: after, limit: limit), from: member)

@@ -13,7 +13,11 @@ struct BrokerEngineValidationTests {
 
     static let invalidQuestions: [(String, Question)] = [
         ("no persons", question([])),
-        ("duplicate choice ids", question(["h1"], choices: [.approve, .decline, PermissionChoice(id: "approve", title: "No", answer: .denial)])),
+        (
+            "duplicate choice ids",
+            question(
+                ["h1"], choices: [.approve, .decline, PermissionChoice(id: "approve", title: "No", answer: .denial)])
+        ),
         ("default not a choice", question(["h1"], defaultChoiceID: "maybe")),
         ("no approval choice", question(["h1"], choices: [.decline, also], defaultChoiceID: "decline")),
         ("no denial choice", question(["h1"], choices: [.approve], defaultChoiceID: "approve")),
@@ -42,7 +46,9 @@ struct BrokerEngineValidationTests {
     func aBadBundleIDIsAnInvalidQuestion(_ app: String) async throws {
         try await BrokerHarness.with { broker in
             let outcome = try await broker.ask(question(["h1"]), app: app)
-            #expect(outcome.reply.errorCode == .invalidQuestion || outcome.reply.errorCode == .malformedMessage, "\(outcome.reply)")
+            #expect(
+                outcome.reply.errorCode == .invalidQuestion || outcome.reply.errorCode == .malformedMessage,
+                "\(outcome.reply)")
             #expect(try await broker.questionCount() == 0)
         }
     }

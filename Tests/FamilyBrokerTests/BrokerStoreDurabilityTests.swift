@@ -19,7 +19,8 @@ struct BrokerStoreDurabilityTests {
         let first = try BrokerHarness(temp: temp, clock: clock)
         let pendingAsked = try #require(try await first.ask(pending).reply.accepted?.asked)
         _ = try await first.ask(approved)
-        let resolution = try #require(try await first.answer(approved.id, "approve", from: "alice").reply.answerResolution)
+        let resolution = try #require(
+            try await first.answer(approved.id, "approve", from: "alice").reply.answerResolution)
         _ = try await first.ask(question(["n"]), from: "nora")
         let before = try await first.fingerprint()
         #expect(before.heads == ["emma": 4, "alice": 3, "bob": 3, "nora": 1])
@@ -32,10 +33,12 @@ struct BrokerStoreDurabilityTests {
         #expect(try await second.storedQuestion(pending.id)?.asked == pendingAsked)
         #expect(try await second.storedQuestion(pending.id)?.resolution == nil)
         #expect(try await second.storedQuestion(approved.id)?.resolution == resolution)
-        #expect(try await second.send(.knownHandles([handle("friend"), handle("stranger")]), from: "emma").reply
-            == .knownHandlesResult([handle("friend")]))
-        #expect(try await second.send(.hello(minVersion: 1, maxVersion: 1), from: "emma").reply
-            == .welcome(version: 1, familyID: "f1", memberID: "emma", deviceID: "e1", role: .child, head: 4))
+        #expect(
+            try await second.send(.knownHandles([handle("friend"), handle("stranger")]), from: "emma").reply
+                == .knownHandlesResult([handle("friend")]))
+        #expect(
+            try await second.send(.hello(minVersion: 1, maxVersion: 1), from: "emma").reply
+                == .welcome(version: 1, familyID: "f1", memberID: "emma", deviceID: "e1", role: .child, head: 4))
 
         // Numbering continues where it left off, and the reopened broker knows the pending question.
         clock.advance(by: 10)

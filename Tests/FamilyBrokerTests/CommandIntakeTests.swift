@@ -17,7 +17,8 @@ import Testing
         var logger = Logger(label: "CommandIntakeTests")
         logger.logLevel = .critical
         let engine = BrokerEngine(
-            store: store, directory: DirectoryBox(try TestFamily.directory()), sequences: SequenceBook(), logger: logger,
+            store: store, directory: DirectoryBox(try TestFamily.directory()), sequences: SequenceBook(),
+            logger: logger,
             policy: BrokerHarness.policy, deliver: { output in commits.append(output.events.count) })
         try await body(CommandIntake(engine: engine), commits)
     }
@@ -35,9 +36,14 @@ import Testing
         #expect(refusal(inbound([1, 3, 0])).map(\.code) == WireError.truncated(field: "").code)
         #expect(refusal(inbound(MessageCodec.encode(.ping), from: nil))?.code == .notAuthorized)
         #expect(refusal(inbound(MessageCodec.encode(.ping), from: "stranger"))?.code == .notAuthorized)
-        #expect(refusal(inbound(MessageCodec.encode(.pong(head: 1))))?.message == "message type 0x86 is not a broker command")
-        #expect(refusal(inbound(MessageCodec.encode(.hello(minVersion: 2, maxVersion: 3))))?.code == .unsupportedVersion)
-        guard case .success(let request) = CommandIntake.check(inbound(MessageCodec.encode(.ping)), directory: directory) else {
+        #expect(
+            refusal(inbound(MessageCodec.encode(.pong(head: 1))))?.message
+                == "message type 0x86 is not a broker command")
+        #expect(
+            refusal(inbound(MessageCodec.encode(.hello(minVersion: 2, maxVersion: 3))))?.code == .unsupportedVersion)
+        guard
+            case .success(let request) = CommandIntake.check(inbound(MessageCodec.encode(.ping)), directory: directory)
+        else {
             Issue.record("a ping from an enrolled device is a command")
             return
         }
@@ -61,7 +67,8 @@ import Testing
 
     @Test func refusedFramesTakeNoPlaceInTheBatchesTransaction() async throws {
         try await withIntake { (intake, commits) async throws in
-            let ask = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question(["x"])), requestID: 2)
+            let ask = MessageCodec.encode(
+                .ask(appBundleID: "com.example.chat", question: question(["x"])), requestID: 2)
             let frames = [
                 inbound([1, 3], routing: 1),
                 inbound(ask, routing: 2),

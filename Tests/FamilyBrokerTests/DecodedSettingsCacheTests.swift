@@ -10,7 +10,8 @@ struct DecodedSettingsCacheTests {
     @Test func changedBytesDecodeToTheChangedSettings() throws {
         let cache = DecodedSettingsCache(capacity: 8)
         let strict = CommunicationSettings(screenTime: .contactsOnly)
-        let relaxed = CommunicationSettings(screenTime: .everyone, downtimeSchedule: .init(startMinute: 1260, endMinute: 420))
+        let relaxed = CommunicationSettings(
+            screenTime: .everyone, downtimeSchedule: .init(startMinute: 1260, endMinute: 420))
         let strictBytes = try JSONEncoder().encode(strict)
         let relaxedBytes = try JSONEncoder().encode(relaxed)
         #expect(try cache.settings(from: strictBytes) == strict)
@@ -20,7 +21,9 @@ struct DecodedSettingsCacheTests {
 
     @Test func pastItsCapacityItStillDecodesEveryEntry() throws {
         let cache = DecodedSettingsCache(capacity: 2)
-        let all = (0..<5).map { CommunicationSettings(downtimeSchedule: .init(startMinute: UInt16($0), endMinute: 600)) }
+        let all = (0..<5).map {
+            CommunicationSettings(downtimeSchedule: .init(startMinute: UInt16($0), endMinute: 600))
+        }
         for _ in 0..<2 {
             for settings in all {
                 #expect(try cache.settings(from: JSONEncoder().encode(settings)) == settings)

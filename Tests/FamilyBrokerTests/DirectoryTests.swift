@@ -12,7 +12,9 @@ import ZeroMQ
 struct DirectoryTests {
     private func key() throws -> String { try CurveKeyPair.generate().publicKey }
 
-    private func member(_ id: MemberID, _ role: String, device: DeviceID? = nil, publicKey: String? = nil, birthDate: String? = nil) throws
+    private func member(
+        _ id: MemberID, _ role: String, device: DeviceID? = nil, publicKey: String? = nil, birthDate: String? = nil
+    ) throws
         -> FamilyFile.Member
     {
         let devices = try device.map { [FamilyFile.Device(id: $0, publicKey: try publicKey ?? key())] }
@@ -23,7 +25,8 @@ struct DirectoryTests {
     private func expectRefused(_ file: FamilyFile, key: String, sourceLocation: SourceLocation = #_sourceLocation) {
         do {
             _ = try Directory(file: file, keysDirectory: "/nonexistent", source: "family.yaml")
-            Issue.record("the directory accepted a bad family file; expected an error at \(key)", sourceLocation: sourceLocation)
+            Issue.record(
+                "the directory accepted a bad family file; expected an error at \(key)", sourceLocation: sourceLocation)
         } catch let error as ConfigurationError {
             #expect(error.key == key, "\(error)", sourceLocation: sourceLocation)
             #expect(error.source == "family.yaml", sourceLocation: sourceLocation)
@@ -66,13 +69,16 @@ struct DirectoryTests {
     }
 
     @Test func rejectsAnOrganizerOutsideAFamily() throws {
-        let file = FamilyFile(families: [], unaffiliated: [try member("nora", "child"), try member("olga", "organizer")])
+        let file = FamilyFile(
+            families: [], unaffiliated: [try member("nora", "child"), try member("olga", "organizer")])
         expectRefused(file, key: "unaffiliated[1].role")
     }
 
     @Test func rejectsAMemberIDUsedTwice() throws {
         let twiceInOneFamily = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [try member("alice", "organizer"), try member("emma", "child"), try member("emma", "child")])
+            FamilyFile.Family(
+                id: "f1",
+                members: [try member("alice", "organizer"), try member("emma", "child"), try member("emma", "child")])
         ])
         expectRefused(twiceInOneFamily, key: "families[0].members[2].id")
 
@@ -113,10 +119,12 @@ struct DirectoryTests {
     ])
     func rejectsABadDeviceKey(_ badKey: String) throws {
         let file = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [
-                try member("alice", "organizer", device: "a1"),
-                try member("emma", "child", device: "e1", publicKey: badKey),
-            ])
+            FamilyFile.Family(
+                id: "f1",
+                members: [
+                    try member("alice", "organizer", device: "a1"),
+                    try member("emma", "child", device: "e1", publicKey: badKey),
+                ])
         ])
         expectRefused(file, key: "families[0].members[1].devices[0].publicKey")
     }
@@ -124,48 +132,63 @@ struct DirectoryTests {
     @Test func rejectsTheSameKeyOrDeviceIDEnrolledTwice() throws {
         let shared = try key()
         let sameKey = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [
-                try member("alice", "organizer", device: "a1", publicKey: shared),
-                try member("emma", "child", device: "e1", publicKey: shared),
-            ])
+            FamilyFile.Family(
+                id: "f1",
+                members: [
+                    try member("alice", "organizer", device: "a1", publicKey: shared),
+                    try member("emma", "child", device: "e1", publicKey: shared),
+                ])
         ])
         expectRefused(sameKey, key: "families[0].members[1].devices[0].publicKey")
 
         let sameDevice = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [try member("alice", "organizer", device: "d1"), try member("emma", "child", device: "d1")])
+            FamilyFile.Family(
+                id: "f1",
+                members: [try member("alice", "organizer", device: "d1"), try member("emma", "child", device: "d1")])
         ])
         expectRefused(sameDevice, key: "families[0].members[1].devices[0].id")
     }
 
     @Test func rejectsADeviceWithNoKey() throws {
         let file = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [
-                FamilyFile.Member(id: "alice", role: "organizer", devices: [FamilyFile.Device(id: "a1")])
-            ])
+            FamilyFile.Family(
+                id: "f1",
+                members: [
+                    FamilyFile.Member(id: "alice", role: "organizer", devices: [FamilyFile.Device(id: "a1")])
+                ])
         ])
         expectRefused(file, key: "families[0].members[0].devices[0]")
     }
 
-    @Test(arguments: ["2014-13-01", "2014-00-10", "2014-02-32", "14-05-06", "2014/05/06", "yesterday", "1850-01-01", "2014-05"])
+    @Test(arguments: [
+        "2014-13-01", "2014-00-10", "2014-02-32", "14-05-06", "2014/05/06", "yesterday", "1850-01-01", "2014-05",
+    ])
     func rejectsABadBirthDate(_ birthDate: String) throws {
         let file = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [try member("alice", "organizer"), try member("emma", "child", birthDate: birthDate)])
+            FamilyFile.Family(
+                id: "f1",
+                members: [try member("alice", "organizer"), try member("emma", "child", birthDate: birthDate)])
         ])
         expectRefused(file, key: "families[0].members[1].birthDate")
     }
 
     @Test func acceptsAGoodBirthDate() throws {
         let file = FamilyFile(families: [
-            FamilyFile.Family(id: "f1", members: [try member("alice", "organizer"), try member("emma", "child", birthDate: "2014-05-06")])
+            FamilyFile.Family(
+                id: "f1",
+                members: [try member("alice", "organizer"), try member("emma", "child", birthDate: "2014-05-06")])
         ])
         let directory = try Directory(file: file, keysDirectory: "/nonexistent", source: "family.yaml")
         #expect(directory.members["emma"]?.birthDate == BirthDate("2014-05-06"))
     }
 
     @Test func rejectsABadIdentifier() throws {
-        expectRefused(FamilyFile(families: [FamilyFile.Family(id: "f 1", members: [try member("alice", "organizer")])]), key: "families[0].id")
         expectRefused(
-            FamilyFile(families: [FamilyFile.Family(id: "f1", members: [try member("alice!", "organizer")])]), key: "families[0].members[0].id")
+            FamilyFile(families: [FamilyFile.Family(id: "f 1", members: [try member("alice", "organizer")])]),
+            key: "families[0].id")
+        expectRefused(
+            FamilyFile(families: [FamilyFile.Family(id: "f1", members: [try member("alice!", "organizer")])]),
+            key: "families[0].members[0].id")
     }
 
     @Test func parseReadsAFamilyFile() throws {
@@ -209,7 +232,9 @@ struct DirectoryTests {
     }
 
     @Test func parseNamesAMissingTopLevelKey() throws {
-        let error = try #require(throws: ConfigurationError.self) { try FamilyFile.parse("unaffiliated: []\n", source: "family.yaml") }
+        let error = try #require(throws: ConfigurationError.self) {
+            try FamilyFile.parse("unaffiliated: []\n", source: "family.yaml")
+        }
         #expect(error.key == "families", "\(error)")
         #expect(error.reason == "required key is missing")
     }
@@ -228,36 +253,56 @@ struct DirectoryTests {
     }
 
     @Test func theResolvedFileHasEveryKeyInlineAndNothingElseChanged() throws {
-        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-dirtest-\(UUID().uuidString.prefix(8))").path
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-dirtest-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: keys) }
-        let fromFile = try key(), inline = try key(), both = try key()
+        let fromFile = try key()
+        let inline = try key()
+        let both = try key()
         try (fromFile + "\n").write(toFile: keys + "/k.pub", atomically: true, encoding: .utf8)
-        let file = FamilyFile(families: [
-            .init(id: "f1", name: "One", members: [
-                .init(id: "alice", name: "Alice", role: "organizer", region: "FR", devices: [.init(id: "a1", publicKey: inline)]),
-                .init(id: "emma", role: "child", birthDate: "2015-06-01", devices: [
-                    .init(id: "e1", keyFile: "k.pub"),
-                    .init(id: "e2", publicKey: both, keyFile: "k.pub"),
-                ]),
-            ]),
-        ], unaffiliated: [.init(id: "nora", role: "child", devices: [.init(id: "n1", publicKey: try key())])])
+        let file = FamilyFile(
+            families: [
+                .init(
+                    id: "f1", name: "One",
+                    members: [
+                        .init(
+                            id: "alice", name: "Alice", role: "organizer", region: "FR",
+                            devices: [.init(id: "a1", publicKey: inline)]),
+                        .init(
+                            id: "emma", role: "child", birthDate: "2015-06-01",
+                            devices: [
+                                .init(id: "e1", keyFile: "k.pub"),
+                                .init(id: "e2", publicKey: both, keyFile: "k.pub"),
+                            ]),
+                    ])
+            ], unaffiliated: [.init(id: "nora", role: "child", devices: [.init(id: "n1", publicKey: try key())])])
         let directory = try Directory(file: file, keysDirectory: keys, source: "family.yaml")
         var expected = file
-        expected.families[0].members[1].devices = [.init(id: "e1", publicKey: fromFile), .init(id: "e2", publicKey: both)]
+        expected.families[0].members[1].devices = [
+            .init(id: "e1", publicKey: fromFile), .init(id: "e2", publicKey: both),
+        ]
         #expect(directory.file == expected)
         #expect(directory.deviceByKey[fromFile] == "e1")
         #expect(directory.deviceByKey[both] == "e2")
     }
 
     @Test func aJSONDocumentReadsAsTheSameYAMLDoes() throws {
-        let file = FamilyFile(families: [
-            .init(id: "f1", name: "The \"Ones\" / é", members: [
-                .init(id: "alice", name: "Alice", role: "organizer", birthDate: "1980-02-29", region: "US-AL", timeZone: "America/Chicago",
-                      devices: [.init(id: "a1", publicKey: try key())]),
-                .init(id: "emma", role: "child", communicationLimits: false, devices: [.init(id: "e1", keyFile: "keys/e1.pub")]),
-            ]),
-        ], unaffiliated: [.init(id: "nora", role: "adult")])
+        let file = FamilyFile(
+            families: [
+                .init(
+                    id: "f1", name: "The \"Ones\" / é",
+                    members: [
+                        .init(
+                            id: "alice", name: "Alice", role: "organizer", birthDate: "1980-02-29", region: "US-AL",
+                            timeZone: "America/Chicago",
+                            devices: [.init(id: "a1", publicKey: try key())]),
+                        .init(
+                            id: "emma", role: "child", communicationLimits: false,
+                            devices: [.init(id: "e1", keyFile: "keys/e1.pub")]),
+                    ])
+            ], unaffiliated: [.init(id: "nora", role: "adult")])
         let json = String(decoding: try JSONEncoder().encode(file), as: UTF8.self)
         let parsed = try FamilyFile.parse("\n  " + json, source: "family.yaml")
         #expect(parsed == file)
@@ -266,7 +311,8 @@ struct DirectoryTests {
     }
 
     @Test func flowStyleYAMLThatIsNotJSONStillParses() throws {
-        let parsed = try FamilyFile.parse("{families: [{id: f1, members: [{id: alice, role: organizer}]}]}", source: "family.yaml")
+        let parsed = try FamilyFile.parse(
+            "{families: [{id: f1, members: [{id: alice, role: organizer}]}]}", source: "family.yaml")
         #expect(parsed.families.first?.members.first?.id == "alice")
     }
 

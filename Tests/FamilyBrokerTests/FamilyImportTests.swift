@@ -1,9 +1,9 @@
 import Foundation
-import PostgresNIO
 import GRDB
 import HearthCore
 import HearthProtocol
 import HearthService
+import PostgresNIO
 import Testing
 import ZeroMQ
 
@@ -24,7 +24,9 @@ struct FamilyImportTests {
         }
         return try await broker.store.read { db in
             var rows: [FamilyID: (entry: Data, hash: String?)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, entry, source_hash FROM family_entry") { rows[row[0]] = (row[1], row[2]) }
+            for row in try Row.fetchAll(db, sql: "SELECT id, entry, source_hash FROM family_entry") {
+                rows[row[0]] = (row[1], row[2])
+            }
             return rows
         }
     }
@@ -72,7 +74,8 @@ struct FamilyImportTests {
             let before = try await broker.fingerprint()
             let changes = try await broker.store.pool.write { db in db.totalChangesCount }
 
-            let output = try await broker.engine.applyConfiguration(try Directory(file: broker.directory.file, keysDirectory: "/", source: "family.yaml"))
+            let output = try await broker.engine.applyConfiguration(
+                try Directory(file: broker.directory.file, keysDirectory: "/", source: "family.yaml"))
             #expect(output.events.isEmpty)
             #expect(output.disconnectedDevices.isEmpty)
             #expect(try await broker.store.pool.write { db in db.totalChangesCount } == changes)
@@ -115,11 +118,16 @@ struct FamilyImportTests {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             return try FamilyFile.load(path: path)
         }
-        let file = FamilyFile(families: [
-            .init(id: "f1", name: "The \"Ones\" / x", members: [
-                .init(id: "alice", role: "organizer", timeZone: "America/Chicago", devices: [.init(id: "a1", publicKey: try CurveKeyPair.generate().publicKey)]),
-            ]),
-        ], unaffiliated: [.init(id: "nora", role: "adult")])
+        let file = FamilyFile(
+            families: [
+                .init(
+                    id: "f1", name: "The \"Ones\" / x",
+                    members: [
+                        .init(
+                            id: "alice", role: "organizer", timeZone: "America/Chicago",
+                            devices: [.init(id: "a1", publicKey: try CurveKeyPair.generate().publicKey)])
+                    ])
+            ], unaffiliated: [.init(id: "nora", role: "adult")])
         // ASCII JSON: decoded from the file's bytes.
         let json = String(decoding: try JSONEncoder().encode(file), as: UTF8.self)
         #expect(try load(Array((" \n" + json).utf8)) == file)
@@ -128,12 +136,16 @@ struct FamilyImportTests {
         named.families[0].name = "Les Élus"
         #expect(try load(Array(String(decoding: try JSONEncoder().encode(named), as: UTF8.self).utf8)) == named)
         #expect(try load(Array(try file.yaml().utf8)) == file)
-        #expect(try load(Array("{families: [{id: f1, members: [{id: alice, role: organizer}]}]}".utf8)).families.first?.members.first?.id == "alice")
+        #expect(
+            try load(Array("{families: [{id: f1, members: [{id: alice, role: organizer}]}]}".utf8)).families.first?
+                .members.first?.id == "alice")
         let missing = try #require(throws: ConfigurationError.self) {
             try load(Array(#"{"families": [{"id": "f1", "members": [{"id": "emma"}]}]}"#.utf8))
         }
         #expect(missing.key == "families[0].members[0].role", "\(missing)")
-        let invalid = try #require(throws: ConfigurationError.self) { try load(Array(#"{"families": [{"id": "f"#.utf8) + [0xFF] + Array(#""}]}"#.utf8)) }
+        let invalid = try #require(throws: ConfigurationError.self) {
+            try load(Array(#"{"families": [{"id": "f"#.utf8) + [0xFF] + Array(#""}]}"#.utf8))
+        }
         #expect(invalid.reason == "cannot read the family file")
     }
 

@@ -14,18 +14,25 @@ struct FamilyRulesTests {
     static let stranger = handle("stranger")
     static let emergency = CommunicationHandle(value: "911", kind: .phoneNumber)
 
-    func limits(_ broker: BrokerHarness, of child: MemberID = "emma", by member: MemberID = "alice") async throws -> CommunicationSettings {
+    func limits(
+        _ broker: BrokerHarness, of child: MemberID = "emma", by member: MemberID = "alice"
+    ) async throws -> CommunicationSettings {
         let reply = try await broker.send(.getLimits(childID: child), from: member).reply
         guard case .limits(_, let settings, _) = reply else { throw Failure("getLimits → \(reply)") }
         return settings
     }
 
-    func set(_ settings: CommunicationSettings, _ broker: BrokerHarness, child: MemberID = "emma", by member: MemberID = "alice") async throws {
+    func set(
+        _ settings: CommunicationSettings, _ broker: BrokerHarness, child: MemberID = "emma",
+        by member: MemberID = "alice"
+    ) async throws {
         let reply = try await broker.send(.setLimits(childID: child, settings: settings), from: member).reply
         guard case .limits = reply else { throw Failure("setLimits → \(reply)") }
     }
 
-    func known(_ handles: [CommunicationHandle], _ broker: BrokerHarness, child: MemberID = "emma") async throws -> Set<CommunicationHandle> {
+    func known(
+        _ handles: [CommunicationHandle], _ broker: BrokerHarness, child: MemberID = "emma"
+    ) async throws -> Set<CommunicationHandle> {
         Set(try #require(try await broker.send(.knownHandles(handles), from: child).reply.knownHandles))
     }
 
@@ -50,17 +57,27 @@ struct FamilyRulesTests {
     }
 
     @Test(arguments: StorageBackend.all)
-    func onlyTheFamilysOrganizerAndGuardiansChangeLimitsAndNothingChangesOtherwise(_ backend: StorageBackend) async throws {
+    func onlyTheFamilysOrganizerAndGuardiansChangeLimitsAndNothingChangesOtherwise(
+        _ backend: StorageBackend
+    ) async throws {
         try await BrokerHarness.with(backend) { broker in
             let before = try await limits(broker)
             let everyone = CommunicationSettings(enabled: true, screenTime: .everyone)
-            let refusals: [(MemberID, ErrorCode)] = [("emma", .notAuthorized), ("carol", .notAuthorized), ("tim", .notAuthorized),
-                                                     ("zed", .notFound), ("yuri", .notAuthorized), ("nora", .notAuthorized)]
+            let refusals: [(MemberID, ErrorCode)] = [
+                ("emma", .notAuthorized), ("carol", .notAuthorized), ("tim", .notAuthorized),
+                ("zed", .notFound), ("yuri", .notAuthorized), ("nora", .notAuthorized),
+            ]
             let fingerprint = try await broker.fingerprint()
             for (caller, code) in refusals {
-                #expect(try await broker.send(.setLimits(childID: "emma", settings: everyone), from: caller).reply.errorCode == code, "\(caller)")
-                #expect(try await broker.send(.setPasscode(childID: "emma", passcode: "9999"), from: caller).reply.errorCode == code, "\(caller)")
-                #expect(try await broker.send(.revokeApproval(childID: "emma", handles: [Self.stranger]), from: caller).reply.errorCode == code, "\(caller)")
+                #expect(
+                    try await broker.send(.setLimits(childID: "emma", settings: everyone), from: caller).reply.errorCode
+                        == code, "\(caller)")
+                #expect(
+                    try await broker.send(.setPasscode(childID: "emma", passcode: "9999"), from: caller).reply.errorCode
+                        == code, "\(caller)")
+                #expect(
+                    try await broker.send(.revokeApproval(childID: "emma", handles: [Self.stranger]), from: caller)
+                        .reply.errorCode == code, "\(caller)")
             }
             #expect(try await limits(broker) == before)
             #expect(try await broker.fingerprint() == fingerprint)
@@ -69,7 +86,9 @@ struct FamilyRulesTests {
             #expect(try await broker.send(.getLimits(childID: "emma"), from: "yuri").reply.errorCode == .notAuthorized)
             #expect(try await broker.send(.getLimits(childID: "emma"), from: "zed").reply.errorCode == .notFound)
             // An adult has no limits to set.
-            #expect(try await broker.send(.setLimits(childID: "carol", settings: everyone), from: "alice").reply.errorCode == .notFound)
+            #expect(
+                try await broker.send(.setLimits(childID: "carol", settings: everyone), from: "alice").reply.errorCode
+                    == .notFound)
             // The guardian and the organizer may.
             try await set(everyone, broker, by: "bob")
             #expect(try await limits(broker).screenTime == .everyone)
@@ -81,13 +100,17 @@ struct FamilyRulesTests {
     @Test(arguments: StorageBackend.all)
     func knownHandlesFollowTheScopeInForce(_ backend: StorageBackend) async throws {
         try await BrokerHarness.with(backend) { broker in
-            let add = try await broker.send(.editContacts(childID: "emma", add: [Contact(handle: Self.contact)], remove: []), from: "alice")
+            let add = try await broker.send(
+                .editContacts(childID: "emma", add: [Contact(handle: Self.contact)], remove: []), from: "alice")
             #expect(add.events.of("emma").compactMap(\.body.handlesChange).first?.added == [Self.contact])
             var settings = try await limits(broker)
 
             settings.screenTime = .contactsOnly
             try await set(settings, broker)
-            #expect(try await known([Self.contact, Self.stranger, Self.emergency], broker) == [Self.contact, Self.emergency])
+            #expect(
+                try await known([Self.contact, Self.stranger, Self.emergency], broker) == [
+                    Self.contact, Self.emergency,
+                ])
 
             // Contacts and groups: a group with at least one contact is known as a whole; a stranger alone is not.
             settings.screenTime = .contactsAndGroups
@@ -95,7 +118,9 @@ struct FamilyRulesTests {
             #expect(try await known([Self.contact, Self.stranger], broker) == [Self.contact, Self.stranger])
             #expect(try await known([Self.stranger], broker).isEmpty)
             #expect(try await known([Self.stranger, handle("other")], broker).isEmpty)
-            #expect(try await known([Self.emergency, Self.stranger], broker) == [Self.emergency], "an emergency number vouches for nobody")
+            #expect(
+                try await known([Self.emergency, Self.stranger], broker) == [Self.emergency],
+                "an emergency number vouches for nobody")
 
             settings.screenTime = .everyone
             try await set(settings, broker)
@@ -105,7 +130,8 @@ struct FamilyRulesTests {
             settings.screenTime = .contactsOnly
             try await set(settings, broker)
             let asked = try #require(try await broker.ask(question(["pal"])).reply.accepted)
-            #expect(try await broker.answer(asked.asked.question.id, "approve", from: "bob").reply.answerResolution != nil)
+            #expect(
+                try await broker.answer(asked.asked.question.id, "approve", from: "bob").reply.answerResolution != nil)
             #expect(try await known([handle("pal"), Self.stranger], broker) == [handle("pal")])
         }
     }
@@ -115,16 +141,26 @@ struct FamilyRulesTests {
         try await BrokerHarness.with(backend) { broker in
             // The test clock is 15:06 UTC; a window 15:00-16:00 is in force.
             let special = handle("dad-work", .phoneNumber)
-            _ = try await broker.send(.editContacts(childID: "emma", add: [Contact(handle: Self.contact), Contact(handle: special, allowedDuringDowntime: true)], remove: []), from: "alice")
+            _ = try await broker.send(
+                .editContacts(
+                    childID: "emma",
+                    add: [Contact(handle: Self.contact), Contact(handle: special, allowedDuringDowntime: true)],
+                    remove: []), from: "alice")
             var settings = try await limits(broker)
             settings.screenTime = .everyone
             settings.downtime = .specificContacts
             settings.downtimeSchedule = .init(text: "15:00-16:00")
             try await set(settings, broker)
-            #expect(try await known([Self.contact, special, Self.stranger, Self.emergency], broker) == [special, Self.emergency])
+            #expect(
+                try await known([Self.contact, special, Self.stranger, Self.emergency], broker) == [
+                    special, Self.emergency,
+                ])
             // Outside the window, the Screen Time scope applies again.
             broker.clock.advance(by: 3600)
-            #expect(try await known([Self.contact, special, Self.stranger], broker) == [Self.contact, special, Self.stranger])
+            #expect(
+                try await known([Self.contact, special, Self.stranger], broker) == [
+                    Self.contact, special, Self.stranger,
+                ])
             // A window spanning midnight.
             #expect(CommunicationSettings.Downtime(text: "22:00-07:00")!.contains(minute: 23 * 60))
             #expect(CommunicationSettings.Downtime(text: "22:00-07:00")!.contains(minute: 6 * 60 + 59))
@@ -148,18 +184,29 @@ struct FamilyRulesTests {
     func aChildEditsContactsOnlyWhenAllowedAndNeverForDowntime(_ backend: StorageBackend) async throws {
         try await BrokerHarness.with(backend) { broker in
             let friend = Contact(handle: handle("friend"))
-            #expect(try await broker.send(.editContacts(childID: "emma", add: [friend], remove: []), from: "emma").reply.errorCode == .notAuthorized)
+            #expect(
+                try await broker.send(.editContacts(childID: "emma", add: [friend], remove: []), from: "emma").reply
+                    .errorCode == .notAuthorized)
             var settings = try await limits(broker)
             settings.allowContactEditing = true
             try await set(settings, broker)
-            guard case .limits(_, _, let contacts) = try await broker.send(.editContacts(childID: "emma", add: [friend], remove: []), from: "emma").reply else {
+            guard
+                case .limits(_, _, let contacts) = try await broker.send(
+                    .editContacts(childID: "emma", add: [friend], remove: []), from: "emma"
+                ).reply
+            else {
                 Issue.record("the child could not add a contact once allowed")
                 return
             }
             #expect(contacts == [friend])
             let downtime = Contact(handle: handle("late-friend"), allowedDuringDowntime: true)
-            #expect(try await broker.send(.editContacts(childID: "emma", add: [downtime], remove: []), from: "emma").reply.errorCode == .notAuthorized)
-            #expect(try await broker.send(.editContacts(childID: "emma", add: [friend], remove: [friend.handle]), from: "alice").reply.errorCode == .invalidRequest)
+            #expect(
+                try await broker.send(.editContacts(childID: "emma", add: [downtime], remove: []), from: "emma").reply
+                    .errorCode == .notAuthorized)
+            #expect(
+                try await broker.send(
+                    .editContacts(childID: "emma", add: [friend], remove: [friend.handle]), from: "alice"
+                ).reply.errorCode == .invalidRequest)
         }
     }
 
@@ -169,7 +216,8 @@ struct FamilyRulesTests {
             let asked = try #require(try await broker.ask(question(["pal"])).reply.accepted)
             _ = try await broker.answer(asked.asked.question.id, "approve", from: "alice")
             #expect(try await known([handle("pal")], broker) == [handle("pal")])
-            let outcome = try await broker.send(.revokeApproval(childID: "emma", handles: [handle("pal"), Self.stranger]), from: "bob")
+            let outcome = try await broker.send(
+                .revokeApproval(childID: "emma", handles: [handle("pal"), Self.stranger]), from: "bob")
             #expect(outcome.reply == .handlesRevoked([handle("pal")]))
             #expect(outcome.events.recipients == ["emma"])
             #expect(outcome.events.first?.body.handlesChange?.removed == [handle("pal")])
@@ -183,21 +231,32 @@ struct FamilyRulesTests {
 
     @Test func theApproveInPersonPasscodeIsHashedLimitedAndLocksOut() async throws {
         try await BrokerHarness.with { broker in
-            #expect(try await broker.send(.setPasscode(childID: "emma", passcode: "12"), from: "alice").reply.errorCode == .invalidRequest)
+            #expect(
+                try await broker.send(.setPasscode(childID: "emma", passcode: "12"), from: "alice").reply.errorCode
+                    == .invalidRequest)
             #expect(try await broker.send(.setPasscode(childID: "emma", passcode: "2468"), from: "alice").reply == .ok)
-            let stored = try #require(try await broker.store.read { db in try BrokerStore.passcode(of: "emma", in: db) })
+            let stored = try #require(
+                try await broker.store.read { db in try BrokerStore.passcode(of: "emma", in: db) })
             #expect(stored.hash.hasPrefix("scrypt$") && !stored.hash.contains("2468"))
 
             let asked = try #require(try await broker.ask(question(["pal"])).reply.accepted).asked
             let id = asked.question.id
             // Typed on a parent's device: refused.
-            #expect(try await broker.send(.approveInPerson(questionID: id, passcode: "2468"), from: "alice").reply.errorCode == .notAuthorized)
+            #expect(
+                try await broker.send(.approveInPerson(questionID: id, passcode: "2468"), from: "alice").reply.errorCode
+                    == .notAuthorized)
             for attempt in 1...4 {
-                #expect(try await broker.send(.approveInPerson(questionID: id, passcode: "0000"), from: "emma").reply.errorCode == .wrongPasscode, "\(attempt)")
+                #expect(
+                    try await broker.send(.approveInPerson(questionID: id, passcode: "0000"), from: "emma").reply
+                        .errorCode == .wrongPasscode, "\(attempt)")
             }
-            #expect(try await broker.send(.approveInPerson(questionID: id, passcode: "0000"), from: "emma").reply.errorCode == .lockedOut)
+            #expect(
+                try await broker.send(.approveInPerson(questionID: id, passcode: "0000"), from: "emma").reply.errorCode
+                    == .lockedOut)
             // Locked: even the right passcode waits.
-            #expect(try await broker.send(.approveInPerson(questionID: id, passcode: "2468"), from: "emma").reply.errorCode == .lockedOut)
+            #expect(
+                try await broker.send(.approveInPerson(questionID: id, passcode: "2468"), from: "emma").reply.errorCode
+                    == .lockedOut)
             broker.clock.advance(by: 61)
             // One more wrong one doubles the lockout.
             let doubled = try await broker.send(.approveInPerson(questionID: id, passcode: "1111"), from: "emma").reply

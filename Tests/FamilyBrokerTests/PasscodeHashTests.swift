@@ -19,7 +19,9 @@ import Testing
     @Test func theStoredTextNamesTheParametersAndNeverHoldsThePasscode() throws {
         #expect(PasscodeHash.defaultCost == 15, "N = 2^15 by default")
         // The default cost once (it is slow by design), cheaper ones for the rest.
-        for (passcode, cost) in [("4711", PasscodeHash.defaultCost), ("correct horse battery staple", 10), ("0000", 10)] {
+        for (passcode, cost) in [
+            ("4711", PasscodeHash.defaultCost), ("correct horse battery staple", 10), ("0000", 10),
+        ] {
             let hash = try PasscodeHash.make(passcode, cost: cost)
             #expect(!hash.encoded.contains(passcode))
             #expect(!hash.encoded.contains(Data(passcode.utf8).base64EncodedString().trimmingCharacters(in: ["="])))
@@ -38,7 +40,8 @@ import Testing
         parts[5] = Data(repeating: 0, count: 32).base64EncodedString()
         let damaged = [
             "", "4711", "scrypt$10$8$1$", "md5$10$8$1$AAAA$AAAA", parts.joined(separator: "$"),
-            "scrypt$9$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA", "scrypt$21$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA", "scrypt$10$8$1$!!$!!",
+            "scrypt$9$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA", "scrypt$21$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA",
+            "scrypt$10$8$1$!!$!!",
             good + "$extra", String(good.dropLast(4)),
         ]
         for text in damaged {

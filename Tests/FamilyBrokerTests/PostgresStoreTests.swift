@@ -42,9 +42,10 @@ import Testing
         do {
             _ = try PostgresStore(url: url, password: password, logger: quietLogger)
             let store = try PostgresStore(url: url, password: password, logger: quietLogger)
-            try await store.transaction({ tx in
-                try (tx as! PostgresTransaction).execute("INSERT INTO hearth_schema VALUES (999, now())")
-            }, committed: { _ in })
+            try await store.transaction(
+                { tx in
+                    try (tx as! PostgresTransaction).execute("INSERT INTO hearth_schema VALUES (999, now())")
+                }, committed: { _ in })
             let refused = #expect(throws: PostgresStore.SchemaTooNew.self) {
                 try PostgresStore(url: url, password: password, logger: quietLogger)
             }
@@ -59,7 +60,9 @@ import Testing
 
     @Test func anUnreachableServerIsStoreUnavailableNamingTheURL() throws {
         let url = PostgresURL(user: "hearth", host: "127.0.0.1", port: 1, database: "hearth")
-        let error = #expect(throws: StoreUnavailable.self) { try PostgresStore(url: url, password: "x", logger: quietLogger) }
+        let error = #expect(throws: StoreUnavailable.self) {
+            try PostgresStore(url: url, password: "x", logger: quietLogger)
+        }
         #expect(error?.description.contains(url.description) == true)
     }
 
@@ -88,8 +91,9 @@ import Testing
         let event = Event(
             memberID: "emma", sequence: sequence, createdAt: Date(timeIntervalSince1970: 1_750_000_000),
             body: .handlesChanged(added: [handle("h\(sequence)")], removed: []))
-        try await store.transaction({ tx in
-            try tx.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
-        }, committed: { _ in })
+        try await store.transaction(
+            { tx in
+                try tx.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
+            }, committed: { _ in })
     }
 }

@@ -31,7 +31,8 @@ struct QuestionBudgetEngineTests {
         var events: [Event] = []
         while true {
             let after = events.last?.sequence ?? 0
-            let page = try #require(try await broker.send(.sync(after: after, limit: 1000), from: member).reply.eventsReply)
+            let page = try #require(
+                try await broker.send(.sync(after: after, limit: 1000), from: member).reply.eventsReply)
             events += page.events
             if page.events.isEmpty || events.last!.sequence >= page.head { return events }
         }
@@ -89,14 +90,17 @@ struct QuestionBudgetEngineTests {
             _ = try await broker.ask(question(["first"]))
             // As an older broker could have left them: an event too long for any frame, and a damaged row.
             let big = Self.sized(Wire.maxFrameSize)
-            let asked = AskedQuestion(question: big, childMemberID: "emma", appBundleID: "a", askingDeviceID: "e1", askedAt: Date())
+            let asked = AskedQuestion(
+                question: big, childMemberID: "emma", appBundleID: "a", askingDeviceID: "e1", askedAt: Date())
             var writer = WireWriter()
             writer.event(Event(memberID: "emma", sequence: 2, createdAt: Date(), body: .questionPending(asked)))
             let tooLong = Data(writer.bytes)
             #expect(tooLong.count > Wire.maxEventBytes)
             try await broker.store.pool.write { db in
-                try db.execute(sql: "INSERT INTO event (member_id, seq, body) VALUES ('emma', 2, ?)", arguments: [tooLong])
-                try db.execute(sql: "INSERT INTO event (member_id, seq, body) VALUES ('emma', 3, ?)", arguments: [Data([1, 2, 3])])
+                try db.execute(
+                    sql: "INSERT INTO event (member_id, seq, body) VALUES ('emma', 2, ?)", arguments: [tooLong])
+                try db.execute(
+                    sql: "INSERT INTO event (member_id, seq, body) VALUES ('emma', 3, ?)", arguments: [Data([1, 2, 3])])
             }
         }
         let broker = try BrokerHarness(temp: temp)

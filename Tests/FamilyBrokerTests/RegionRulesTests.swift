@@ -6,7 +6,8 @@ import Testing
 
 @Suite("Regions and birth dates")
 struct RegionRulesTests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     @Test func configFileEqualsTheCompiledInTable() throws {
         let rules = try RegionFile.load(path: Self.repositoryRoot.appendingPathComponent("config/regions.yaml").path)

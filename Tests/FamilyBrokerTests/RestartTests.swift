@@ -25,7 +25,9 @@ struct RestartTests {
     private func dump(_ store: BrokerStore) async throws -> [String: [String]] {
         try await store.read { db in
             var tables: [String: [String]] = [:]
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            for table in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            {
                 tables[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map(\.description).sorted()
             }
             return tables
@@ -37,36 +39,48 @@ struct RestartTests {
     /// the same directory, events, closed devices and tables. Returns whether the stored rows were the file's entries,
     /// the restart's directory and what applying the file produced.
     private func restart(
-        _ broker: BrokerHarness, file: FamilyFile, keysDirectory: String = "/", sourceLocation: SourceLocation = #_sourceLocation
+        _ broker: BrokerHarness, file: FamilyFile, keysDirectory: String = "/",
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> (unchanged: Bool, directory: Directory, applied: BrokerEngine.Output) {
         let policy = BrokerHarness.policy
         let configuration: @Sendable () throws -> Directory = {
             try Directory(
-                file: file, keysDirectory: keysDirectory, source: "family.yaml", rules: policy.regions, maxFamilyMembers: policy.maxFamilyMembers)
+                file: file, keysDirectory: keysDirectory, source: "family.yaml", rules: policy.regions,
+                maxFamilyMembers: policy.maxFamilyMembers)
         }
         let copy = try TempDirectory()
         defer { copy.remove() }
-        try await broker.store.pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [copy.databasePath]) }
-        let unchanged = try await broker.store.read { db in try BrokerStore.holdsExactly(try configuration().file, in: db) }
+        try await broker.store.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [copy.databasePath])
+        }
+        let unchanged = try await broker.store.read { db in
+            try BrokerStore.holdsExactly(try configuration().file, in: db)
+        }
 
         let (directory, applied) = try await FamilyBrokerService.startupDirectory(
-            broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: policy, logger: Self.logger, clock: { Self.clock.now },
+            broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: policy, logger: Self.logger,
+            clock: { Self.clock.now },
             configuration: configuration)
 
         let before = try BrokerStore(path: copy.databasePath)
         let beforeDirectory = DirectoryBox(try await FamilyBrokerService.storedDirectory(before, policy: policy))
         let beforeApplied = try await BrokerEngine(
-            store: before, directory: beforeDirectory, sequences: SequenceBook(try before.heads()), logger: Self.logger, policy: policy,
+            store: before, directory: beforeDirectory, sequences: SequenceBook(try before.heads()), logger: Self.logger,
+            policy: policy,
             clock: { Self.clock.now }
         ).applyConfiguration(try configuration())
 
         expectSame(directory.current, beforeDirectory.current, sourceLocation: sourceLocation)
         #expect(applied.events == beforeApplied.events, sourceLocation: sourceLocation)
         #expect(applied.eventFrames == beforeApplied.eventFrames, sourceLocation: sourceLocation)
-        #expect(applied.disconnectedDevices.sorted() == beforeApplied.disconnectedDevices.sorted(), sourceLocation: sourceLocation)
+        #expect(
+            applied.disconnectedDevices.sorted() == beforeApplied.disconnectedDevices.sorted(),
+            sourceLocation: sourceLocation)
         #expect(try await dump(broker.store) == (try await dump(before)), sourceLocation: sourceLocation)
         // And what the broker stored builds the directory it runs with.
-        expectSame(directory.current, try await FamilyBrokerService.storedDirectory(broker.store, policy: policy), sourceLocation: sourceLocation)
+        expectSame(
+            directory.current, try await FamilyBrokerService.storedDirectory(broker.store, policy: policy),
+            sourceLocation: sourceLocation)
         return (unchanged, directory.current, applied)
     }
 
@@ -78,10 +92,12 @@ struct RestartTests {
         try await BrokerHarness.with { broker in
             // One key read from a key file: the stored row holds it inline, as the file's resolved entry does.
             var file = broker.directory.file
-            try Data((broker.directory.devices["y1"]!.publicKey + "\n").utf8).write(to: broker.temp.url.appendingPathComponent("y1.key"))
+            try Data((broker.directory.devices["y1"]!.publicKey + "\n").utf8).write(
+                to: broker.temp.url.appendingPathComponent("y1.key"))
             file.families[1].members[1].devices = [FamilyFile.Device(id: "y1", keyFile: "y1.key")]
             let keys = broker.temp.url.path
-            _ = try await broker.engine.applyConfiguration(try Directory(file: file, keysDirectory: keys, source: "family.yaml"))
+            _ = try await broker.engine.applyConfiguration(
+                try Directory(file: file, keysDirectory: keys, source: "family.yaml"))
             let writes = try await writeCount(broker)
 
             let restarted = try await restart(broker, file: file, keysDirectory: keys)
@@ -101,7 +117,9 @@ struct RestartTests {
                 AdminRequest(.addMember, entry: FamilyFile.Member(id: "walk-in", role: "adult", devices: [])),
             ]
             for request in edits {
-                _ = try await broker.engine.admin(request) { throw ConfigurationError(source: "family.yaml", key: "", reason: "not read here") }.get()
+                _ = try await broker.engine.admin(request) {
+                    throw ConfigurationError(source: "family.yaml", key: "", reason: "not read here")
+                }.get()
             }
             let writes = try await writeCount(broker)
 
@@ -117,7 +135,9 @@ struct RestartTests {
     @Test func aRestartKeepsARevokedKeyOut() async throws {
         try await BrokerHarness.with { broker in
             let emma = try #require(broker.directory.devices["e1"])
-            try await broker.store.pool.write { db in try BrokerStore.revokeKey(emma.publicKey, device: "e1", member: "emma", at: Date(), in: db) }
+            try await broker.store.pool.write { db in
+                try BrokerStore.revokeKey(emma.publicKey, device: "e1", member: "emma", at: Date(), in: db)
+            }
             _ = try await broker.engine.applyConfiguration(broker.directory)
 
             let restarted = try await restart(broker, file: broker.directory.file)
@@ -133,9 +153,14 @@ struct RestartTests {
             var file = broker.directory.file
             file.families[0].members.removeAll { $0.id == "emma" }
             file.families[1].name = "Two, renamed"
-            file.families.append(FamilyFile.Family(id: "f3", members: [
-                FamilyFile.Member(id: "olga", role: "organizer", devices: [FamilyFile.Device(id: "o1", publicKey: try TestFamily.key())]),
-            ]))
+            file.families.append(
+                FamilyFile.Family(
+                    id: "f3",
+                    members: [
+                        FamilyFile.Member(
+                            id: "olga", role: "organizer",
+                            devices: [FamilyFile.Device(id: "o1", publicKey: try TestFamily.key())])
+                    ]))
 
             let restarted = try await restart(broker, file: file)
             #expect(!restarted.unchanged)
@@ -153,19 +178,24 @@ struct RestartTests {
             let holds = { try await broker.store.read { db in try BrokerStore.holdsExactly(file, in: db) } }
             #expect(try await holds())
             // A row that is only the broker's (no source hash), then one the file has not.
-            try await broker.store.pool.write { db in try db.execute(sql: "UPDATE family_entry SET source_hash = NULL WHERE id = 'f2'") }
+            try await broker.store.pool.write { db in
+                try db.execute(sql: "UPDATE family_entry SET source_hash = NULL WHERE id = 'f2'")
+            }
             #expect(!(try await holds()))
             _ = try await restart(broker, file: file)
             #expect(try await holds())
             try await broker.store.pool.write { db in
-                try BrokerStore.saveFamily(entry: try Stored.Family.entryEncoder().encode(FamilyFile.Family(id: "f9", members: [])), id: "f9", sourceHash: nil, in: db)
+                try BrokerStore.saveFamily(
+                    entry: try Stored.Family.entryEncoder().encode(FamilyFile.Family(id: "f9", members: [])), id: "f9",
+                    sourceHash: nil, in: db)
             }
             #expect(!(try await holds()))
             // And a file with a family the store has not.
             try await broker.store.pool.write { db in try BrokerStore.deleteFamily("f9", in: db) }
             #expect(try await holds())
             var more = file
-            more.families.append(FamilyFile.Family(id: "f3", members: [FamilyFile.Member(id: "olga", role: "organizer", devices: [])]))
+            more.families.append(
+                FamilyFile.Family(id: "f3", members: [FamilyFile.Member(id: "olga", role: "organizer", devices: [])]))
             let larger = more
             #expect(!(try await broker.store.read { db in try BrokerStore.holdsExactly(larger, in: db) }))
         }
@@ -179,8 +209,10 @@ struct RestartTests {
             file.families[0].members[0].role = "boss"
             let error = await #expect(throws: ConfigurationError.self) {
                 _ = try await FamilyBrokerService.startupDirectory(
-                    broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: BrokerHarness.policy, logger: Self.logger,
-                    clock: { Self.clock.now }, configuration: { try Directory(file: file, keysDirectory: "/", source: "family.yaml") })
+                    broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: BrokerHarness.policy,
+                    logger: Self.logger,
+                    clock: { Self.clock.now },
+                    configuration: { try Directory(file: file, keysDirectory: "/", source: "family.yaml") })
             }
             #expect(error?.key == "families[0].members[0].role")
             #expect(try await dump(broker.store) == before)

@@ -45,10 +45,13 @@ enum TestPostgres {
             let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             try await admin(server, "CREATE DATABASE \(name)")
             let url = PostgresURL(user: server.user, host: "127.0.0.1", port: server.port, database: name)
-            return (url, server.password, {
-                try? await admin(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-                await slots.release()
-            })
+            return (
+                url, server.password,
+                {
+                    try? await admin(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                    await slots.release()
+                }
+            )
         } catch {
             await slots.release()
             throw error

@@ -36,24 +36,31 @@ enum TestFamily {
     static func key() throws -> String { try CurveKeyPair.generate().publicKey }
 
     static func file() throws -> FamilyFile {
-        func member(_ id: MemberID, _ role: String, limits: Bool? = nil, birthDate: String? = nil) throws -> FamilyFile.Member {
+        func member(
+            _ id: MemberID, _ role: String, limits: Bool? = nil, birthDate: String? = nil
+        ) throws -> FamilyFile.Member {
             FamilyFile.Member(
-                id: id, name: id.capitalized, role: role, birthDate: birthDate, region: "US", communicationLimits: limits,
+                id: id, name: id.capitalized, role: role, birthDate: birthDate, region: "US",
+                communicationLimits: limits,
                 devices: [FamilyFile.Device(id: deviceOf[id]!, publicKey: try key())])
         }
         return FamilyFile(
             families: [
-                FamilyFile.Family(id: "f1", name: "One", members: [
-                    try member("alice", "organizer"),
-                    try member("bob", "guardian"),
-                    try member("carol", "adult"),
-                    try member("emma", "child", birthDate: "2014-05-06"),
-                    try member("tim", "child", limits: false),
-                ]),
-                FamilyFile.Family(id: "f2", name: "Two", members: [
-                    try member("zed", "organizer"),
-                    try member("yuri", "child"),
-                ]),
+                FamilyFile.Family(
+                    id: "f1", name: "One",
+                    members: [
+                        try member("alice", "organizer"),
+                        try member("bob", "guardian"),
+                        try member("carol", "adult"),
+                        try member("emma", "child", birthDate: "2014-05-06"),
+                        try member("tim", "child", limits: false),
+                    ]),
+                FamilyFile.Family(
+                    id: "f2", name: "Two",
+                    members: [
+                        try member("zed", "organizer"),
+                        try member("yuri", "child"),
+                    ]),
             ],
             unaffiliated: [try member("nora", "child")])
     }
@@ -68,7 +75,8 @@ struct TempDirectory {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("FamilyBrokerTests-\(UUID().uuidString)", isDirectory: true)
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "FamilyBrokerTests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
@@ -110,7 +118,8 @@ final class BrokerHarness: Sendable {
     var store: BrokerStore { sqlite! }
 
     convenience init(
-        temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil, clock: TestClock = TestClock(),
+        temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil,
+        clock: TestClock = TestClock(),
         policy: BrokerPolicy = BrokerHarness.policy
     ) throws {
         let temp = try temp ?? TempDirectory()
@@ -150,7 +159,8 @@ final class BrokerHarness: Sendable {
         let temp = try TempDirectory()
         do {
             try await body(
-                try BrokerHarness(storage: opened.store, temp: temp, directory: directory, clock: clock, policy: policy))
+                try BrokerHarness(storage: opened.store, temp: temp, directory: directory, clock: clock, policy: policy)
+            )
         } catch {
             temp.remove()
             await opened.remove()
@@ -163,34 +173,45 @@ final class BrokerHarness: Sendable {
     func requestID() -> UInt64 { nextRequest.add(1, ordering: .relaxed).newValue }
 
     /// Sends `message` from `member`'s device (or from `device` when given) as a batch of one.
-    func send(_ message: Message, from member: MemberID, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+    func send(
+        _ message: Message, from member: MemberID, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Outcome {
         try await sendFrame(
-            MessageCodec.encode(message, requestID: requestID()), device: TestFamily.deviceOf[member], sourceLocation: sourceLocation)
+            MessageCodec.encode(message, requestID: requestID()), device: TestFamily.deviceOf[member],
+            sourceLocation: sourceLocation)
     }
 
     /// Sends a raw frame from a device id as a batch of one.
-    func sendFrame(_ frame: [UInt8], device: DeviceID?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+    func sendFrame(
+        _ frame: [UInt8], device: DeviceID?, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Outcome {
         let inbound = CommandIntake.Inbound(routingID: Array("r".utf8), deviceID: device, frame: frame)
         let (replies, output) = await intake.process([inbound])
         try #require(replies.count == 1, sourceLocation: sourceLocation)
         let envelope = try MessageCodec.decode(replies[0].frame)
         #expect(replies[0].routingID == Array("r".utf8), sourceLocation: sourceLocation)
-        #expect(envelope.requestID == MessageCodec.peekRequestID(frame), "a reply echoes the request id", sourceLocation: sourceLocation)
+        #expect(
+            envelope.requestID == MessageCodec.peekRequestID(frame), "a reply echoes the request id",
+            sourceLocation: sourceLocation)
         return Outcome(reply: envelope.message, requestID: envelope.requestID, events: output.events)
     }
 
     /// Sends several frames in one batch (one transaction); returns the decoded replies in order, and the events.
-    func batch(_ commands: [(device: DeviceID?, frame: [UInt8])]) async throws -> (replies: [Message], events: [Event]) {
-        let (replies, output) = await intake.process(commands.enumerated().map { index, command in
-            CommandIntake.Inbound(routingID: Self.routingID(index), deviceID: command.device, frame: command.frame)
-        })
+    func batch(_ commands: [(device: DeviceID?, frame: [UInt8])]) async throws -> (replies: [Message], events: [Event])
+    {
+        let (replies, output) = await intake.process(
+            commands.enumerated().map { index, command in
+                CommandIntake.Inbound(routingID: Self.routingID(index), deviceID: command.device, frame: command.frame)
+            })
         #expect(replies.map(\.routingID) == commands.indices.map(Self.routingID), "one reply per command, in order")
         return (try replies.map { try MessageCodec.decode($0.frame).message }, output.events)
     }
 
     static func routingID(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }
 
-    func ask(_ question: Question, from member: MemberID = "emma", app: BundleID = "com.example.chat") async throws -> Outcome {
+    func ask(
+        _ question: Question, from member: MemberID = "emma", app: BundleID = "com.example.chat"
+    ) async throws -> Outcome {
         try await send(.ask(appBundleID: app, question: question), from: member)
     }
 
@@ -224,8 +245,13 @@ final class BrokerHarness: Sendable {
         if let sqlite {
             return try await sqlite.read { db in
                 (
-                    try String.fetchAll(db, sql: "SELECT hex(id) || ':' || status || ':' || ifnull(hex(resolution), '-') FROM question ORDER BY id"),
-                    try String.fetchAll(db, sql: "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+                    try String.fetchAll(
+                        db,
+                        sql:
+                            "SELECT hex(id) || ':' || status || ':' || ifnull(hex(resolution), '-') FROM question ORDER BY id"
+                    ),
+                    try String.fetchAll(
+                        db, sql: "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
                 )
             }
         }
@@ -282,8 +308,9 @@ func question(
 ) -> Question {
     Question(
         id: id,
-        topic: .communication(CommunicationTopic(
-            personInformation: handles.map { PersonInformation(handle: handle($0)) }, actions: [.message])),
+        topic: .communication(
+            CommunicationTopic(
+                personInformation: handles.map { PersonInformation(handle: handle($0)) }, actions: [.message])),
         choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expirationDate)
 }
 

@@ -15,7 +15,7 @@ struct BrokerCommandTests {
         for line in try String(contentsOf: protocolDoc, encoding: .utf8).split(separator: "\n") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 4, cells[0].hasPrefix("0x"), cells[0].count == 4,
-                  let code = UInt8(cells[0].dropFirst(2), radix: 16), cells[1].first?.isLetter == true
+                let code = UInt8(cells[0].dropFirst(2), radix: 16), cells[1].first?.isLetter == true
             else { continue }
             directions[code] = cells[2]
         }

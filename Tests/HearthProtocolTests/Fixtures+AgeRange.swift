@@ -3,16 +3,27 @@ import HearthCore
 import HearthProtocol
 
 extension Fixtures {
-    static let teenRange = DeclaredRange(lowerBound: 13, upperBound: 15, declaration: .guardianDeclared, parentalControls: .communicationLimits)
+    static let teenRange = DeclaredRange(
+        lowerBound: 13, upperBound: 15, declaration: .guardianDeclared, parentalControls: .communicationLimits)
     static let adultRange = DeclaredRange(lowerBound: 18, upperBound: nil, declaration: .selfDeclared)
-    static let childRange = DeclaredRange(lowerBound: nil, upperBound: 12, declaration: .guardianDeclared, parentalControls: ParentalControlFlags(rawValue: 0x81))
-    static let agePrompt = AgePrompt(id: id1, memberID: "kid-1", app: "com.example.app", gates: [13, 16], range: teenRange, createdAt: t0, expiresAt: t1)
+    static let childRange = DeclaredRange(
+        lowerBound: nil, upperBound: 12, declaration: .guardianDeclared,
+        parentalControls: ParentalControlFlags(rawValue: 0x81))
+    static let agePrompt = AgePrompt(
+        id: id1, memberID: "kid-1", app: "com.example.app", gates: [13, 16], range: teenRange, createdAt: t0,
+        expiresAt: t1)
 
     static let ageEvents: [Event] = [
-        Event(memberID: "kid-1", sequence: 4, createdAt: t0, body: .ageRange(.answerChanged(app: "com.example.app", .sharing(teenRange)))),
-        Event(memberID: "kid-1", sequence: 5, createdAt: t0, body: .ageRange(.answerChanged(app: "a", .declined(.userDeclined)))),
+        Event(
+            memberID: "kid-1", sequence: 4, createdAt: t0,
+            body: .ageRange(.answerChanged(app: "com.example.app", .sharing(teenRange)))),
+        Event(
+            memberID: "kid-1", sequence: 5, createdAt: t0,
+            body: .ageRange(.answerChanged(app: "a", .declined(.userDeclined)))),
         Event(memberID: "kid-1", sequence: 6, createdAt: t0, body: .ageRange(.promptOpened(agePrompt))),
-        Event(memberID: "kid-1", sequence: 7, createdAt: t1, body: .ageRange(.promptClosed(id: id1, app: "com.example.app", .declined(.promptTimedOut)))),
+        Event(
+            memberID: "kid-1", sequence: 7, createdAt: t1,
+            body: .ageRange(.promptClosed(id: id1, app: "com.example.app", .declined(.promptTimedOut)))),
     ]
 
     /// Every Declared Age Range message, most in several variants.
@@ -46,5 +57,7 @@ extension Fixtures {
         return all.map(Message.ageRange) + ageEvents.map(Message.event) + [.events(head: 7, events: ageEvents)]
     }
 
-    static let ageTypeCodes: Set<UInt8> = [0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6]
+    static let ageTypeCodes: Set<UInt8> = [
+        0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6,
+    ]
 }

@@ -34,14 +34,15 @@ enum Fixtures {
     /// Every optional field set: names, avatar, actions, custom choices, a non-default default, an expiration.
     static let fullQuestion = Question(
         id: id1,
-        topic: .communication(CommunicationTopic(
-            personInformation: [
-                PersonInformation(handle: dragon, nameComponents: fullName, avatarImage: Array(0..<64)),
-                PersonInformation(handle: email, nameComponents: partialName, avatarImage: []),
-                PersonInformation(handle: phone),
-            ],
-            actions: Set(CommunicationTopic.Action.allCases)
-        )),
+        topic: .communication(
+            CommunicationTopic(
+                personInformation: [
+                    PersonInformation(handle: dragon, nameComponents: fullName, avatarImage: Array(0..<64)),
+                    PersonInformation(handle: email, nameComponents: partialName, avatarImage: []),
+                    PersonInformation(handle: phone),
+                ],
+                actions: Set(CommunicationTopic.Action.allCases)
+            )),
         choices: [
             .approve, .decline,
             PermissionChoice(id: "once", title: "Einmal erlauben ✅", answer: .approval),
@@ -71,20 +72,25 @@ enum Fixtures {
         askedAt: t1
     )
 
-    static let answered = Resolution(questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1)
-    static let defaulted = Resolution(questionID: id2, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: t0)
+    static let answered = Resolution(
+        questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1)
+    static let defaulted = Resolution(
+        questionID: id2, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: t0)
 
     static let events: [Event] = [
         Event(memberID: "kid-1", sequence: 1, createdAt: t0, body: .questionPending(askedFull)),
         Event(memberID: "kid-1", sequence: 2, createdAt: t1, body: .questionResolved(askedFull, answered)),
-        Event(memberID: "kid-1", sequence: 3, createdAt: t1, body: .handlesChanged(added: [dragon, emojiHandle], removed: [phone])),
+        Event(
+            memberID: "kid-1", sequence: 3, createdAt: t1,
+            body: .handlesChanged(added: [dragon, emojiHandle], removed: [phone])),
         Event(memberID: "mum", sequence: .max, createdAt: beforeEpoch, body: .handlesChanged(added: [], removed: [])),
         Event(memberID: "kid_2", sequence: 0, createdAt: t0, body: .questionResolved(askedMinimal, defaulted)),
     ]
 
     static let teenSettings = CommunicationSettings(
         enabled: true, screenTime: .contactsAndGroups, downtime: .specificContacts,
-        downtimeSchedule: CommunicationSettings.Downtime(startMinute: 22 * 60, endMinute: 7 * 60), allowContactEditing: true)
+        downtimeSchedule: CommunicationSettings.Downtime(startMinute: 22 * 60, endMinute: 7 * 60),
+        allowContactEditing: true)
 
     /// At least one message of every case, most with several variants.
     /// parent-device's notification messages (docs/PROTOCOL.md §6.5).
@@ -92,10 +98,11 @@ enum Fixtures {
         .parentWatch(after: nil),
         .parentWatch(after: .max),
         .parentWatching(head: 0),
-        .parentNotification(ParentNotification(
-            id: 1, kind: .questionExpired, createdAt: Date(timeIntervalSince1970: 1_700_000_000),
-            childMemberID: "emma", questionID: id1, appBundleID: "com.example.chat", answeredBy: nil,
-            choiceID: "decline", text: "expired unanswered, so \"Decline\" for emma: to talk to custom:ß✓")),
+        .parentNotification(
+            ParentNotification(
+                id: 1, kind: .questionExpired, createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+                childMemberID: "emma", questionID: id1, appBundleID: "com.example.chat", answeredBy: nil,
+                choiceID: "decline", text: "expired unanswered, so \"Decline\" for emma: to talk to custom:ß✓")),
     ]
 
     static let messages: [Message] = {
@@ -113,7 +120,9 @@ enum Fixtures {
             .knownHandles([dragon, phone, email, emojiHandle]),
             .ping,
             .welcome(version: 1, familyID: nil, memberID: "kid-1", deviceID: "kid-1.tablet", role: .child, head: 0),
-            .welcome(version: 1, familyID: "the-smiths", memberID: "mum", deviceID: "mum.phone", role: .organizer, head: .max),
+            .welcome(
+                version: 1, familyID: "the-smiths", memberID: "mum", deviceID: "mum.phone", role: .organizer, head: .max
+            ),
             .events(head: 0, events: []),
             .events(head: 42, events: events),
             .askAccepted(askedFull, nil),
@@ -141,12 +150,16 @@ enum Fixtures {
             .setLimits(childID: "kid-1", settings: teenSettings),
             .getLimits(childID: "kid-1"),
             .editContacts(childID: "kid-1", add: [], remove: []),
-            .editContacts(childID: "kid-1", add: [Contact(handle: phone, allowedDuringDowntime: true), Contact(handle: dragon)], remove: [email]),
+            .editContacts(
+                childID: "kid-1", add: [Contact(handle: phone, allowedDuringDowntime: true), Contact(handle: dragon)],
+                remove: [email]),
             .revokeApproval(childID: "kid-1", handles: [dragon]),
             .setPasscode(childID: "kid-1", passcode: "1234"),
             .setPasscode(childID: "kid-1", passcode: ""),
             .approveInPerson(questionID: id1, passcode: "1234"),
-            .limits(childID: "kid-1", settings: teenSettings, contacts: [Contact(handle: emojiHandle, allowedDuringDowntime: true)]),
+            .limits(
+                childID: "kid-1", settings: teenSettings,
+                contacts: [Contact(handle: emojiHandle, allowedDuringDowntime: true)]),
             .limits(childID: "kid-1", settings: CommunicationSettings(enabled: false), contacts: []),
             .handlesRevoked([]),
             .handlesRevoked([dragon, phone]),
@@ -159,7 +172,9 @@ enum Fixtures {
         for event in events { all.append(.event(event)) }
         for code in ErrorCode.allCases { all.append(.error(ErrorReply(code, "code \(code)"))) }
         for reason in Resolution.Reason.allCases {
-            all.append(.answerAccepted(Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
+            all.append(
+                .answerAccepted(
+                    Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
         }
         // Last, so that the fuzz corpus's earlier seeds (numbered by position) stay as they are.
         return all + ageMessages + parentMessages
@@ -173,7 +188,9 @@ enum Fixtures {
     ]).union(ageTypeCodes)
 
     /// A frame with a valid header for `type` and a body written by `body`.
-    static func frame(type: UInt8, requestID: UInt64 = 1, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
+    static func frame(
+        type: UInt8, requestID: UInt64 = 1, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }
+    ) -> [UInt8] {
         var w = WireWriter()
         w.u8(version)
         w.u8(type)

@@ -56,9 +56,13 @@ import Testing
         for type in Fixtures.typeCodes {
             let result = Result { () throws(WireError) in try MessageCodec.decode(Fixtures.frame(type: type)) }
             switch result {
-            case .success(let envelope): #expect([Message.ping, .ok, .listPending, .ageRange(.listPrompts)].contains(envelope.message))
+            case .success(let envelope):
+                #expect([Message.ping, .ok, .listPending, .ageRange(.listPrompts)].contains(envelope.message))
             case .failure(let error):
-                guard case .truncated = error else { Issue.record("type \(type): \(error)"); continue }
+                guard case .truncated = error else {
+                    Issue.record("type \(type): \(error)")
+                    continue
+                }
             }
         }
     }
@@ -174,7 +178,9 @@ import Testing
             w.u64(0)
             w.u32(.max)
         }
-        #expect(failure(events) == .tooLong(field: "events.events", length: Int(UInt32.max), max: Int(Wire.maxEventsPerSync)))
+        #expect(
+            failure(events)
+                == .tooLong(field: "events.events", length: Int(UInt32.max), max: Int(Wire.maxEventsPerSync)))
         let bigAvatar = Fixtures.frame(type: 0x03) { w in
             w.string("app")
             w.uuid(Fixtures.id1)
@@ -185,15 +191,20 @@ import Testing
             w.u8(1)
             w.u32(UInt32(Wire.maxAvatarBytes + 1))
         }
-        #expect(failure(bigAvatar) == .tooLong(field: "person.avatarImage", length: Wire.maxAvatarBytes + 1, max: Wire.maxAvatarBytes))
+        #expect(
+            failure(bigAvatar)
+                == .tooLong(field: "person.avatarImage", length: Wire.maxAvatarBytes + 1, max: Wire.maxAvatarBytes))
         let oversized = [UInt8](repeating: 0, count: Wire.maxFrameSize + 1)
         #expect(failure(oversized) == .tooLong(field: "frame", length: Wire.maxFrameSize + 1, max: Wire.maxFrameSize))
     }
 
     @Test func trailingBytesAreRefused() {
         #expect(failure(MessageCodec.encode(.ping) + [0]) == .trailingBytes(count: 1))
-        #expect(failure(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 1)) + [1, 2, 3]) == .trailingBytes(count: 3))
-        #expect(failure(MessageCodec.encode(.appResponse(inboxID: 1, Fixtures.askedFull, Fixtures.answered)) + [0]) == .trailingBytes(count: 1))
+        #expect(
+            failure(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 1)) + [1, 2, 3]) == .trailingBytes(count: 3))
+        #expect(
+            failure(MessageCodec.encode(.appResponse(inboxID: 1, Fixtures.askedFull, Fixtures.answered)) + [0])
+                == .trailingBytes(count: 1))
     }
 
     /// A NUL would be cut off where handles are stored as SQLite TEXT (found by BrokerCommandFuzzer).
@@ -204,8 +215,9 @@ import Testing
             let refusal = WireError.invalidValue(field: "contact.handle.value", reason: "must not contain U+0000 (NUL)")
             #expect(failure(frame) == refusal)
         }
-        #expect(failure(MessageCodec.encode(.knownHandles([CommunicationHandle(value: "a\u{0}b", kind: .custom)])))
-            == .invalidValue(field: "handle.value", reason: "must not contain U+0000 (NUL)"))
+        #expect(
+            failure(MessageCodec.encode(.knownHandles([CommunicationHandle(value: "a\u{0}b", kind: .custom)])))
+                == .invalidValue(field: "handle.value", reason: "must not contain U+0000 (NUL)"))
     }
 
     @Test func forbiddenIdentifiersAreInvalidValues() {
@@ -226,25 +238,38 @@ import Testing
             }
             #expect(field == "welcome.memberID")
         }
-        #expect(failure(welcome(member: String(repeating: "a", count: 65))) == .tooLong(field: "welcome.memberID", length: 65, max: 64))
+        #expect(
+            failure(welcome(member: String(repeating: "a", count: 65)))
+                == .tooLong(field: "welcome.memberID", length: 65, max: 64))
 
-        guard case .invalidValue(field: "appHello.bundleID", _) = failure(MessageCodec.encode(.appHello(bundleID: "com.example/chat"))) else {
+        guard
+            case .invalidValue(field: "appHello.bundleID", _) = failure(
+                MessageCodec.encode(.appHello(bundleID: "com.example/chat")))
+        else {
             Issue.record("a bundle id with / must be refused")
             return
         }
-        guard case .invalidValue(field: "handle.value", _) = failure(MessageCodec.encode(.knownHandles([CommunicationHandle(value: "", kind: .custom)]))) else {
+        guard
+            case .invalidValue(field: "handle.value", _) = failure(
+                MessageCodec.encode(.knownHandles([CommunicationHandle(value: "", kind: .custom)])))
+        else {
             Issue.record("an empty handle must be refused")
             return
         }
         var badParent = Fixtures.answered
         badParent.answeredBy = "mum dad"
-        guard case .invalidValue(field: "resolution.answeredBy", _) = failure(MessageCodec.encode(.answerAccepted(badParent))) else {
+        guard
+            case .invalidValue(field: "resolution.answeredBy", _) = failure(
+                MessageCodec.encode(.answerAccepted(badParent)))
+        else {
             Issue.record("a parent id with a space must be refused")
             return
         }
         var badChild = Fixtures.askedFull
         badChild.childMemberID = "kid#1"
-        guard case .invalidValue(field: "asked.childMemberID", _) = failure(MessageCodec.encode(.pendingList([badChild]))) else {
+        guard
+            case .invalidValue(field: "asked.childMemberID", _) = failure(MessageCodec.encode(.pendingList([badChild])))
+        else {
             Issue.record("a child id with # must be refused")
             return
         }

@@ -25,7 +25,9 @@ import Testing
         let avatar = (0..<Wire.maxAvatarBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let question = Question(
             id: Fixtures.id1,
-            topic: .communication(CommunicationTopic(personInformation: [PersonInformation(handle: Fixtures.dragon, avatarImage: avatar)]))
+            topic: .communication(
+                CommunicationTopic(personInformation: [PersonInformation(handle: Fixtures.dragon, avatarImage: avatar)])
+            )
         )
         let message = Message.ask(appBundleID: "com.example.chat", question: question)
         #expect(try MessageCodec.decode(MessageCodec.encode(message)).message == message)
@@ -53,6 +55,8 @@ import Testing
         b.actions = [.call, .friend, .message]
         let qa = Question(id: Fixtures.id1, topic: .communication(a))
         let qb = Question(id: Fixtures.id1, topic: .communication(b))
-        #expect(MessageCodec.encode(.ask(appBundleID: "x", question: qa)) == MessageCodec.encode(.ask(appBundleID: "x", question: qb)))
+        #expect(
+            MessageCodec.encode(.ask(appBundleID: "x", question: qa))
+                == MessageCodec.encode(.ask(appBundleID: "x", question: qb)))
     }
 }

@@ -45,7 +45,8 @@ struct QuestionBudgetTests {
         let resolution = Resolution(
             questionID: question.id, choice: choice, reason: .parentAnswered, answeredBy: longID, resolvedAt: Self.t)
         let pending = Event(memberID: longID, sequence: .max, createdAt: Self.t, body: .questionPending(asked))
-        let resolved = Event(memberID: longID, sequence: .max, createdAt: Self.t, body: .questionResolved(asked, resolution))
+        let resolved = Event(
+            memberID: longID, sequence: .max, createdAt: Self.t, body: .questionResolved(asked, resolution))
         return [
             .ask(appBundleID: asked.appBundleID, question: question), .askAccepted(asked, resolution), .event(pending),
             .event(resolved), .events(head: .max, events: [resolved]), .appResponse(inboxID: .max, asked, resolution),
@@ -55,7 +56,8 @@ struct QuestionBudgetTests {
 
     @Test func theReserveHoldsTheLargestEnvelope() {
         #expect(QuestionBudget.largestEnvelope <= QuestionBudget.envelopeReserve)
-        #expect(QuestionBudget.largestEnvelope > 900, "measured on the longest values: \(QuestionBudget.largestEnvelope)")
+        #expect(
+            QuestionBudget.largestEnvelope > 900, "measured on the longest values: \(QuestionBudget.largestEnvelope)")
         #expect(QuestionBudget.maxQuestionBytes == 1_044_480)
     }
 
@@ -68,8 +70,12 @@ struct QuestionBudgetTests {
             #expect(frame.count <= Wire.maxFrameSize, "\(message.typeCode): \(frame.count) bytes")
             #expect(try MessageCodec.decode(frame).message == message)
         }
-        let event = Event(memberID: Self.longID, sequence: 1, createdAt: Self.t, body: .questionPending(
-            AskedQuestion(question: question, childMemberID: Self.longID, appBundleID: "a", askingDeviceID: "d", askedAt: Self.t)))
+        let event = Event(
+            memberID: Self.longID, sequence: 1, createdAt: Self.t,
+            body: .questionPending(
+                AskedQuestion(
+                    question: question, childMemberID: Self.longID, appBundleID: "a", askingDeviceID: "d",
+                    askedAt: Self.t)))
         #expect(event.deliverable().event == event, "an event built from an accepted question is never trimmed")
     }
 
@@ -88,12 +94,16 @@ struct QuestionBudgetTests {
         name.familyName = "Lovelace"
         let questions = [
             Question(topic: .significantAppUpdate(description: "A new version with video calls")),
-            Question(topic: .communication(CommunicationTopic(personInformation: [
-                PersonInformation(handle: CommunicationHandle(value: "+15551234567", kind: .phoneNumber)),
-                PersonInformation(
-                    handle: CommunicationHandle(value: "zoë@exämple.org", kind: .emailAddress), nameComponents: name,
-                    avatarImage: [1, 2, 3]),
-            ], actions: [.call, .message])), expirationDate: Self.t),
+            Question(
+                topic: .communication(
+                    CommunicationTopic(
+                        personInformation: [
+                            PersonInformation(handle: CommunicationHandle(value: "+15551234567", kind: .phoneNumber)),
+                            PersonInformation(
+                                handle: CommunicationHandle(value: "zoë@exämple.org", kind: .emailAddress),
+                                nameComponents: name,
+                                avatarImage: [1, 2, 3]),
+                        ], actions: [.call, .message])), expirationDate: Self.t),
             Self.question(encodedBytes: 300_000, names: false),
         ]
         for question in questions {
@@ -106,8 +116,10 @@ struct QuestionBudgetTests {
     @Test func anEventOverItsLimitIsTrimmedThenOmittedNeverLeftUndeliverable() throws {
         // Over the budget: an older broker could have stored it.
         let question = Self.question(encodedBytes: Wire.maxFrameSize)
-        let asked = AskedQuestion(question: question, childMemberID: "emma", appBundleID: "a", askingDeviceID: "d", askedAt: Self.t)
-        let resolution = Resolution(questionID: question.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice", resolvedAt: Self.t)
+        let asked = AskedQuestion(
+            question: question, childMemberID: "emma", appBundleID: "a", askingDeviceID: "d", askedAt: Self.t)
+        let resolution = Resolution(
+            questionID: question.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice", resolvedAt: Self.t)
         let event = Event(memberID: "emma", sequence: 7, createdAt: Self.t, body: .questionResolved(asked, resolution))
         let (trimmed, body) = event.deliverable()
         #expect(body.count <= Wire.maxEventBytes)
@@ -122,8 +134,11 @@ struct QuestionBudgetTests {
         #expect(try MessageCodec.decode(MessageCodec.eventFrame(body: body)).message == .event(trimmed))
 
         // Nothing to trim: the position is kept with an `omitted` event.
-        let handles = (0..<2100).map { CommunicationHandle(value: String(repeating: "h", count: 500) + "\($0)", kind: .custom) }
-        let huge = Event(memberID: "emma", sequence: 8, createdAt: Self.t, body: .handlesChanged(added: handles, removed: []))
+        let handles = (0..<2100).map {
+            CommunicationHandle(value: String(repeating: "h", count: 500) + "\($0)", kind: .custom)
+        }
+        let huge = Event(
+            memberID: "emma", sequence: 8, createdAt: Self.t, body: .handlesChanged(added: handles, removed: []))
         let (omitted, omittedBody) = huge.deliverable()
         #expect(omitted.sequence == 8)
         guard case .omitted(let kind, let reason) = omitted.body else {
@@ -136,9 +151,12 @@ struct QuestionBudgetTests {
     }
 
     @Test func anOmittedEventHasItsDocumentedBytes() throws {
-        let event = Event(memberID: "emma", sequence: 2, createdAt: Date(timeIntervalSince1970: 0), body: .omitted(kind: 1, reason: "x"))
+        let event = Event(
+            memberID: "emma", sequence: 2, createdAt: Date(timeIntervalSince1970: 0),
+            body: .omitted(kind: 1, reason: "x"))
         let frame = MessageCodec.encode(.event(event))
-        let expected: [UInt8] = [1, 0x90, 0, 0, 0, 0, 0, 0, 0, 0]  // header, request id 0
+        let expected: [UInt8] =
+            [1, 0x90, 0, 0, 0, 0, 0, 0, 0, 0]  // header, request id 0
             + [0, 0, 0, 4] + Array("emma".utf8) + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0]
             + [4, 1, 0, 0, 0, 1, 0x78]  // kind omitted, original kind 1, reason "x"
         #expect(frame == expected)
@@ -147,20 +165,24 @@ struct QuestionBudgetTests {
 
     @Test func aReplyOverTheFrameIsTrimmedOrBecomesAnError() throws {
         let question = Self.question(encodedBytes: Wire.maxFrameSize)
-        let asked = AskedQuestion(question: question, childMemberID: "emma", appBundleID: "a", askingDeviceID: "d", askedAt: Self.t)
+        let asked = AskedQuestion(
+            question: question, childMemberID: "emma", appBundleID: "a", askingDeviceID: "d", askedAt: Self.t)
         let frame = MessageCodec.encodeReply(.askAccepted(asked, nil), requestID: 5)
         #expect(frame.count <= Wire.maxFrameSize)
         #expect(try MessageCodec.decode(frame).message == .askAccepted(asked.trimmed(.avatars), nil))
         #expect(try MessageCodec.decode(frame).requestID == 5)
 
         let list = (0..<6).map { _ in
-            AskedQuestion(question: Self.question(encodedBytes: 1_000_000), childMemberID: "emma", appBundleID: "a",
-                          askingDeviceID: "d", askedAt: Self.t)
+            AskedQuestion(
+                question: Self.question(encodedBytes: 1_000_000), childMemberID: "emma", appBundleID: "a",
+                askingDeviceID: "d", askedAt: Self.t)
         }
         let listFrame = MessageCodec.encodeReply(.pendingList(list), requestID: 6)
         #expect(try MessageCodec.decode(listFrame).message == .pendingList(list.map { $0.trimmed(.avatars) }))
 
-        let handles = (0..<2100).map { CommunicationHandle(value: String(repeating: "h", count: 500) + "\($0)", kind: .custom) }
+        let handles = (0..<2100).map {
+            CommunicationHandle(value: String(repeating: "h", count: 500) + "\($0)", kind: .custom)
+        }
         let tooBig = MessageCodec.encodeReply(.knownHandlesResult(handles), requestID: 7)
         guard case .error(let error) = try MessageCodec.decode(tooBig).message else {
             Issue.record("expected an error reply")

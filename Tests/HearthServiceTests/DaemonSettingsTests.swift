@@ -8,12 +8,17 @@ import Testing
     static let name = SettingKey("name", default: "none", help: "a name")
     static let keys = [port, name]
 
-    static func settings(flags: [String: String?] = [:], environment: [String: String] = [:]) async throws -> DaemonSettings {
-        try await DaemonSettings(daemon: "testd", environmentPrefix: "HEARTH_TESTD", keys: keys, flags: flags, environment: environment)
+    static func settings(
+        flags: [String: String?] = [:], environment: [String: String] = [:]
+    ) async throws -> DaemonSettings {
+        try await DaemonSettings(
+            daemon: "testd", environmentPrefix: "HEARTH_TESTD", keys: keys, flags: flags, environment: environment)
     }
 
     static func file(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-settings-\(UUID().uuidString).yaml").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-settings-\(UUID().uuidString).yaml"
+        ).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -56,10 +61,17 @@ import Testing
 
     @Test func badValueIsRefusedNamingSourceKeyAndReason() async throws {
         let settings = try await Self.settings(environment: ["HEARTH_TESTD_LISTEN_PORT": "eighty"])
-        let error = await Self.refusal { _ = try settings.get(Self.port, default: 80, SettingParsers.integer(in: 1...65535)) }
-        #expect(error == ConfigurationError(source: "HEARTH_TESTD_LISTEN_PORT", key: "listenPort", reason: "'eighty' is not a whole number"))
+        let error = await Self.refusal {
+            _ = try settings.get(Self.port, default: 80, SettingParsers.integer(in: 1...65535))
+        }
+        #expect(
+            error
+                == ConfigurationError(
+                    source: "HEARTH_TESTD_LISTEN_PORT", key: "listenPort", reason: "'eighty' is not a whole number"))
         let outOfRange = try await Self.settings(flags: ["listenPort": "70000"])
-        let rangeError = await Self.refusal { _ = try outOfRange.get(Self.port, default: 80, SettingParsers.integer(in: 1...65535)) }
+        let rangeError = await Self.refusal {
+            _ = try outOfRange.get(Self.port, default: 80, SettingParsers.integer(in: 1...65535))
+        }
         #expect(rangeError?.source == "--listen-port")
         #expect(rangeError?.reason.contains("out of range") == true)
     }
@@ -74,7 +86,9 @@ import Testing
     }
 
     @Test func unknownVariableUnderThePrefixIsRefused() async throws {
-        let error = await Self.refusal { _ = try await Self.settings(environment: ["HEARTH_TESTD_LISTEN_PROT": "1", "HEARTH_OTHER": "x"]) }
+        let error = await Self.refusal {
+            _ = try await Self.settings(environment: ["HEARTH_TESTD_LISTEN_PROT": "1", "HEARTH_OTHER": "x"])
+        }
         #expect(error?.key == "HEARTH_TESTD_LISTEN_PROT")
     }
 
@@ -84,7 +98,9 @@ import Testing
         #expect(missing?.source == "--config")
         let list = try Self.file("- a\n- b\n")
         defer { try? FileManager.default.removeItem(atPath: list) }
-        #expect(await Self.refusal { _ = try await Self.settings(flags: ["config": list]) }?.reason == "must be a mapping of keys to values")
+        #expect(
+            await Self.refusal { _ = try await Self.settings(flags: ["config": list]) }?.reason
+                == "must be a mapping of keys to values")
         let nested = try Self.file("listenPort: [1, 2]\n")
         defer { try? FileManager.default.removeItem(atPath: nested) }
         let settings = try await Self.settings(flags: ["config": nested])
@@ -93,7 +109,9 @@ import Testing
         #expect(error?.source == nested)
         let broken = try Self.file("listenPort: [1, 2\n")
         defer { try? FileManager.default.removeItem(atPath: broken) }
-        #expect(await Self.refusal { _ = try await Self.settings(flags: ["config": broken]) }?.reason.hasPrefix("not valid YAML") == true)
+        #expect(
+            await Self.refusal { _ = try await Self.settings(flags: ["config": broken]) }?.reason.hasPrefix(
+                "not valid YAML") == true)
     }
 
     @Test func requiredKeyNamesEveryWayToSetIt() async throws {

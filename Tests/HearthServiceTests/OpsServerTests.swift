@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HearthService
 import Logging
 import Metrics
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite struct OpsServerTests {
     static func get(_ address: ListenAddress, _ path: String) async throws -> (Int, String) {
@@ -20,7 +21,9 @@ import Testing
         let counter = Counter(label: "hearth_test_ops_total")
         counter.increment(by: 3)
         let ready = Atomic(false)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-ops-\(UUID().uuidString)/metrics.address").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-ops-\(UUID().uuidString)/metrics.address"
+        ).path
         let server = OpsServer(
             address: ListenAddress(host: "127.0.0.1", port: 0), addressFile: file, logger: Logger(label: "test"),
             ready: { HealthStatus(ok: ready.load(ordering: .relaxed), "linked?") })

@@ -1,4 +1,3 @@
-@testable import DeclaredAgeRange
 import Foundation
 import HearthCore
 import HearthFleet
@@ -7,6 +6,8 @@ import HearthTransport
 import Synchronization
 import Testing
 
+@testable import DeclaredAgeRange
+
 /// Declared Age Range through the three daemons as real processes: an app asks through the DeclaredAgeRange library,
 /// the broker computes the range, people answer prompts and set sharing through their devices' daemons.
 @Suite("Declared Age Range across real daemons", .serialized)
@@ -14,12 +15,14 @@ struct AgeRangeAcrossDaemonsTests {
     /// Birth dates far from any birthday around the test's real date, so the ranges below hold all year round
     /// except near 6 May (emma turns 13 on 2027-05-06; the test expects 12 before it and 13 after it).
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .init("alice", role: .organizer, birthDate: "1985-01-01", devices: ["alice-phone"]),
-            .init("carol", role: .adult, birthDate: "1960-01-01", devices: ["carol-laptop"]),
-            .init("emma", role: .child, birthDate: "2014-05-06", devices: ["emma-tablet", "emma-phone"]),
-            .init("noa", role: .child, birthDate: "", devices: ["noa-tablet"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .init("alice", role: .organizer, birthDate: "1985-01-01", devices: ["alice-phone"]),
+                .init("carol", role: .adult, birthDate: "1960-01-01", devices: ["carol-laptop"]),
+                .init("emma", role: .child, birthDate: "2014-05-06", devices: ["emma-tablet", "emma-phone"]),
+                .init("noa", role: .child, birthDate: "", devices: ["noa-tablet"]),
+            ])
     ])
 
     static let app = "com.example.landmarks"
@@ -29,7 +32,8 @@ struct AgeRangeAcrossDaemonsTests {
         let age = BirthDate("2014-05-06")!.age(on: Date(), in: TimeZone(identifier: "UTC")!)
         let (lower, upper) = AgeRangeRules.bounds(age: age, gates: [13, 16])
         return AgeRangeService.AgeRange(
-            lowerBound: lower, upperBound: upper, ageRangeDeclaration: .guardianDeclared, activeParentalControls: .communicationLimits)
+            lowerBound: lower, upperBound: upper, ageRangeDeclaration: .guardianDeclared,
+            activeParentalControls: .communicationLimits)
     }
 
     @Test func askFirstPromptsTheMembersDevicesAndTheAnswerIsSharedByAllOfThem() async throws {
@@ -86,11 +90,15 @@ struct AgeRangeAcrossDaemonsTests {
             let again = Task { try await tablet.requestAgeRange(ageGates: 13, 16) }
             let prompt = try await emmaTablet.waitForPrompt(app: Self.app)
             let socket = fleet.socket(of: "emma-tablet")
-            let answered = try await hearthctl(["age", "answer", String(prompt.id.uuidString.prefix(8)), "decline", "--socket", socket])
+            let answered = try await hearthctl([
+                "age", "answer", String(prompt.id.uuidString.prefix(8)), "decline", "--socket", socket,
+            ])
             #expect(answered.status == 0 && answered.output.contains("declined"), "\(answered)")
             #expect(try await again.value == .declinedSharing)
             // A decline is remembered until the anniversary: no prompt, declined at once (hearthctl as the app).
-            let cached = try await hearthctl(["age", "request", "--gates", "13,16", "--app", Self.app, "--socket", socket])
+            let cached = try await hearthctl([
+                "age", "request", "--gates", "13,16", "--app", Self.app, "--socket", socket,
+            ])
             #expect(cached.status == 0 && cached.output == "declined\n", "\(cached)")
             #expect(try await emmaTablet.prompts().isEmpty)
 
@@ -98,14 +106,18 @@ struct AgeRangeAcrossDaemonsTests {
             await #expect(throws: ErrorReply.self) { try await carol.setSharing(.always, of: "emma") }
             await #expect(throws: ErrorReply.self) { try await emmaTablet.setSharing(.always, of: "emma") }
             await #expect(throws: ErrorReply.self) { try await alice.setSharing(.never, of: "carol") }
-            let viaCLI = try await hearthctl(["age", "sharing", "emma", "always", "--socket", fleet.socket(of: "alice-phone")])
+            let viaCLI = try await hearthctl([
+                "age", "sharing", "emma", "always", "--socket", fleet.socket(of: "alice-phone"),
+            ])
             #expect(viaCLI.status == 0 && viaCLI.output == "emma: always\n", "\(viaCLI)")
 
             // Always Share: clearing the cache reveals the range on the next request, and the change reaches a
             // watcher of the app on emma's other device.
             let watcher = fleet.ageRange(Self.app, on: "emma-phone")
             let changes = AgeRangeCollector(watcher)
-            try await fleet.eventually("the phone's daemon registered the watcher") { await watcher.connection.isWatching }
+            try await fleet.eventually("the phone's daemon registered the watcher") {
+                await watcher.connection.isWatching
+            }
             let cleared = try await hearthctl(["age", "clear-cache", Self.app, "--socket", socket])
             #expect(cleared.status == 0 && cleared.output == "cleared \(Self.app)\n", "\(cleared)")
             #expect(try await tablet.requestAgeRange(ageGates: 13, 16) == .sharing(range: Self.emmaUnder13and16))
@@ -121,8 +133,9 @@ struct AgeRangeAcrossDaemonsTests {
             // An adult on a parent-device: self-declared, beyond every gate, no parental controls.
             try await carol.setSharing(.always, of: "carol")
             let laptop = fleet.ageRange(Self.app, on: "carol-laptop")
-            #expect(try await laptop.requestAgeRange(ageGates: 13, 16, 21)
-                == .sharing(range: .init(lowerBound: 18, upperBound: nil, ageRangeDeclaration: .selfDeclared)))
+            #expect(
+                try await laptop.requestAgeRange(ageGates: 13, 16, 21)
+                    == .sharing(range: .init(lowerBound: 18, upperBound: nil, ageRangeDeclaration: .selfDeclared)))
 
             changes.cancel()
             for console in [emmaTablet, alice, carol] { await console.close() }
@@ -133,9 +146,12 @@ struct AgeRangeAcrossDaemonsTests {
     @Test func errorsNameTheRuleOrTheReason() async throws {
         try await Fleet.with(Self.family) { fleet in
             // A rule broken, named by the daemon (the library checks first; a raw client shows the daemon does too).
-            let raw = try LocalClient(endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
+            let raw = try LocalClient(
+                endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
             try await raw.start()
-            for (gates, rule) in [([13, 14], "at least 2 years"), ([16, 13], "ascending"), ([5, 9, 13, 16], "1 to 3")] {
+            for (gates, rule) in [
+                ([13, 14], "at least 2 years"), ([16, 13], "ascending"), ([5, 9, 13, 16], "1 to 3"),
+            ] {
                 do {
                     _ = try await raw.request(.ageRange(.request(app: Self.app, gates: gates)))
                     Issue.record("\(gates) accepted")
@@ -144,7 +160,9 @@ struct AgeRangeAcrossDaemonsTests {
                 }
             }
             await raw.close()
-            let cli = try await hearthctl(["age", "request", "--gates", "13,14", "--socket", fleet.socket(of: "emma-tablet")])
+            let cli = try await hearthctl([
+                "age", "request", "--gates", "13,14", "--socket", fleet.socket(of: "emma-tablet"),
+            ])
             #expect(cli.status != 0 && cli.output.contains("at least 2 years"), "\(cli)")
 
             // No birth date on record: no account with an age.

@@ -1,8 +1,9 @@
-@testable import DeclaredAgeRange
 import Foundation
 import HearthCore
 import HearthFleet
 import Testing
+
+@testable import DeclaredAgeRange
 
 /// The anniversary rule through the real daemons, with the broker's controllable clock: a birthday before the
 /// anniversary of the first declaration reveals nothing new; on the anniversary the new range is shared.
@@ -21,10 +22,12 @@ struct AgeRangeAnniversaryAcrossDaemonsTests {
 
     @Test func aBirthdayIsRevealedOnlyOnTheAnniversaryOfTheFirstDeclaration() async throws {
         let family = FleetSpec(families: [
-            .init("appleseed", members: [
-                .init("alice", role: .organizer, birthDate: "1985-01-01", devices: ["alice-phone"]),
-                .init("kim", role: .child, birthDate: Self.birthDate(), devices: ["kim-tablet"]),
-            ]),
+            .init(
+                "appleseed",
+                members: [
+                    .init("alice", role: .organizer, birthDate: "1985-01-01", devices: ["alice-phone"]),
+                    .init("kim", role: .child, birthDate: Self.birthDate(), devices: ["kim-tablet"]),
+                ])
         ])
         try await Fleet.with(family) { fleet in
             let alice = try await fleet.ageConsole(on: "alice-phone")
@@ -49,7 +52,9 @@ struct AgeRangeAnniversaryAcrossDaemonsTests {
             // On the anniversary (a year after the first declaration), the new range is revealed.
             try fleet.advanceClock(by: .seconds(166 * 86_400))
             try await fleet.eventually("the new range is shared on the anniversary", timeout: .seconds(15)) {
-                guard case .sharing(let range) = try await tablet.requestAgeRange(ageGates: 13, 16) else { return false }
+                guard case .sharing(let range) = try await tablet.requestAgeRange(ageGates: 13, 16) else {
+                    return false
+                }
                 return range.lowerBound == 13 && range.upperBound == 15
             }
             await alice.close()

@@ -12,7 +12,9 @@ import ZeroMQ
 @Suite("Broker under floods", .serialized)
 struct BrokerFloodTests {
     static func question(_ handle: String) -> PermissionQuestion<CommunicationTopic> {
-        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+        var topic = CommunicationTopic(personInformation: [
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        ])
         topic.actions = [.message]
         return PermissionQuestion(communicationTopic: topic)
     }
@@ -38,10 +40,12 @@ struct BrokerFloodTests {
 
     @Test func aCommandFloodGetsRefusalsThenSilenceWhileTheFamilyIsServed() async throws {
         let spec = FleetSpec(families: [
-            .init("appleseed", members: [
-                .organizer("alice", devices: ["alice-phone"]),
-                .child("emma", devices: ["emma-tablet", "emma-phone"]),
-            ]),
+            .init(
+                "appleseed",
+                members: [
+                    .organizer("alice", devices: ["alice-phone"]),
+                    .child("emma", devices: ["emma-tablet", "emma-phone"]),
+                ])
         ])
         // 20 commands a second per device, bursts of 100.
         try await Fleet.with(spec, brokerArguments: ["--device-rate", "20"]) { fleet in
@@ -66,7 +70,8 @@ struct BrokerFloodTests {
             let elapsed = Self.seconds(start.duration(to: .now))
             try await Task.sleep(for: .milliseconds(500))
 
-            var pongs = 0, refusals = 0
+            var pongs = 0
+            var refusals = 0
             for frames in flooder.take(on: 0) {
                 guard let frame = frames.last, let envelope = try? MessageCodec.decode(frame) else {
                     Issue.record("undecodable reply")
@@ -80,10 +85,13 @@ struct BrokerFloodTests {
                 }
             }
             #expect(pongs >= 80, "the burst allowance was served: \(pongs)")
-            #expect(Double(pongs) <= 100 + 20 * (elapsed + 1), "\(pongs) pongs in \(elapsed) s at 20/s with a burst of 100")
+            #expect(
+                Double(pongs) <= 100 + 20 * (elapsed + 1), "\(pongs) pongs in \(elapsed) s at 20/s with a burst of 100")
             #expect(refusals >= 1, "the flooder is told it is rate limited")
             #expect(Double(refusals) <= elapsed + 2, "at most one refusal a second: \(refusals) in \(elapsed) s")
-            #expect(UInt64(pongs + refusals) < sent / 2, "the rest is silence: \(pongs + refusals) replies to \(sent) pings")
+            #expect(
+                UInt64(pongs + refusals) < sent / 2, "the rest is silence: \(pongs + refusals) replies to \(sent) pings"
+            )
 
             // Once it stops, the device is served again.
             try await Task.sleep(for: .seconds(1))
@@ -97,7 +105,9 @@ struct BrokerFloodTests {
 
     @Test func aSubscriptionFloodIsCappedAndNeverWidensWhatADeviceReceives() async throws {
         let spec = FleetSpec(families: [
-            .init("appleseed", members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])]),
+            .init(
+                "appleseed",
+                members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])]),
             .init("other", members: [.organizer("zed", devices: ["zed-phone"])]),
         ])
         try await Fleet.with(spec) { fleet in
@@ -108,16 +118,18 @@ struct BrokerFloodTests {
                 try socket.makeCurveClient(serverPublicKey: broker.key, keys: keys)
             }
             // XSUB, not SUB: it filters nothing locally, so the test sees exactly what the broker sends the pipe.
-            let loop = try SocketLoop(name: "subscription-flooder", sockets: [
-                .init(.dealer) { socket in
-                    try secure(socket)
-                    try socket.connect(broker.ingress)
-                },
-                .init(.xsub) { socket in
-                    try secure(socket)
-                    try socket.connect(broker.egress)
-                },
-            ])
+            let loop = try SocketLoop(
+                name: "subscription-flooder",
+                sockets: [
+                    .init(.dealer) { socket in
+                        try secure(socket)
+                        try socket.connect(broker.ingress)
+                    },
+                    .init(.xsub) { socket in
+                        try secure(socket)
+                        try socket.connect(broker.egress)
+                    },
+                ])
             try await loop.start()
             let received = Recorder<(socket: Int, frames: [[UInt8]])>()
             let inbound = loop.inbound
@@ -128,10 +140,16 @@ struct BrokerFloodTests {
             }
 
             let start = ContinuousClock.now
-            let victims: [[UInt8]] = [[], Wire.topic(for: "emma"), Wire.topic(for: "alice"), Array("e".utf8), Array("emma".utf8), [0]]
+            let victims: [[UInt8]] = [
+                [], Wire.topic(for: "emma"), Wire.topic(for: "alice"), Array("e".utf8), Array("emma".utf8), [0],
+            ]
             var random = SystemRandomNumberGenerator()
             for i in 0..<5000 {
-                let topic = i % 2 == 0 ? victims[(i / 2) % victims.count] : (0..<Int.random(in: 0...12, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let topic =
+                    i % 2 == 0
+                    ? victims[(i / 2) % victims.count]
+                    : (0..<Int.random(in: 0...12, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random)
+                    }
                 // Mostly subscriptions; some unsubscriptions and messages that are neither.
                 let first: UInt8 = i % 10 == 3 ? 0 : i % 10 == 7 ? UInt8.random(in: 2...255, using: &random) : 1
                 let frames: [[UInt8]] = i % 100 == 50 ? [[first] + topic, [1, 2, 3]] : [[first] + topic]
@@ -148,10 +166,14 @@ struct BrokerFloodTests {
             let elapsed = Self.seconds(start.duration(to: .now))
 
             let items = received.all
-            let replies = items.filter { $0.socket == 0 }.compactMap { $0.frames.last.flatMap { try? MessageCodec.decode($0) } }
+            let replies = items.filter { $0.socket == 0 }.compactMap {
+                $0.frames.last.flatMap { try? MessageCodec.decode($0) }
+            }
             #expect(replies.first == Envelope(requestID: 42, message: .pong(head: 0)), "zed's own head, promptly")
             let egress = items.filter { $0.socket == 1 }
-            #expect(egress.allSatisfy { $0.frames.count == 2 && $0.frames[0] == Wire.topic(for: "zed") }, "only zed's topic ever arrives")
+            #expect(
+                egress.allSatisfy { $0.frames.count == 2 && $0.frames[0] == Wire.topic(for: "zed") },
+                "only zed's topic ever arrives")
             let heartbeats = egress.filter {
                 if case .heartbeat? = (try? MessageCodec.decode($0.frames[1]))?.message { true } else { false }
             }
@@ -160,8 +182,12 @@ struct BrokerFloodTests {
             // second follow, not one per subscription message.
             let bound = 20 + 3 * (elapsed + 1) + 5
             #expect(!heartbeats.isEmpty)
-            #expect(Double(heartbeats.count) <= bound, "\(heartbeats.count) heartbeats in \(elapsed) s after 4,000 subscriptions")
-            #expect(try String(contentsOfFile: fleet.broker.logFile, encoding: .utf8).contains("subscription flood ignored"))
+            #expect(
+                Double(heartbeats.count) <= bound,
+                "\(heartbeats.count) heartbeats in \(elapsed) s after 4,000 subscriptions")
+            #expect(
+                try String(contentsOfFile: fleet.broker.logFile, encoding: .utf8).contains("subscription flood ignored")
+            )
             reader.cancel()
             await loop.stop()
         }

@@ -12,12 +12,14 @@ import Testing
 @Suite("Broker under hostile frames", .serialized)
 struct BrokerFuzzTests {
     static let spec = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            // No birth date: an age range request by the adult is refused (`ageNotDeclared`), so it changes nothing.
-            .init("uncle", role: .adult, birthDate: "", devices: ["uncle-laptop"]),
-            .child("emma", devices: ["emma-tablet"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                // No birth date: an age range request by the adult is refused (`ageNotDeclared`), so it changes nothing.
+                .init("uncle", role: .adult, birthDate: "", devices: ["uncle-laptop"]),
+                .child("emma", devices: ["emma-tablet"]),
+            ])
     ])
 
     static var iterations: Int {
@@ -44,7 +46,9 @@ struct BrokerFuzzTests {
     static func expected(_ item: FrameFuzzer.Case) -> Expected {
         func refusal(_ error: WireError) -> Expected {
             // The case's name: every WireError case has a payload, so it is the reflected child's label.
-            .exactly(.error(ErrorReply(error.code, error.description)), kind: Mirror(reflecting: error).children.first?.label ?? "\(error)")
+            .exactly(
+                .error(ErrorReply(error.code, error.description)),
+                kind: Mirror(reflecting: error).children.first?.label ?? "\(error)")
         }
         guard item.frames.count == 1 else { return refusal(.wrongFrameCount(expected: 1, got: item.frames.count)) }
         do {
@@ -107,7 +111,9 @@ struct BrokerFuzzTests {
             let pid = fleet.currentBroker.pid
 
             var fuzzer = FrameFuzzer(seed: Self.seed, child: "emma", questionID: pending)
-            let cases = FrameFuzzer.crafted(child: "emma", questionID: pending) + (0..<Self.iterations).map { _ in fuzzer.next() }
+            let cases =
+                FrameFuzzer.crafted(child: "emma", questionID: pending)
+                + (0..<Self.iterations).map { _ in fuzzer.next() }
             // The organizer could change emma's settings: it sends only what must be refused whoever sends it.
             let refusable = cases.filter { if case .exactly = Self.expected($0) { true } else { false } }
             var kinds = try await Self.exchange(refusable, with: organizer, role: "organizer")
@@ -157,7 +163,8 @@ struct BrokerFuzzTests {
 
     @Test func theAdminSocketRefusesMalformedRequestsAndChangesNothing() async throws {
         try await Fleet.with(Self.spec) { fleet in
-            let admin = try LocalClient(endpoint: LocalEndpoints.ipc(fleet.directory + "/broker/admin.sock"), peer: "family-broker admin")
+            let admin = try LocalClient(
+                endpoint: LocalEndpoints.ipc(fleet.directory + "/broker/admin.sock"), peer: "family-broker admin")
             try await admin.start()
             let before = try BrokerSnapshot(fleet)
             let requests: [(Message, ErrorCode)] = [
@@ -167,11 +174,18 @@ struct BrokerFuzzTests {
                 (.adminRequest("[]"), .invalidRequest),
                 (.adminRequest(#"{"command":"explode"}"#), .invalidRequest),
                 (.adminRequest(#"{"command":"enroll","member":"emma"}"#), .invalidRequest),
-                (.adminRequest(#"{"command":"enroll","member":"emma","device":"x","publicKey":"short"}"#), .invalidRequest),
+                (
+                    .adminRequest(#"{"command":"enroll","member":"emma","device":"x","publicKey":"short"}"#),
+                    .invalidRequest
+                ),
                 (.adminRequest(#"{"command":"setRole","member":"emma","role":"king"}"#), .invalidRequest),
                 (.adminRequest(#"{"command":"revoke","device":"nobody"}"#), .notFound),
                 (.adminRequest(#"{"command":"removeMember","member":"../alice"}"#), .notFound),
-                (.adminRequest(#"{"command":"addMember","family":"appleseed","entry":{"id":"bad id","role":"child"}}"#), .invalidRequest),
+                (
+                    .adminRequest(
+                        #"{"command":"addMember","family":"appleseed","entry":{"id":"bad id","role":"child"}}"#),
+                    .invalidRequest
+                ),
             ]
             for (request, code) in requests {
                 do {
@@ -203,11 +217,15 @@ struct BrokerFuzzTests {
         let settings = CommunicationSettings(
             enabled: true, screenTime: .contactsOnly, downtime: .specificContacts,
             downtimeSchedule: .init(startMinute: 21 * 60, endMinute: 7 * 60), allowContactEditing: true)
-        guard case .limits = try await alice.request(.setLimits(childID: "emma", settings: settings), requestID: 1) else {
+        guard case .limits = try await alice.request(.setLimits(childID: "emma", settings: settings), requestID: 1)
+        else {
             throw FleetError("setLimits was refused")
         }
         let grandma = Contact(handle: CommunicationHandle(value: "grandma", kind: .custom), allowedDuringDowntime: true)
-        guard case .limits = try await alice.request(.editContacts(childID: "emma", add: [grandma], remove: []), requestID: 2) else {
+        guard
+            case .limits = try await alice.request(
+                .editContacts(childID: "emma", add: [grandma], remove: []), requestID: 2)
+        else {
             throw FleetError("editContacts was refused")
         }
         #expect(try await alice.request(.setPasscode(childID: "emma", passcode: "2468"), requestID: 3) == .ok)
@@ -216,11 +234,14 @@ struct BrokerFuzzTests {
         let app = fleet.app("com.example.chat", on: "emma-tablet")
         let console = try await fleet.parent(on: "alice-phone")
         func question(_ handle: String) -> PermissionQuestion<CommunicationTopic> {
-            var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+            var topic = CommunicationTopic(personInformation: [
+                PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+            ])
             topic.actions = [.message]
             return PermissionQuestion(communicationTopic: topic)
         }
-        let answered = question("pal"), pending = question("stranger")
+        let answered = question("pal")
+        let pending = question("stranger")
         try await app.ask(answered)
         _ = try await console.waitForQuestion(answered.id)
         _ = try await console.approve(answered.id)
@@ -275,15 +296,20 @@ struct BrokerFuzzTests {
                         #expect(envelope.message == reply, "\(role), \(item.mutation): \(item.frames)")
                     case .command(let command):
                         #expect(role == "adult", "only the adult sends decodable commands")
-                        #expect(adultMayGet(envelope.message, for: command), "\(role), \(item.mutation): \(command) got \(envelope.message)")
+                        #expect(
+                            adultMayGet(envelope.message, for: command),
+                            "\(role), \(item.mutation): \(command) got \(envelope.message)")
                     case .adultsOwn:
                         break
                     }
                 }
                 try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(waiting.isEmpty, "\(role): no reply to \(waiting.values.map(\.0.mutation).prefix(10)) (\(waiting.count) in all)")
-            #expect(headerlessReplies.sorted() == headerless.sorted(), "\(role): replies to frames with no whole header")
+            #expect(
+                waiting.isEmpty,
+                "\(role): no reply to \(waiting.values.map(\.0.mutation).prefix(10)) (\(waiting.count) in all)")
+            #expect(
+                headerlessReplies.sorted() == headerless.sorted(), "\(role): replies to frames with no whole header")
         }
         return kinds
     }

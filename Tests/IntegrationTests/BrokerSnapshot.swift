@@ -19,7 +19,8 @@ struct BrokerSnapshot: Equatable, CustomStringConvertible {
         defer { try? queue.close() }
         tables = try queue.read { db in
             var tables: [String: [String]] = [:]
-            let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            let names = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             for name in names {
                 let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [name])
                 let row = columns.map { "quote(\"\($0)\")" }.joined(separator: " || '|' || ")

@@ -15,8 +15,10 @@ struct ChaosRunTests {
     @Test func aShortChaosRunLosesNothing() async throws {
         let (status, output) = try await ExecutableRun.run(
             "hearth-loadtest",
-            ["chaos", "--seed", Self.seed, "--kills", "1", "--max-gap", "800", "--max-outage", "1500",
-             "--settle", "60"],
+            [
+                "chaos", "--seed", Self.seed, "--kills", "1", "--max-gap", "800", "--max-outage", "1500",
+                "--settle", "60",
+            ],
             timeout: .seconds(110))
         #expect(status == 0, "\(output)")
         #expect(output.contains("PASSED"), "\(output)")

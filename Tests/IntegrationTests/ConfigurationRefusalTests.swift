@@ -23,10 +23,15 @@ struct ConfigurationRefusalTests {
         return dir
     }
 
-    static func broker(_ dir: String, _ extra: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+    static func broker(
+        _ dir: String, _ extra: [String], environment: [String: String] = [:]
+    ) async throws -> (Int32, String) {
         try await ExecutableRun.run(
             "family-broker",
-            ["--state", dir + "/state", "--families", dir + "/families.yaml", "--ingress", "tcp://127.0.0.1:0", "--egress", "tcp://127.0.0.1:0"] + extra,
+            [
+                "--state", dir + "/state", "--families", dir + "/families.yaml", "--ingress", "tcp://127.0.0.1:0",
+                "--egress", "tcp://127.0.0.1:0",
+            ] + extra,
             environment: environment)
     }
 
@@ -36,7 +41,9 @@ struct ConfigurationRefusalTests {
         let (status, output) = try await Self.broker(dir, ["--subscriber-hwm", "lots"])
         #expect(status == 78)
         #expect(output.contains("--subscriber-hwm: subscriberHwm: 'lots' is not a whole number"), "\(output)")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/state/broker.sqlite"), "nothing is created before the configuration is accepted")
+        #expect(
+            !FileManager.default.fileExists(atPath: dir + "/state/broker.sqlite"),
+            "nothing is created before the configuration is accepted")
     }
 
     @Test func badEnvironmentValueIsRefusedNamingTheVariable() async throws {
@@ -72,7 +79,10 @@ struct ConfigurationRefusalTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (status, output) = try await ExecutableRun.run("child-device", ["--state", dir + "/device"])
         #expect(status == 78)
-        #expect(output.contains("keyFile: is required: give --key-file, HEARTH_CHILD_DEVICE_KEY_FILE or 'keyFile' in the config file"), "\(output)")
+        #expect(
+            output.contains(
+                "keyFile: is required: give --key-file, HEARTH_CHILD_DEVICE_KEY_FILE or 'keyFile' in the config file"),
+            "\(output)")
     }
 
     @Test func deviceWithAnUnreadableBrokerKeyIsRefused() async throws {
@@ -98,7 +108,8 @@ struct ConfigurationRefusalTests {
         for (file, prefix, keys) in daemons {
             let config = try String(contentsOf: root.appendingPathComponent("config/" + file), encoding: .utf8)
             for key in keys {
-                #expect(docs.contains("`\(key.environmentVariable(prefix: prefix))`"), "\(key.name) of \(file): variable")
+                #expect(
+                    docs.contains("`\(key.environmentVariable(prefix: prefix))`"), "\(key.name) of \(file): variable")
                 #expect(docs.contains("`\(key.flag)`"), "\(key.name): flag")
                 #expect(docs.contains("`\(key.name)`"), "\(key.name): key")
                 #expect(config.contains("\(key.name):"), "\(key.name) in config/\(file)")

@@ -10,17 +10,21 @@ import Testing
 @Suite("Delivery under faults", .serialized)
 struct DeliveryUnderFaultsTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .child("emma", devices: ["emma-tablet", "emma-phone"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .child("emma", devices: ["emma-tablet", "emma-phone"]),
+            ])
     ])
 
     /// `HEARTH_SOAK_ROUNDS` scales the stream for a longer soak; CI runs the default.
     static var rounds: Int { Int(ProcessInfo.processInfo.environment["HEARTH_SOAK_ROUNDS"] ?? "") ?? 3 }
 
     static func question(_ handle: String) -> PermissionQuestion<CommunicationTopic> {
-        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+        var topic = CommunicationTopic(personInformation: [
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        ])
         topic.actions = [.message]
         return PermissionQuestion(communicationTopic: topic)
     }
@@ -49,14 +53,20 @@ struct DeliveryUnderFaultsTests {
             var asked: [UUID] = []
             let faults: [(String, @Sendable () async throws -> Void)] = [
                 ("broker", { try await fleet.crashAndRestartBroker() }),
-                ("child-device", {
-                    try await fleet.daemon("emma-tablet").crash()
-                    try fleet.daemon("emma-tablet").start()
-                }),
-                ("parent-device", {
-                    try await fleet.daemon("alice-phone").crash()
-                    try fleet.daemon("alice-phone").start()
-                }),
+                (
+                    "child-device",
+                    {
+                        try await fleet.daemon("emma-tablet").crash()
+                        try fleet.daemon("emma-tablet").start()
+                    }
+                ),
+                (
+                    "parent-device",
+                    {
+                        try await fleet.daemon("alice-phone").crash()
+                        try fleet.daemon("alice-phone").start()
+                    }
+                ),
             ]
             for round in 0..<Self.rounds {
                 for (index, (name, fault)) in faults.enumerated() {
@@ -138,7 +148,9 @@ struct DeliveryUnderFaultsTests {
 @Suite("Slow subscriber", .serialized)
 struct SlowSubscriberTests {
     @Test func aPausedDevicePastItsHighWaterMarkRecoversEverything() async throws {
-        try await Fleet.with(DeliveryUnderFaultsTests.family, brokerArguments: ["--subscriber-hwm", "4", "--ask-limit", "100000/3600"]) { fleet in
+        try await Fleet.with(
+            DeliveryUnderFaultsTests.family, brokerArguments: ["--subscriber-hwm", "4", "--ask-limit", "100000/3600"]
+        ) { fleet in
             let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
             defer { approver.cancel() }
             let phone = try fleet.daemon("emma-phone")
@@ -149,7 +161,8 @@ struct SlowSubscriberTests {
             var asked: [UUID] = []
             for i in 0..<60 {
                 var topic = CommunicationTopic(personInformation: [
-                    PersonInformation(handle: CommunicationHandle(value: "big-\(i)", kind: .custom), avatarImage: avatar),
+                    PersonInformation(
+                        handle: CommunicationHandle(value: "big-\(i)", kind: .custom), avatarImage: avatar)
                 ])
                 topic.actions = [.message]
                 let question = PermissionQuestion(communicationTopic: topic)
@@ -158,7 +171,9 @@ struct SlowSubscriberTests {
             }
             let all = asked
             let console = try await fleet.parent(on: "alice-phone")
-            try await fleet.eventually("every question is answered", timeout: .seconds(60)) { try await console.pending().isEmpty }
+            try await fleet.eventually("every question is answered", timeout: .seconds(60)) {
+                try await console.pending().isEmpty
+            }
             try phone.resume()
             let phoneApp = fleet.app("com.example.chat", on: "emma-phone")
             let responses = ResponseCollector(phoneApp)

@@ -11,31 +11,41 @@ import ZeroMQ
 @Suite("Device identity and isolation", .serialized)
 struct DeviceIsolationTests {
     static let families = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .child("emma", devices: ["emma-tablet"]),
-        ]),
-        .init("other", members: [
-            .organizer("zed", devices: ["zed-phone"]),
-            .child("yuri", devices: ["yuri-tablet"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .child("emma", devices: ["emma-tablet"]),
+            ]),
+        .init(
+            "other",
+            members: [
+                .organizer("zed", devices: ["zed-phone"]),
+                .child("yuri", devices: ["yuri-tablet"]),
+            ]),
     ])
 
     @Test func unknownKeyNeitherConnectsNorReceives() async throws {
         try await Fleet.with(Self.families) { fleet in
             let broker = try RawPeer.readyFile(fleet.readyFile)
-            let stranger = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: try CurveKeyPair.generate())
+            let stranger = try await RawPeer(
+                ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: try CurveKeyPair.generate()
+            )
             let zedKeys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/zed-phone.key")
             let yuriKeys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/yuri-tablet.key")
             // Enrolled, but of another family; and a child of that family, both subscribing to everything.
-            let zed = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: zedKeys)
-            let yuri = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: yuriKeys)
+            let zed = try await RawPeer(
+                ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: zedKeys)
+            let yuri = try await RawPeer(
+                ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: yuriKeys)
             stranger.send(.hello(minVersion: 1, maxVersion: 1))
             zed.send(.hello(minVersion: 1, maxVersion: 1))
 
             // Traffic in the victim family while they listen.
             let app = fleet.app("com.example.chat", on: "emma-tablet")
-            var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: "secret-friend", kind: .custom))])
+            var topic = CommunicationTopic(personInformation: [
+                PersonInformation(handle: CommunicationHandle(value: "secret-friend", kind: .custom))
+            ])
             topic.actions = [.message]
             let question = PermissionQuestion(communicationTopic: topic)
             try await app.ask(question)
@@ -78,7 +88,9 @@ struct DeviceIsolationTests {
             let known = await app.knownHandles(in: [CommunicationHandle(value: "secret-friend", kind: .custom)])
             #expect(known.isEmpty)
             // Its question is only queued locally: the broker never accepts it, so no parent sees it.
-            var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: "x", kind: .custom))])
+            var topic = CommunicationTopic(personInformation: [
+                PersonInformation(handle: CommunicationHandle(value: "x", kind: .custom))
+            ])
             topic.actions = [.message]
             let question = PermissionQuestion(communicationTopic: topic)
             try? await app.ask(question)

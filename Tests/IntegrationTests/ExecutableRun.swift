@@ -6,7 +6,8 @@ enum ExecutableRun {
     static func run(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)
     ) async throws -> (status: Int32, output: String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-run-\(UUID().uuidString).log")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-run-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         // Only the variables we pass under the daemons' prefixes: the test runner's own must not leak in.
@@ -27,7 +28,9 @@ enum ExecutableRun {
 
     /// A fresh temporary directory.
     static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-it-\(UUID().uuidString.prefix(8))").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-it-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

@@ -10,26 +10,33 @@ import Testing
 @Suite("Family rules across real daemons", .serialized)
 struct FamilyRulesIntegrationTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .guardian("bob", devices: ["bob-phone"]),
-            .child("emma", devices: ["emma-tablet", "emma-phone"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .guardian("bob", devices: ["bob-phone"]),
+                .child("emma", devices: ["emma-tablet", "emma-phone"]),
+            ])
     ])
 
     static func question(_ handle: String, expires: Date? = nil) -> PermissionQuestion<CommunicationTopic> {
-        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+        var topic = CommunicationTopic(personInformation: [
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        ])
         topic.actions = [.message]
         return PermissionQuestion(topic: topic, expirationDate: expires)
     }
 
     /// Runs the real hearthctl; returns its exit status and output.
     @discardableResult
-    static func hearthctl(_ arguments: [String], stdin: String? = nil, fleet: Fleet) throws -> (status: Int32, output: String) {
+    static func hearthctl(
+        _ arguments: [String], stdin: String? = nil, fleet: Fleet
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
         process.arguments = arguments
-        let output = Pipe(), input = Pipe()
+        let output = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardError = output
         process.standardInput = input
@@ -42,7 +49,8 @@ struct FamilyRulesIntegrationTests {
     }
 
     static func admin(_ arguments: [String], fleet: Fleet) throws -> String {
-        let (status, output) = try hearthctl(["admin"] + arguments + ["--broker-state", fleet.directory + "/broker"], fleet: fleet)
+        let (status, output) = try hearthctl(
+            ["admin"] + arguments + ["--broker-state", fleet.directory + "/broker"], fleet: fleet)
         #expect(status == 0, "hearthctl admin \(arguments): \(output)")
         return output
     }
@@ -68,7 +76,9 @@ struct FamilyRulesIntegrationTests {
             try await tablet.ask(ask)
             _ = try await alice.waitForQuestion(ask.id)
             _ = try await alice.approve(ask.id)
-            try await fleet.eventually("the tablet gets the response") { tabletResponses.responses(for: ask.id).count == 1 }
+            try await fleet.eventually("the tablet gets the response") {
+                tabletResponses.responses(for: ask.id).count == 1
+            }
             // The phone stays cut off: nothing more reaches it.
             try await Task.sleep(for: .seconds(2))
             #expect(phoneResponses.responses.isEmpty)
@@ -81,7 +91,10 @@ struct FamilyRulesIntegrationTests {
             let socket = fleet.directory + "/run/emma-laptop.sock"
             let laptop = Process()
             laptop.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/child-device")
-            laptop.arguments = ["--key-file", key + ".key", "--state", fleet.directory + "/devices/emma-laptop", "--socket", socket, "--broker-ready", fleet.readyFile]
+            laptop.arguments = [
+                "--key-file", key + ".key", "--state", fleet.directory + "/devices/emma-laptop", "--socket", socket,
+                "--broker-ready", fleet.readyFile,
+            ]
             laptop.standardError = FileHandle.nullDevice
             try laptop.run()
             defer {
@@ -105,32 +118,42 @@ struct FamilyRulesIntegrationTests {
         try await Fleet.with(Self.family) { fleet in
             let tablet = fleet.app("com.example.chat", on: "emma-tablet")
             let responses = ResponseCollector(tablet)
-            let aliceSocket = fleet.socket(of: "alice-phone"), tabletSocket = fleet.socket(of: "emma-tablet")
+            let aliceSocket = fleet.socket(of: "alice-phone")
+            let tabletSocket = fleet.socket(of: "emma-tablet")
             try await fleet.waitUntilLinked("alice-phone")
-            let set = try Self.hearthctl(["parent", "passcode", "emma", "--socket", aliceSocket], stdin: "2468", fleet: fleet)
+            let set = try Self.hearthctl(
+                ["parent", "passcode", "emma", "--socket", aliceSocket], stdin: "2468", fleet: fleet)
             #expect(set.status == 0, "\(set.output)")
             #expect(!set.output.contains("2468"))
 
             let ask = Self.question("cousin")
             try await tablet.ask(ask)
-            let wrong = try Self.hearthctl(["child", "approve-in-person", ask.id.uuidString, "--socket", tabletSocket], stdin: "0000", fleet: fleet)
+            let wrong = try Self.hearthctl(
+                ["child", "approve-in-person", ask.id.uuidString, "--socket", tabletSocket], stdin: "0000", fleet: fleet
+            )
             #expect(wrong.status != 0)
             #expect(wrong.output.contains("wrongPasscode"), "\(wrong.output)")
-            let right = try Self.hearthctl(["child", "approve-in-person", ask.id.uuidString, "--socket", tabletSocket], stdin: "2468", fleet: fleet)
+            let right = try Self.hearthctl(
+                ["child", "approve-in-person", ask.id.uuidString, "--socket", tabletSocket], stdin: "2468", fleet: fleet
+            )
             #expect(right.status == 0, "\(right.output)")
             try await fleet.eventually("the app gets the approval") { responses.responses(for: ask.id).count == 1 }
             #expect(responses.responses(for: ask.id).first?.reason == .approvedInPerson)
             let cousin = CommunicationHandle(value: "cousin", kind: .custom)
             try await fleet.eventually("the handle is known") { await tablet.isKnownHandle(cousin) }
 
-            let revoke = try Self.hearthctl(["parent", "revoke", "emma", "custom:cousin", "--socket", aliceSocket], fleet: fleet)
+            let revoke = try Self.hearthctl(
+                ["parent", "revoke", "emma", "custom:cousin", "--socket", aliceSocket], fleet: fleet)
             #expect(revoke.status == 0 && revoke.output.contains("custom:cousin"), "\(revoke.output)")
             try await fleet.eventually("the handle is no longer known") { await tablet.isKnownHandle(cousin) == false }
 
             // Limits through hearthctl: everyone makes any handle known; the listing shows the change. (No downtime
             // schedule, so the test does not depend on the hour: a 10-year-old's default downtime is 21:00-07:00.)
             let limits = try Self.hearthctl(
-                ["parent", "limits", "emma", "--screen-time", "everyone", "--schedule", "none", "--socket", aliceSocket], fleet: fleet)
+                [
+                    "parent", "limits", "emma", "--screen-time", "everyone", "--schedule", "none", "--socket",
+                    aliceSocket,
+                ], fleet: fleet)
             #expect(limits.status == 0 && limits.output.contains("during Screen Time: everyone"), "\(limits.output)")
             #expect(await tablet.isKnownHandle(CommunicationHandle(value: "anyone", kind: .custom)))
             responses.cancel()

@@ -28,14 +28,17 @@ struct FleetDocTests {
 
     @Test func theSwiftExampleIsTheCompiledFile() throws {
         let documented = try #require(try Self.blocks("swift", in: Self.root + "/docs/FLEET.md").first)
-        let file = try String(contentsOfFile: Self.root + "/Tests/IntegrationTests/FleetDocExamples.swift", encoding: .utf8)
+        let file = try String(
+            contentsOfFile: Self.root + "/Tests/IntegrationTests/FleetDocExamples.swift", encoding: .utf8)
         let compiled = try #require(file.range(of: "import Foundation")).lowerBound
-        #expect(String(file[compiled...]).trimmingCharacters(in: .newlines) == documented.trimmingCharacters(in: .newlines))
+        #expect(
+            String(file[compiled...]).trimmingCharacters(in: .newlines) == documented.trimmingCharacters(in: .newlines))
     }
 
     @Test func theYAMLExampleRunsThroughHearthctl() async throws {
         let yaml = try #require(try Self.blocks("yaml", in: Self.root + "/docs/FLEET.md").first)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-doc-\(UUID().uuidString).yaml").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-doc-\(UUID().uuidString).yaml")
+            .path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)
         let (status, output) = try await ScenarioFileTests.hearthFleet(["run", file])

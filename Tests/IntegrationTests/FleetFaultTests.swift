@@ -9,11 +9,13 @@ import Testing
 @Suite("Fleet faults: clock and cut", .serialized)
 struct FleetFaultTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .guardian("bob", devices: ["bob-phone"]),
-            .child("emma", devices: ["emma-tablet"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .guardian("bob", devices: ["bob-phone"]),
+                .child("emma", devices: ["emma-tablet"]),
+            ])
     ])
 
     static func question(_ handle: String, expiresIn: TimeInterval? = nil) -> PermissionQuestion<CommunicationTopic> {
@@ -41,7 +43,8 @@ struct FleetFaultTests {
         // Refused either way: `expired` before the broker's expiry sweep resolves the question, `alreadyAnswered`
         // naming the expiry after it.
         let error = try #require(await #expect(throws: ErrorReply.self) { try await alice.approve(late.id) })
-        #expect(error.code == .expired || (error.code == .alreadyAnswered && error.message.contains("expired")), "\(error)")
+        #expect(
+            error.code == .expired || (error.code == .alreadyAnswered && error.message.contains("expired")), "\(error)")
         try await fleet.eventually("the sweep resolves the late question as expired") {
             responses.responses(for: late.id).first?.reason == .expired
         }
@@ -63,12 +66,16 @@ struct FleetFaultTests {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let birth = calendar.date(byAdding: DateComponents(year: -18, day: 2), to: Date())!
-        let birthDate = String(format: "%04d-%02d-%02d", calendar.component(.year, from: birth), calendar.component(.month, from: birth), calendar.component(.day, from: birth))
+        let birthDate = String(
+            format: "%04d-%02d-%02d", calendar.component(.year, from: birth), calendar.component(.month, from: birth),
+            calendar.component(.day, from: birth))
         let spec = FleetSpec(families: [
-            .init("appleseed", members: [
-                .organizer("alice", devices: ["alice-phone"]),
-                FleetSpec.Member("emma", role: .child, birthDate: birthDate, devices: ["emma-tablet"]),
-            ]),
+            .init(
+                "appleseed",
+                members: [
+                    .organizer("alice", devices: ["alice-phone"]),
+                    FleetSpec.Member("emma", role: .child, birthDate: birthDate, devices: ["emma-tablet"]),
+                ])
         ])
         try await Fleet.with(spec, mode: .inProcess) { fleet in
             let app = fleet.app("com.example.chat", on: "emma-tablet")
@@ -92,7 +99,9 @@ struct FleetFaultTests {
         _ = try await alice.waitForQuestion(first.id)
 
         try await fleet.cut("alice-phone")
-        try await fleet.eventually("alice's phone notices it is cut off") { try await !fleet.status(of: "alice-phone").linked }
+        try await fleet.eventually("alice's phone notices it is cut off") {
+            try await !fleet.status(of: "alice-phone").linked
+        }
         try await bob.approve(first.id)
         let second = Self.question("second")
         try await app.ask(second)
@@ -138,13 +147,17 @@ struct FleetFaultTests {
             try await fleet.crashAndRestartBroker()
             try await fleet.waitUntilLinked("alice-phone")
             try await alice.approve(question.id)
-            try await fleet.eventually("the approval reaches the app across restarts") { responses.responses(for: question.id).count == 1 }
+            try await fleet.eventually("the approval reaches the app across restarts") {
+                responses.responses(for: question.id).count == 1
+            }
             let refused = #expect(throws: FleetError.self) { try fleet.daemon("alice-phone").pause() }
             #expect(refused?.message.contains("not supported in-process") == true)
             let logFile = try fleet.daemon("emma-tablet").logFile
             let raw = FileManager.default.contents(atPath: logFile)
-            #expect(fleet.recentLog(of: "emma-tablet").contains("linked to the broker"),
-                    "in-process daemons log to their file (\(logFile): \(raw.map { "\($0.count) bytes: \(String(decoding: $0.prefix(300), as: UTF8.self))" } ?? "missing"))")
+            #expect(
+                fleet.recentLog(of: "emma-tablet").contains("linked to the broker"),
+                "in-process daemons log to their file (\(logFile): \(raw.map { "\($0.count) bytes: \(String(decoding: $0.prefix(300), as: UTF8.self))" } ?? "missing"))"
+            )
             responses.cancel()
             await alice.close()
             await app.close()
@@ -157,7 +170,9 @@ struct FleetFaultTests {
             let responses = AppResponses(app)
             let alice = try await fleet.parent(on: "alice-phone")
             try await fleet.cut("emma-tablet")
-            try await fleet.eventually("emma's tablet notices it is cut off") { try await !fleet.status(of: "emma-tablet").linked }
+            try await fleet.eventually("emma's tablet notices it is cut off") {
+                try await !fleet.status(of: "emma-tablet").linked
+            }
             let question = Self.question("offline")
             try await app.ask(question)  // accepted into the outbox
             try await Task.sleep(for: .milliseconds(300))
@@ -165,7 +180,9 @@ struct FleetFaultTests {
             try fleet.restore("emma-tablet")
             _ = try await alice.waitForQuestion(question.id)
             try await alice.approve(question.id)
-            try await fleet.eventually("the response reaches the app") { responses.responses(for: question.id).count == 1 }
+            try await fleet.eventually("the response reaches the app") {
+                responses.responses(for: question.id).count == 1
+            }
             responses.cancel()
             await alice.close()
             await app.close()

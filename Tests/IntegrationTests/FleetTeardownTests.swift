@@ -8,7 +8,9 @@ import Testing
 @Suite("Fleet teardown", .serialized)
 struct FleetTeardownTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])]),
+        .init(
+            "appleseed",
+            members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])])
     ])
 
     /// What a fleet held while it ran.
@@ -23,7 +25,8 @@ struct FleetTeardownTests {
 
     static func footprint(of fleet: Fleet) -> Footprint {
         let processes = ([fleet.currentBroker] + fleet.devices.values).compactMap { $0 as? DaemonProcess }
-        return Footprint(processes: processes, pids: processes.compactMap(\.pid), ports: fleet.ports, directory: fleet.directory)
+        return Footprint(
+            processes: processes, pids: processes.compactMap(\.pid), ports: fleet.ports, directory: fleet.directory)
     }
 
     /// Whether a TCP listener can bind 127.0.0.1:port (with SO_REUSEADDR, as any server would).
@@ -38,7 +41,9 @@ struct FleetTeardownTests {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return bound == 0 && listen(fd, 1) == 0
     }
@@ -67,7 +72,9 @@ struct FleetTeardownTests {
             try await Fleet.with(Self.family, mode: mode) { fleet in
                 let footprint = Self.footprint(of: fleet)
                 seen.withLock { $0 = footprint }
-                for port in footprint.ports { #expect(!Self.canBind(port), "port \(port) is in use while the fleet runs") }
+                for port in footprint.ports {
+                    #expect(!Self.canBind(port), "port \(port) is in use while the fleet runs")
+                }
                 for pid in footprint.pids { #expect(kill(pid, 0) == 0, "process \(pid) runs") }
                 throw DeliberateFailure()
             }
@@ -86,7 +93,9 @@ struct FleetTeardownTests {
             }
         }
         let deadline = ContinuousClock.now + .seconds(60)
-        while seen.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while seen.withLock({ $0 == nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         test.cancel()
         let outcome = await test.result
         #expect(throws: CancellationError.self) { try outcome.get() }

@@ -106,7 +106,9 @@ struct FrameFuzzer {
     /// Frames that each break one rule, for every command that has the field: invalid UTF-8, unknown enum values,
     /// huge lengths, out-of-range values, other versions, and every type code with an empty body.
     static func crafted(child: MemberID, questionID: UUID) -> [Case] {
-        func frame(_ type: UInt8, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
+        func frame(
+            _ type: UInt8, version: UInt8 = Wire.version, _ body: (inout WireWriter) -> Void = { _ in }
+        ) -> [UInt8] {
             var w = WireWriter()
             w.u8(version)
             w.u8(type)
@@ -121,30 +123,42 @@ struct FrameFuzzer {
 
         // Invalid UTF-8 in each string a command carries.
         add("ask.appBundleID UTF-8", frame(0x03) { $0.blob(badUTF8) })
-        add("answer.choiceID UTF-8", frame(0x04) { w in
-            w.uuid(questionID)
-            w.blob(badUTF8)
-        })
-        for type: UInt8 in [0x07, 0x08, 0x09, 0x0A, 0x0B] { add("childID UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) }) }
-        add("knownHandles handle UTF-8", frame(0x05) { w in
-            w.u32(1)
-            w.u8(3)
-            w.blob(badUTF8)
-        })
-        add("setPasscode.passcode UTF-8", frame(0x0B) { w in
-            w.string(child)
-            w.blob(badUTF8)
-        })
-        add("approveInPerson.passcode UTF-8", frame(0x0C) { w in
-            w.uuid(questionID)
-            w.blob(badUTF8)
-        })
-        add("editContacts contact UTF-8", frame(0x09) { w in
-            w.string(child)
-            w.u32(1)
-            w.u8(1)
-            w.blob(badUTF8)
-        })
+        add(
+            "answer.choiceID UTF-8",
+            frame(0x04) { w in
+                w.uuid(questionID)
+                w.blob(badUTF8)
+            })
+        for type: UInt8 in [0x07, 0x08, 0x09, 0x0A, 0x0B] {
+            add("childID UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) })
+        }
+        add(
+            "knownHandles handle UTF-8",
+            frame(0x05) { w in
+                w.u32(1)
+                w.u8(3)
+                w.blob(badUTF8)
+            })
+        add(
+            "setPasscode.passcode UTF-8",
+            frame(0x0B) { w in
+                w.string(child)
+                w.blob(badUTF8)
+            })
+        add(
+            "approveInPerson.passcode UTF-8",
+            frame(0x0C) { w in
+                w.uuid(questionID)
+                w.blob(badUTF8)
+            })
+        add(
+            "editContacts contact UTF-8",
+            frame(0x09) { w in
+                w.string(child)
+                w.u32(1)
+                w.u8(1)
+                w.blob(badUTF8)
+            })
         add("adminRequest on ingress UTF-8", frame(0x50) { $0.blob(badUTF8) })
         for type: UInt8 in [0x40, 0x43, 0x44] {
             add("age app UTF-8 (0x\(String(type, radix: 16)))", frame(type) { $0.blob(badUTF8) })
@@ -153,25 +167,33 @@ struct FrameFuzzer {
 
         // Declared Age Range commands: bad enum values, bad ids, too many gates.
         for sharing: UInt8 in [0, 4, 0xFF] {
-            add("ageSetSharing.sharing \(sharing)", frame(0x41) { w in
-                w.string(child)
-                w.u8(sharing)
-            })
+            add(
+                "ageSetSharing.sharing \(sharing)",
+                frame(0x41) { w in
+                    w.string(child)
+                    w.u8(sharing)
+                })
         }
-        add("ageAnswerPrompt.share 2", frame(0x42) { w in
-            w.uuid(questionID)
-            w.u8(2)
-        })
-        add("ageRangeRequest.gates count 17", frame(0x40) { w in
-            w.string("com.example.chat")
-            w.u32(17)
-        })
+        add(
+            "ageAnswerPrompt.share 2",
+            frame(0x42) { w in
+                w.uuid(questionID)
+                w.u8(2)
+            })
+        add(
+            "ageRangeRequest.gates count 17",
+            frame(0x40) { w in
+                w.string("com.example.chat")
+                w.u32(17)
+            })
         for app in ["", "com example", "../app"] {
             add("ageClearCache.app \(app.debugDescription)", frame(0x43) { $0.string(app) })
         }
 
         // Unknown enum values.
-        func settings(enabled: UInt8 = 1, screenTime: UInt8 = 1, downtime: UInt8 = 1, presence: UInt8 = 0, editing: UInt8 = 0) -> [UInt8] {
+        func settings(
+            enabled: UInt8 = 1, screenTime: UInt8 = 1, downtime: UInt8 = 1, presence: UInt8 = 0, editing: UInt8 = 0
+        ) -> [UInt8] {
             frame(0x07) { w in
                 w.string(child)
                 for byte in [enabled, screenTime, downtime, presence] { w.u8(byte) }
@@ -190,52 +212,66 @@ struct FrameFuzzer {
         add("settings.enabled 2", settings(enabled: 2))
         add("settings.allowContactEditing 7", settings(editing: 7))
         add("settings.downtimeSchedule presence 2", settings(presence: 2))
-        add("settings.downtimeSchedule minute 1440", frame(0x07) { w in
-            w.string(child)
-            for byte: UInt8 in [1, 1, 4, 1] { w.u8(byte) }
-            w.u16(1440)
-            w.u16(0)
-            w.u8(0)
-        })
+        add(
+            "settings.downtimeSchedule minute 1440",
+            frame(0x07) { w in
+                w.string(child)
+                for byte: UInt8 in [1, 1, 4, 1] { w.u8(byte) }
+                w.u16(1440)
+                w.u16(0)
+                w.u8(0)
+            })
         for kind: UInt8 in [0, 4, 99, 0xFF] {
-            add("handle.kind \(kind)", frame(0x0A) { w in
+            add(
+                "handle.kind \(kind)",
+                frame(0x0A) { w in
+                    w.string(child)
+                    w.u32(1)
+                    w.u8(kind)
+                    w.string("pal")
+                })
+        }
+        add(
+            "contact.allowedDuringDowntime 2",
+            frame(0x09) { w in
                 w.string(child)
                 w.u32(1)
-                w.u8(kind)
-                w.string("pal")
+                w.handle(handle)
+                w.u8(2)
+                w.u32(0)
             })
-        }
-        add("contact.allowedDuringDowntime 2", frame(0x09) { w in
-            w.string(child)
-            w.u32(1)
-            w.handle(handle)
-            w.u8(2)
-            w.u32(0)
-        })
         for topic: UInt8 in [0, 3, 0xFF] {
-            add("question.topic \(topic)", frame(0x03) { w in
-                w.string("com.example.chat")
-                w.uuid(questionID)
-                w.u8(topic)
-            })
+            add(
+                "question.topic \(topic)",
+                frame(0x03) { w in
+                    w.string("com.example.chat")
+                    w.uuid(questionID)
+                    w.u8(topic)
+                })
         }
 
         // Huge lengths and counts, and ids that break the id rule.
         for type: UInt8 in [0x03, 0x05, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x50, 0x40, 0x41, 0x43] {
             add("u32.max length (0x\(String(type, radix: 16)))", frame(type) { $0.u32(.max) })
         }
-        add("editContacts.add count u32.max", frame(0x09) { w in
-            w.string(child)
-            w.u32(.max)
-        })
-        add("revokeApproval.handles count 1001", frame(0x0A) { w in
-            w.string(child)
-            w.u32(1001)
-        })
-        add("setPasscode.passcode 65 bytes", frame(0x0B) { w in
-            w.string(child)
-            w.string(String(repeating: "9", count: 65))
-        })
+        add(
+            "editContacts.add count u32.max",
+            frame(0x09) { w in
+                w.string(child)
+                w.u32(.max)
+            })
+        add(
+            "revokeApproval.handles count 1001",
+            frame(0x0A) { w in
+                w.string(child)
+                w.u32(1001)
+            })
+        add(
+            "setPasscode.passcode 65 bytes",
+            frame(0x0B) { w in
+                w.string(child)
+                w.string(String(repeating: "9", count: 65))
+            })
         for bad in ["", "emma/../alice", "emma alice", String(repeating: "e", count: 65)] {
             add("getLimits.childID \(bad.debugDescription)", frame(0x08) { $0.string(bad) })
         }
@@ -256,8 +292,12 @@ struct FrameFuzzer {
         var topic = CommunicationTopic(personInformation: [PersonInformation(handle: pal)])
         topic.actions = [.message, .call]
         let question = Question(id: questionID, topic: .communication(topic))
-        let asked = AskedQuestion(question: question, childMemberID: child, appBundleID: "com.example.chat", askingDeviceID: "d", askedAt: Date(timeIntervalSince1970: 1))
-        let resolution = Resolution(questionID: questionID, choice: .approve, reason: .parentAnswered, answeredBy: "p", resolvedAt: Date(timeIntervalSince1970: 2))
+        let asked = AskedQuestion(
+            question: question, childMemberID: child, appBundleID: "com.example.chat", askingDeviceID: "d",
+            askedAt: Date(timeIntervalSince1970: 1))
+        let resolution = Resolution(
+            questionID: questionID, choice: .approve, reason: .parentAnswered, answeredBy: "p",
+            resolvedAt: Date(timeIntervalSince1970: 2))
         let settings = CommunicationSettings(
             enabled: true, screenTime: .contactsAndGroups, downtime: .specificContacts,
             downtimeSchedule: .init(startMinute: 1320, endMinute: 420), allowContactEditing: true)
@@ -266,18 +306,27 @@ struct FrameFuzzer {
             .hello(minVersion: 1, maxVersion: 1),
             .sync(after: 0, limit: 1000),
             .ask(appBundleID: "com.example.chat", question: question),
-            .ask(appBundleID: "com.example.chat", question: Question(topic: .significantAppUpdate(description: "voice chat"))),
+            .ask(
+                appBundleID: "com.example.chat",
+                question: Question(topic: .significantAppUpdate(description: "voice chat"))),
             .answer(questionID: questionID, choiceID: "approve"),
             .knownHandles([pal, phone]),
             .ping,
             .setLimits(childID: child, settings: settings),
             .getLimits(childID: child),
-            .editContacts(childID: child, add: contacts, remove: [CommunicationHandle(value: "old", kind: .emailAddress)]),
+            .editContacts(
+                childID: child, add: contacts, remove: [CommunicationHandle(value: "old", kind: .emailAddress)]),
             .revokeApproval(childID: child, handles: [pal]),
             .setPasscode(childID: child, passcode: "1357"),
             .approveInPerson(questionID: questionID, passcode: "2468"),
             .welcome(version: 1, familyID: "f", memberID: child, deviceID: "d", role: .child, head: 3),
-            .events(head: 1, events: [Event(memberID: child, sequence: 1, createdAt: Date(timeIntervalSince1970: 3), body: .questionPending(asked))]),
+            .events(
+                head: 1,
+                events: [
+                    Event(
+                        memberID: child, sequence: 1, createdAt: Date(timeIntervalSince1970: 3),
+                        body: .questionPending(asked))
+                ]),
             .askAccepted(asked, resolution),
             .answerAccepted(resolution),
             .knownHandlesResult([pal]),
@@ -285,7 +334,10 @@ struct FrameFuzzer {
             .limits(childID: child, settings: settings, contacts: contacts),
             .handlesRevoked([pal]),
             .error(ErrorReply(.lockedOut, "locked")),
-            .event(Event(memberID: child, sequence: 2, createdAt: Date(timeIntervalSince1970: 4), body: .handlesChanged(added: [pal], removed: []))),
+            .event(
+                Event(
+                    memberID: child, sequence: 2, createdAt: Date(timeIntervalSince1970: 4),
+                    body: .handlesChanged(added: [pal], removed: []))),
             .heartbeat(head: 2),
             .appHello(bundleID: "com.example.chat"),
             .appWelcome(memberID: child, brokerConnected: true),

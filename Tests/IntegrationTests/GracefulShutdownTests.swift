@@ -15,10 +15,12 @@ import ZeroMQ
 @Suite("Graceful shutdown", .serialized)
 struct GracefulShutdownTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .child("emma", devices: ["emma-tablet", "emma-load"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .child("emma", devices: ["emma-tablet", "emma-load"]),
+            ])
     ])
     /// The documented default bound, plus slack for a loaded CI machine: a correctness bound, not a benchmark.
     static let bound: Duration = .seconds(5)
@@ -27,7 +29,8 @@ struct GracefulShutdownTests {
     /// One new handle per question, so none is folded into another pending one.
     static func question(_ index: Int) -> Question {
         var topic = CommunicationTopic(personInformation: [
-            PersonInformation(handle: CommunicationHandle(value: "pal-\(index)-\(UUID().uuidString.prefix(6))", kind: .custom)),
+            PersonInformation(
+                handle: CommunicationHandle(value: "pal-\(index)-\(UUID().uuidString.prefix(6))", kind: .custom))
         ])
         topic.actions = [.message]
         return Question(PermissionQuestion(communicationTopic: topic))
@@ -41,7 +44,8 @@ struct GracefulShutdownTests {
 
     @Test func brokerUnderAStreamOfAsksExitsInTimeAndLosesNothingAcknowledged() async throws {
         // Limits out of the way: the stream is far over a child's ask limit and a device's command rate.
-        try await Fleet.with(Self.family, brokerArguments: ["--ask-limit", "1000000/3600", "--device-rate", "100000"]) { fleet in
+        try await Fleet.with(Self.family, brokerArguments: ["--ask-limit", "1000000/3600", "--device-rate", "100000"]) {
+            fleet in
             // A hand-made client with one of Emma's keys streams asks straight at the broker.
             await (try fleet.daemon("emma-load")).stop()
             let ready = try RawPeer.readyFile(fleet.readyFile)
@@ -62,7 +66,9 @@ struct GracefulShutdownTests {
                     if index % 25 == 0 { try? await Task.sleep(for: .milliseconds(2)) }
                 }
             }
-            try await fleet.eventually("asks are being accepted", timeout: .seconds(30)) { Self.accepted(peer).count >= 200 }
+            try await fleet.eventually("asks are being accepted", timeout: .seconds(30)) {
+                Self.accepted(peer).count >= 200
+            }
 
             let broker = try #require(fleet.currentBroker as? DaemonProcess, "a process fleet")
             let start = ContinuousClock.now
@@ -90,13 +96,15 @@ struct GracefulShutdownTests {
 
             // And after a restart: a retry returns the record made before the shutdown, not a new one.
             try await fleet.startBrokerAgain()
-            let again = try await RawPeer(ingress: ready.ingress, egress: ready.egress, brokerKey: ready.key, keys: keys)
+            let again = try await RawPeer(
+                ingress: ready.ingress, egress: ready.egress, brokerKey: ready.key, keys: keys)
             defer { Task { await again.close() } }
             again.send(.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version), requestID: 1)
             let sample = Array(acknowledged.keys.prefix(100))
             let questions = sent.withLock { $0 }
             for (index, id) in sample.enumerated() {
-                again.send(.ask(appBundleID: "com.example.chat", question: questions[id]!), requestID: UInt64(index + 2))
+                again.send(
+                    .ask(appBundleID: "com.example.chat", question: questions[id]!), requestID: UInt64(index + 2))
             }
             try await fleet.eventually("the retries are answered") { Self.accepted(again).count >= sample.count }
             let retried = Self.accepted(again)

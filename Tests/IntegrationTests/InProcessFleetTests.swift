@@ -1,8 +1,9 @@
-@testable import DeclaredAgeRange
 import Foundation
 import HearthCore
 import HearthFleet
 import Testing
+
+@testable import DeclaredAgeRange
 
 /// The fleet's in-process mode builds each daemon with the daemon's own factory, so it runs what the executables run.
 @Suite("In-process fleet", .serialized)

@@ -11,10 +11,12 @@ import Testing
 @Suite("Large questions across real daemons", .serialized)
 struct LargeQuestionTests {
     static let spec = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .child("emma", devices: ["emma-tablet", "emma-phone"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .child("emma", devices: ["emma-tablet", "emma-phone"]),
+            ])
     ])
 
     /// A question about four friends whose encoding is exactly `bytes` long, its bulk in their avatar images.
@@ -23,7 +25,8 @@ struct LargeQuestionTests {
         name.givenName = "Friend"
         var people = (0..<5).map { index in
             PersonInformation(
-                handle: CommunicationHandle(value: "friend\(index)", kind: .custom), nameComponents: name, avatarImage: [])
+                handle: CommunicationHandle(value: "friend\(index)", kind: .custom), nameComponents: name,
+                avatarImage: [])
         }
         func make() -> PermissionQuestion<CommunicationTopic> {
             PermissionQuestion(communicationTopic: CommunicationTopic(personInformation: people, actions: [.message]))
@@ -67,7 +70,9 @@ struct LargeQuestionTests {
 
             // A fresh connection syncs the whole log from 0: every page fits in a frame.
             let fresh = try await RawPeer.device("emma-phone", of: fleet)
-            guard case .welcome(_, _, _, _, _, let head) = try await fresh.request(.hello(minVersion: 1, maxVersion: 1), requestID: 1)
+            guard
+                case .welcome(_, _, _, _, _, let head) = try await fresh.request(
+                    .hello(minVersion: 1, maxVersion: 1), requestID: 1)
             else {
                 Issue.record("no welcome")
                 return
@@ -75,7 +80,8 @@ struct LargeQuestionTests {
             var events: [Event] = []
             var request: UInt64 = 2
             while events.last?.sequence ?? 0 < head {
-                let reply = try await fresh.request(.sync(after: events.last?.sequence ?? 0, limit: 1000), requestID: request)
+                let reply = try await fresh.request(
+                    .sync(after: events.last?.sequence ?? 0, limit: 1000), requestID: request)
                 guard case .events(_, let page) = reply, !page.isEmpty else {
                     Issue.record("sync after \(events.last?.sequence ?? 0) → \(reply)")
                     break
@@ -103,13 +109,16 @@ struct LargeQuestionTests {
                 try await fleet.app("com.example.chat", on: "emma-tablet").ask(over)
                 Issue.record("the library sent a question over its budget")
             } catch let error as AskError {
-                #expect(error == .questionTooLarge(
-                    bytes: QuestionBudget.maxQuestionBytes + 1, budget: QuestionBudget.maxQuestionBytes,
-                    largestField: "topic.personInformation[0].avatarImage"))
+                #expect(
+                    error
+                        == .questionTooLarge(
+                            bytes: QuestionBudget.maxQuestionBytes + 1, budget: QuestionBudget.maxQuestionBytes,
+                            largestField: "topic.personInformation[0].avatarImage"))
             }
 
             // child-device refuses it from an app that skips the library.
-            let app = try LocalClient(endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
+            let app = try LocalClient(
+                endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
             try await app.start()
             _ = try await app.request(.appHello(bundleID: "com.example.raw"))
             await #expect(throws: ErrorReply.self) {
@@ -125,7 +134,8 @@ struct LargeQuestionTests {
 
             // The broker refuses it from a device that skips child-device.
             let device = try await RawPeer.device("emma-phone", of: fleet)
-            let reply = try await device.request(.ask(appBundleID: "com.example.raw", question: Question(over)), requestID: 5)
+            let reply = try await device.request(
+                .ask(appBundleID: "com.example.raw", question: Question(over)), requestID: 5)
             #expect(reply == .error(ErrorReply(.questionTooLarge, QuestionBudget.check(Question(over))!.description)))
             await device.close()
             #expect(try BrokerSnapshot(fleet) == before)
@@ -144,9 +154,14 @@ struct LargeQuestionTests {
             }
             device.send(frames: [ping(padTo: Wire.maxFrameSize, id: 2)])
             let read = try await Self.reply(to: 2, from: device)
-            #expect(read == .error(ErrorReply(.malformedMessage, "\(Wire.maxFrameSize - 10) unexpected bytes after the last field")))
+            #expect(
+                read
+                    == .error(
+                        ErrorReply(.malformedMessage, "\(Wire.maxFrameSize - 10) unexpected bytes after the last field")
+                    ))
             device.send(frames: [ping(padTo: Wire.maxFrameSize + 1, id: 3)])
-            #expect(try await Self.reply(to: 3, from: device, timeout: .seconds(2)) == nil, "the connection was dropped")
+            #expect(
+                try await Self.reply(to: 3, from: device, timeout: .seconds(2)) == nil, "the connection was dropped")
             var pong: Message?
             for attempt in 4...40 where pong == nil {
                 pong = try? await device.request(.ping, requestID: UInt64(attempt), timeout: .milliseconds(500))
@@ -154,10 +169,14 @@ struct LargeQuestionTests {
             #expect(pong == .pong(head: 0), "served again after reconnecting")
             await device.close()
 
-            let app = try LocalClient(endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
+            let app = try LocalClient(
+                endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
             try await app.start()
             let longest = String(repeating: "a", count: Wire.maxFrameSize - 14)
-            await #expect(throws: ErrorReply(.malformedMessage, "appHello.bundleID is \(longest.utf8.count) long, at most 255 allowed")) {
+            await #expect(
+                throws: ErrorReply(
+                    .malformedMessage, "appHello.bundleID is \(longest.utf8.count) long, at most 255 allowed")
+            ) {
                 try await app.request(.appHello(bundleID: longest))
             }
             await #expect(throws: TransportError.self, "one byte more drops the connection: no reply") {
@@ -168,11 +187,15 @@ struct LargeQuestionTests {
         }
     }
 
-    static func reply(to requestID: UInt64, from peer: RawPeer, timeout: Duration = .seconds(10)) async throws -> Message? {
+    static func reply(
+        to requestID: UInt64, from peer: RawPeer, timeout: Duration = .seconds(10)
+    ) async throws -> Message? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             for frames in peer.take(on: 0) {
-                if let last = frames.last, let envelope = try? MessageCodec.decode(last), envelope.requestID == requestID {
+                if let last = frames.last, let envelope = try? MessageCodec.decode(last),
+                    envelope.requestID == requestID
+                {
                     return envelope.message
                 }
             }

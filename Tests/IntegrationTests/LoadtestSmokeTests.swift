@@ -29,14 +29,17 @@ struct LoadtestSmokeTests {
 
     @Test func cycleRunAgainstALaunchedBrokerAndTheRelay() async throws {
         let bin = try BinaryLocator.directory()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-loadtest-smoke-\(UUID().uuidString.prefix(8))").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-loadtest-smoke-\(UUID().uuidString.prefix(8))"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let json = directory + "/report.json"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: bin + "/hearth-loadtest")
         process.arguments = [
-            "cycle", "--families", "3", "--children", "2", "--parents", "2", "--rate", "40", "--duration", "2", "--warmup", "1",
+            "cycle", "--families", "3", "--children", "2", "--parents", "2", "--rate", "40", "--duration", "2",
+            "--warmup", "1",
             "--think-time", "5", "--baseline", "--quiet", "--json", json,
         ]
         let output = Pipe()

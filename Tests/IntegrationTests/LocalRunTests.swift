@@ -23,7 +23,9 @@ struct LocalRunTests {
             environment["HEARTH_STATE"] = state
             // Free ports instead of the documented 9701-9703, which a developer's own run may hold: the environment
             // overrides config/*.yaml.
-            for prefix in ["HEARTH_BROKER", "HEARTH_CHILD_DEVICE", "HEARTH_PARENT_DEVICE"] { environment[prefix + "_METRICS"] = "127.0.0.1:0" }
+            for prefix in ["HEARTH_BROKER", "HEARTH_CHILD_DEVICE", "HEARTH_PARENT_DEVICE"] {
+                environment[prefix + "_METRICS"] = "127.0.0.1:0"
+            }
 
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
@@ -47,7 +49,9 @@ struct LocalRunTests {
             defer { for pointer in argv + envp { free(pointer) } }
             var pid: pid_t = 0
             let result = posix_spawn(&pid, script, &actions, &attributes, argv, envp)
-            guard result == 0 else { throw FleetError("cannot start deploy/local/run: \(String(cString: strerror(result)))") }
+            guard result == 0 else {
+                throw FleetError("cannot start deploy/local/run: \(String(cString: strerror(result)))")
+            }
             self.pid = pid
         }
 
@@ -81,7 +85,9 @@ struct LocalRunTests {
         }
     }
 
-    static func eventually(_ what: String, timeout: Duration = .seconds(60), run: Run, _ condition: () async -> Bool) async throws {
+    static func eventually(
+        _ what: String, timeout: Duration = .seconds(60), run: Run, _ condition: () async -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await condition() { return }
@@ -95,7 +101,7 @@ struct LocalRunTests {
     static func allReady(_ state: String) async -> Bool {
         for dir in ["broker", "alice-phone", "emma-tablet"] {
             guard let probe = try? OpsProbe(addressFile: state + "/" + dir + "/metrics.address"),
-                  let ready = try? await probe.readiness(), ready.ok
+                let ready = try? await probe.readiness(), ready.ok
             else { return false }
         }
         return true
@@ -110,7 +116,9 @@ struct LocalRunTests {
             await Self.allReady(state) && first.text.contains("Ctrl-C stops all three.")
         }
         #expect(first.text.contains("logs:    \(state)/logs/"))
-        let keys = try ["alice-phone.pub", "emma-tablet.pub"].map { try String(contentsOfFile: state + "/keys/" + $0, encoding: .utf8) }
+        let keys = try ["alice-phone.pub", "emma-tablet.pub"].map {
+            try String(contentsOfFile: state + "/keys/" + $0, encoding: .utf8)
+        }
         let brokerKey = try String(contentsOfFile: state + "/broker/broker.pub", encoding: .utf8)
         first.interrupt()
         #expect(await first.waitUntilExit(timeout: .seconds(20)), "the run stops on SIGINT")
@@ -120,12 +128,19 @@ struct LocalRunTests {
         for log in ["family-broker", "parent-device", "child-device"] {
             #expect(FileManager.default.fileExists(atPath: "\(state)/logs/\(log).log"))
         }
-        #expect(!FileManager.default.fileExists(atPath: state + "/broker/broker.ready.json"), "the broker removed its ready file")
+        #expect(
+            !FileManager.default.fileExists(atPath: state + "/broker/broker.ready.json"),
+            "the broker removed its ready file")
 
         let second = try Run(state: state)
         try await Self.eventually("all three daemons ready again", run: second) { await Self.allReady(state) }
-        #expect(try ["alice-phone.pub", "emma-tablet.pub"].map { try String(contentsOfFile: state + "/keys/" + $0, encoding: .utf8) } == keys)
-        #expect(try String(contentsOfFile: state + "/broker/broker.pub", encoding: .utf8) == brokerKey, "the broker kept its key")
+        #expect(
+            try ["alice-phone.pub", "emma-tablet.pub"].map {
+                try String(contentsOfFile: state + "/keys/" + $0, encoding: .utf8)
+            } == keys)
+        #expect(
+            try String(contentsOfFile: state + "/broker/broker.pub", encoding: .utf8) == brokerKey,
+            "the broker kept its key")
         second.interrupt()
         #expect(await second.waitUntilExit(timeout: .seconds(20)))
         #expect(second.text.contains("stopped; state kept in \(state)"))

@@ -11,7 +11,9 @@ import Testing
 @Suite("Local sockets", .serialized)
 struct LocalSocketTests {
     static let spec = FleetSpec(families: [
-        .init("appleseed", members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])]),
+        .init(
+            "appleseed",
+            members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])])
     ])
 
     /// The file type bits and the permission bits of `path`, or nil if it does not exist.
@@ -48,7 +50,8 @@ struct LocalSocketTests {
     static func inboxCount(in fleet: Fleet) throws -> Int {
         var configuration = Configuration()
         configuration.readonly = true
-        let queue = try DatabaseQueue(path: fleet.directory + "/devices/emma-tablet/device.sqlite", configuration: configuration)
+        let queue = try DatabaseQueue(
+            path: fleet.directory + "/devices/emma-tablet/device.sqlite", configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox") ?? 0 }
     }
@@ -95,13 +98,17 @@ struct LocalSocketTests {
             chmod(shared, 0o1777)
             let (accepted, _) = try Self.launch("child-device", socket: shared + "/sticky.sock", in: fleet)
             defer { Self.stop(accepted) }
-            try await fleet.eventually("the daemon binds in a sticky directory") { Self.mode(shared + "/sticky.sock")?.permissions == 0o600 }
+            try await fleet.eventually("the daemon binds in a sticky directory") {
+                Self.mode(shared + "/sticky.sock")?.permissions == 0o600
+            }
         }
     }
 
     @Test func oneAppNeverReceivesNorTakesAnotherAppsResponses() async throws {
         try await Fleet.with(Self.spec) { fleet in
-            var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: "pal", kind: .custom))])
+            var topic = CommunicationTopic(personInformation: [
+                PersonInformation(handle: CommunicationHandle(value: "pal", kind: .custom))
+            ])
             topic.actions = [.message]
             let question = PermissionQuestion(communicationTopic: topic)
             // App A asks and quits before the answer, so its response waits in the daemon's inbox.
@@ -110,7 +117,8 @@ struct LocalSocketTests {
             await appA.close()
 
             // App B is connected all along, as a raw client that records every push.
-            let appB = try LocalClient(endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
+            let appB = try LocalClient(
+                endpoint: LocalEndpoints.ipc(fleet.socket(of: "emma-tablet")), peer: "child-device")
             try await appB.start()
             guard case .appWelcome(let member, _) = try await appB.request(.appHello(bundleID: "com.example.b")) else {
                 Issue.record("no welcome for app B")
@@ -124,7 +132,9 @@ struct LocalSocketTests {
             let alice = try await fleet.parent(on: "alice-phone")
             _ = try await alice.waitForQuestion(question.id)
             _ = try await alice.approve(question.id)
-            try await fleet.eventually("the response waits in child-device's inbox") { try Self.inboxCount(in: fleet) == 1 }
+            try await fleet.eventually("the response waits in child-device's inbox") {
+                try Self.inboxCount(in: fleet) == 1
+            }
             // B tries to take A's response by guessing inbox ids: each ack is answered, none removes it.
             for inboxID in UInt64(1)...20 {
                 #expect(try await appB.request(.appAck(inboxID: inboxID)) == .ok)

@@ -10,15 +10,19 @@ import Testing
 struct OpsEndpointTests {
     static let family = FleetSpec(
         families: [
-            .init("appleseed", members: [
-                .organizer("alice", devices: ["alice-phone"]),
-                .child("emma", devices: ["emma-tablet"]),
-                .child("liam", devices: ["liam-tablet"], communicationLimits: false),
-            ]),
+            .init(
+                "appleseed",
+                members: [
+                    .organizer("alice", devices: ["alice-phone"]),
+                    .child("emma", devices: ["emma-tablet"]),
+                    .child("liam", devices: ["liam-tablet"], communicationLimits: false),
+                ])
         ])
 
     static func question(_ handle: String) -> PermissionQuestion<CommunicationTopic> {
-        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+        var topic = CommunicationTopic(personInformation: [
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        ])
         topic.actions = [.message]
         return PermissionQuestion(communicationTopic: topic)
     }
@@ -61,7 +65,8 @@ struct OpsEndpointTests {
             #expect(m.total("hearth_broker_commit_seconds_count") >= 1)
             #expect(m.total("hearth_broker_batch_commands_count") == m.total("hearth_broker_commit_seconds_count"))
 
-            let status = try await ExecutableRun.run("hearthctl", ["status", "--endpoint", "family-broker=\(probe.address)"])
+            let status = try await ExecutableRun.run(
+                "hearthctl", ["status", "--endpoint", "family-broker=\(probe.address)"])
             #expect(status.status == 0)
             #expect(status.output.contains("ready"), "\(status.output)")
             #expect(status.output.contains("asks 2"), "\(status.output)")
@@ -86,7 +91,8 @@ struct OpsEndpointTests {
                 (fleet.directory + "/keys/alice-phone.key", try fleet.daemon("alice-phone").logFile),
             ]
             for (keyFile, logFile) in secrets {
-                let secret = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                let secret = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
                 let log = try String(contentsOfFile: logFile, encoding: .utf8)
                 #expect(secret.count == 40)
                 #expect(log.contains("debug"), "the log is at debug level: \(logFile)")

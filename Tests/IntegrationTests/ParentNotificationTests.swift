@@ -10,16 +10,18 @@ import Testing
 @Suite("Parent notifications across real daemons", .serialized)
 struct ParentNotificationTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .guardian("bob", devices: ["bob-phone"]),
-            .child("emma", devices: ["emma-tablet"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .guardian("bob", devices: ["bob-phone"]),
+                .child("emma", devices: ["emma-tablet"]),
+            ])
     ])
 
     static func question(_ handle: String, expiresIn: TimeInterval? = nil) -> PermissionQuestion<CommunicationTopic> {
         let topic = CommunicationTopic(personInformation: [
-            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom)),
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
         ])
         var question = PermissionQuestion(communicationTopic: topic)
         if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
@@ -31,8 +33,10 @@ struct ParentNotificationTests {
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             let kit = ParentNotifications(socketPath: fleet.socket(of: "alice-phone"))
             let seen = NotificationCollector(kit.updates(after: 0))
-            let watch = try WatchProcess(["parent", "watch", "--json", "--after", "0", "--count", "4",
-                                          "--socket", fleet.socket(of: "bob-phone")])
+            let watch = try WatchProcess([
+                "parent", "watch", "--json", "--after", "0", "--count", "4",
+                "--socket", fleet.socket(of: "bob-phone"),
+            ])
             let bob = try await fleet.parent(on: "bob-phone")
 
             let first = Self.question("mallory")
@@ -68,25 +72,33 @@ struct ParentNotificationTests {
             #expect(Self.object(lines[0])?["question"] as? String == first.id.uuidString.lowercased())
 
             // The device's history of emma, for any guardian: bob's device recorded alice's view of the same answers.
-            let history = try await hearthctl(["parent", "history", "emma", "--json", "--socket", fleet.socket(of: "bob-phone")])
+            let history = try await hearthctl([
+                "parent", "history", "emma", "--json", "--socket", fleet.socket(of: "bob-phone"),
+            ])
             #expect(history.status == 0)
-            let recorded = history.output.split(separator: "\n").compactMap { Self.object(String($0))?["kind"] as? String }
+            let recorded = history.output.split(separator: "\n").compactMap {
+                Self.object(String($0))?["kind"] as? String
+            }
             #expect(recorded == kinds, "\(history.output)")
             let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
             #expect(human.output.split(separator: "\n").count == 4, "\(human.output)")
             #expect(human.output.contains("questionAnswered  bob chose"), "\(human.output)")
             let later = try await hearthctl([
-                "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket", fleet.socket(of: "bob-phone"),
+                "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket",
+                fleet.socket(of: "bob-phone"),
             ])
             #expect(later.status == 0 && later.output.contains("Nothing recorded about emma"), "\(later.output)")
-            let bad = try await hearthctl(["parent", "history", "emma", "--since", "yesterday", "--socket", fleet.socket(of: "bob-phone")])
+            let bad = try await hearthctl([
+                "parent", "history", "emma", "--since", "yesterday", "--socket", fleet.socket(of: "bob-phone"),
+            ])
             #expect(bad.status != 0 && bad.output.contains("not an ISO 8601"), "\(bad.output)")
 
             // Across a restart of alice's daemon the iteration goes on, and nothing is told twice.
             try await fleet.restart("alice-phone")
             let third = Self.question("trent")
             try await app.ask(third)
-            try await fleet.eventually("alice is told of a question after her daemon restarted", timeout: .seconds(20)) {
+            try await fleet.eventually("alice is told of a question after her daemon restarted", timeout: .seconds(20))
+            {
                 seen.items.contains { $0.questionID == third.id }
             }
             let ids = seen.items.map(\.id)

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HearthCore
 import HearthFleet
 import PermissionKit
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// parent-device's page through a real headless browser (Chromium over WebDriver), and its token.
 @Suite("Parent page across real daemons", .serialized)

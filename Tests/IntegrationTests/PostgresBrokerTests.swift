@@ -10,10 +10,12 @@ import Testing
 struct PostgresBrokerTests {
     static let family = FleetSpec(
         families: [
-            .init("appleseed", members: [
-                .organizer("alice", devices: ["alice-phone"]),
-                .child("emma", devices: ["emma-tablet"]),
-            ])
+            .init(
+                "appleseed",
+                members: [
+                    .organizer("alice", devices: ["alice-phone"]),
+                    .child("emma", devices: ["emma-tablet"]),
+                ])
         ], store: .postgres)
 
     static func question(_ value: String) -> PermissionQuestion<CommunicationTopic> {
@@ -46,7 +48,9 @@ struct PostgresBrokerTests {
             try await app.ask(question)
             _ = try await alice.waitForQuestion(question.id)
             let resolution = try await Self.retrying { try await alice.approve(question.id) }
-            try await fleet.eventually("the app gets Alice's answer") { responses.responses(for: question.id).count == 1 }
+            try await fleet.eventually("the app gets Alice's answer") {
+                responses.responses(for: question.id).count == 1
+            }
             #expect(
                 !FileManager.default.fileExists(atPath: fleet.directory + "/broker/broker.sqlite"),
                 "the state is in PostgreSQL, not in a SQLite file")
@@ -90,7 +94,9 @@ struct PostgresBrokerTests {
                 asked.append(question.id)
                 try await Task.sleep(for: .milliseconds(50))
             }
-            try await fleet.eventually("/readyz is ready again", timeout: .seconds(20)) { try await probe.readiness().ok }
+            try await fleet.eventually("/readyz is ready again", timeout: .seconds(20)) {
+                try await probe.readiness().ok
+            }
             let all = asked
             try await fleet.eventually("every question reaches Alice", timeout: .seconds(30)) {
                 Set(try await alice.pending().map(\.question.id)).isSuperset(of: all)

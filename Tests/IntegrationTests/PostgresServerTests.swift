@@ -29,13 +29,16 @@ struct PostgresServerTests {
         do {
             #expect(server.url == "postgres://hearth@127.0.0.1:\(server.port)/hearth")
             let first = try await Self.query(server, "SELECT 1")
-            #expect(first.status == 0 && first.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(first)")
+            #expect(
+                first.status == 0 && first.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(first)")
             #expect(try await Self.query(server, "CREATE TABLE t (v int); INSERT INTO t VALUES (7)").status == 0)
 
             // A wrong password is refused: the server really authenticates.
             let wrong = Process()
             wrong.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-            wrong.arguments = ["-h", "127.0.0.1", "-p", "\(server.port)", "-U", "hearth", "-d", "hearth", "-c", "SELECT 1"]
+            wrong.arguments = [
+                "-h", "127.0.0.1", "-p", "\(server.port)", "-U", "hearth", "-d", "hearth", "-c", "SELECT 1",
+            ]
             wrong.environment = ["PGPASSWORD": "not-it"]
             wrong.standardOutput = FileHandle.nullDevice
             wrong.standardError = FileHandle.nullDevice

@@ -9,15 +9,19 @@ import Testing
 @Suite("Question exchange across real daemons", .serialized)
 struct QuestionExchangeTests {
     static let family = FleetSpec(families: [
-        .init("appleseed", members: [
-            .organizer("alice", devices: ["alice-phone"]),
-            .guardian("bob", devices: ["bob-phone"]),
-            .child("emma", devices: ["emma-tablet", "emma-phone"]),
-        ]),
+        .init(
+            "appleseed",
+            members: [
+                .organizer("alice", devices: ["alice-phone"]),
+                .guardian("bob", devices: ["bob-phone"]),
+                .child("emma", devices: ["emma-tablet", "emma-phone"]),
+            ])
     ])
 
     static func question(_ handle: String) -> PermissionQuestion<CommunicationTopic> {
-        var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))])
+        var topic = CommunicationTopic(personInformation: [
+            PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
+        ])
         topic.actions = [.message]
         return PermissionQuestion(communicationTopic: topic)
     }
@@ -78,7 +82,9 @@ struct QuestionExchangeTests {
             try await tablet.ask(stranger)
             _ = try await bob.waitForQuestion(stranger.id)
             try await bob.decline(stranger.id)
-            try await fleet.eventually("the decline reaches the app") { tabletResponses.responses(for: stranger.id).count == 1 }
+            try await fleet.eventually("the decline reaches the app") {
+                tabletResponses.responses(for: stranger.id).count == 1
+            }
             #expect(tabletResponses.responses(for: stranger.id).first?.choice.answer == .denial)
             let strangerKnown = await tablet.isKnownHandle(CommunicationHandle(value: "stranger99", kind: .custom))
             #expect(!strangerKnown)
@@ -118,7 +124,9 @@ struct QuestionExchangeTests {
 
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             let responses = ResponseCollector(app)
-            try await fleet.eventually("the waiting response reaches the app after restarts") { responses.responses(for: first.id).count == 1 }
+            try await fleet.eventually("the waiting response reaches the app after restarts") {
+                responses.responses(for: first.id).count == 1
+            }
             let friendKnown = await app.isKnownHandle(friend)
             #expect(friendKnown)
 

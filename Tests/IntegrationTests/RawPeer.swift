@@ -18,17 +18,19 @@ final class RawPeer: Sendable {
             try socket.setLinger(milliseconds: 0)
             try socket.makeCurveClient(serverPublicKey: brokerKey, keys: keys)
         }
-        loop = try SocketLoop(name: "raw-peer", sockets: [
-            .init(.dealer) { socket in
-                try secure(socket)
-                try socket.connect(ingress)
-            },
-            .init(.sub) { socket in
-                try secure(socket)
-                try socket.subscribe([])
-                try socket.connect(egress)
-            },
-        ])
+        loop = try SocketLoop(
+            name: "raw-peer",
+            sockets: [
+                .init(.dealer) { socket in
+                    try secure(socket)
+                    try socket.connect(ingress)
+                },
+                .init(.sub) { socket in
+                    try secure(socket)
+                    try socket.subscribe([])
+                    try socket.connect(egress)
+                },
+            ])
         try await loop.start()
         let inbound = loop.inbound
         let box = Collected()
@@ -75,7 +77,9 @@ final class RawPeer: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             for frames in take(on: 0) {
-                if let last = frames.last, let envelope = try? MessageCodec.decode(last), envelope.requestID == requestID {
+                if let last = frames.last, let envelope = try? MessageCodec.decode(last),
+                    envelope.requestID == requestID
+                {
                     return envelope.message
                 }
             }

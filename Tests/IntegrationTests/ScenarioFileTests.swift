@@ -48,22 +48,23 @@ struct ScenarioFileTests {
     }
 
     @Test func aFailingScenarioExitsOneWithAReadableReport() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("failing-\(UUID().uuidString).yaml").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("failing-\(UUID().uuidString).yaml")
+            .path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try """
-            name: deliberately failing
-            timeout: 2s
-            families:
-              - id: appleseed
-                members:
-                  - {id: alice, role: organizer, devices: [alice-phone]}
-                  - {id: emma, role: child, devices: [emma-tablet]}
-            steps:
-              - ask: {on: emma-tablet, as: q, handles: [pal]}
-              - decline: {question: q, on: alice-phone}
-              - expect: {response: q, on: emma-tablet, answer: approval}
-              - expect: {known: pal, on: emma-tablet}
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        name: deliberately failing
+        timeout: 2s
+        families:
+          - id: appleseed
+            members:
+              - {id: alice, role: organizer, devices: [alice-phone]}
+              - {id: emma, role: child, devices: [emma-tablet]}
+        steps:
+          - ask: {on: emma-tablet, as: q, handles: [pal]}
+          - decline: {question: q, on: alice-phone}
+          - expect: {response: q, on: emma-tablet, answer: approval}
+          - expect: {known: pal, on: emma-tablet}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let (status, output) = try await Self.hearthFleet(["run", file])
         #expect(status == 1)
         #expect(output.contains("✔  1. ask q on emma-tablet"))
@@ -78,17 +79,20 @@ struct ScenarioFileTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try """
-            name: bad
-            families:
-              - id: appleseed
-                members:
-                  - {id: emma, role: child, devices: [emma-tablet]}
-            steps:
-              - ask: {on: emma-phone, as: q, handles: [pal]}
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        name: bad
+        families:
+          - id: appleseed
+            members:
+              - {id: emma, role: child, devices: [emma-tablet]}
+        steps:
+          - ask: {on: emma-phone, as: q, handles: [pal]}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let (status, output) = try await Self.hearthFleet(["run", file])
         #expect(status == 1)
-        #expect(output.contains("steps[0] (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"), "\(output)")
+        #expect(
+            output.contains(
+                "steps[0] (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"),
+            "\(output)")
     }
 }
 
@@ -115,17 +119,18 @@ struct ScenarioParsingTests {
         """
 
     @Test func aValidScenarioParses() throws {
-        let scenario = try Scenario(yaml: Self.family + """
-            mode: inProcess
-            timeout: 1500ms
-            steps:
-              - ask: {on: emma-tablet, as: q, handles: ["email:pal@example.com"], expiresIn: 2h}
-              - approve: {question: q, on: alice-phone}
-              - expect: {response: q, on: emma-tablet, within: 3s}
-              - advanceClock: 30d
-              - crash: broker
-              - cut: alice-phone
-            """)
+        let scenario = try Scenario(
+            yaml: Self.family + """
+                mode: inProcess
+                timeout: 1500ms
+                steps:
+                  - ask: {on: emma-tablet, as: q, handles: ["email:pal@example.com"], expiresIn: 2h}
+                  - approve: {question: q, on: alice-phone}
+                  - expect: {response: q, on: emma-tablet, within: 3s}
+                  - advanceClock: 30d
+                  - crash: broker
+                  - cut: alice-phone
+                """)
         #expect(scenario.mode == .inProcess)
         #expect(scenario.timeout?.seconds == 1.5)
         #expect(scenario.steps.count == 6)
@@ -134,22 +139,37 @@ struct ScenarioParsingTests {
     }
 
     @Test func mistakesAreNamed() {
-        #expect(Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handle: [pal]}\n").contains("an ask has no 'handle'"))
-        #expect(Self.error(Self.family + "steps:\n  - approve: {question: nope, on: alice-phone}\n").contains("no question 'nope' was asked"))
-        #expect(Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, screenTime: all}\n")
-            .contains("screenTime 'all' is not one of"))
-        #expect(Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, schedule: late}\n")
-            .contains("schedule 'late' is not HH:MM-HH:MM or none"))
-        #expect(Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [], on: alice-phone}\n")
-            .contains("a revoke names at least one handle"))
-        #expect(Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [pal], on: emma-tablet}\n")
-            .contains("is a child's device"))
-        #expect(Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal]}\n"
-            + "  - expect: {notified: q, on: alice-phone, kind: answered}\n").contains("kind 'answered' is not one of"))
-        #expect(Self.error(Self.family + "steps:\n  - ask: {on: alice-phone, as: q, handles: [pal]}\n").contains("'alice-phone' is not a child's device"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handle: [pal]}\n").contains(
+                "an ask has no 'handle'"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - approve: {question: nope, on: alice-phone}\n").contains(
+                "no question 'nope' was asked"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, screenTime: all}\n")
+                .contains("screenTime 'all' is not one of"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - limits: {child: emma, on: alice-phone, schedule: late}\n")
+                .contains("schedule 'late' is not HH:MM-HH:MM or none"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [], on: alice-phone}\n")
+                .contains("a revoke names at least one handle"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - revoke: {child: emma, handles: [pal], on: emma-tablet}\n")
+                .contains("is a child's device"))
+        #expect(
+            Self.error(
+                Self.family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal]}\n"
+                    + "  - expect: {notified: q, on: alice-phone, kind: answered}\n"
+            ).contains("kind 'answered' is not one of"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - ask: {on: alice-phone, as: q, handles: [pal]}\n").contains(
+                "'alice-phone' is not a child's device"))
         #expect(Self.error(Self.family + "steps:\n  - explode: alice-phone\n").contains("'explode' is not a step"))
         #expect(Self.error(Self.family + "steps:\n  - wait: soon\n").contains("'soon' is not a duration"))
-        #expect(Self.error(Self.family + "steps:\n  - pause: broker\n").contains("the broker can crash, restart, stop or start"))
+        #expect(
+            Self.error(Self.family + "steps:\n  - pause: broker\n").contains(
+                "the broker can crash, restart, stop or start"))
         #expect(Self.error(Self.family + "steps:\n  - expect: {on: emma-tablet}\n").contains("exactly one of"))
         #expect(Self.error("name: s\nfamilies: []\n").contains("steps: missing"))
     }

@@ -15,7 +15,9 @@ struct SecretsTests {
     }
 
     @Test func keyFilesAreOwnerOnlyAndPublicKeysReadableByAll() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-keys-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hearth-keys-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let made = try KeyFiles.generate(at: directory + "/device")
         #expect(Self.permissions(directory + "/device.key") == 0o600)
@@ -31,26 +33,37 @@ struct SecretsTests {
         let daemon = try KeyFiles.loadOrGenerate(secretPath: directory + "/state/broker.key")
         #expect(Self.permissions(directory + "/state/broker.key") == 0o600)
         #expect(Self.permissions(directory + "/state/broker.pub") == 0o644)
-        #expect(try KeyFiles.loadOrGenerate(secretPath: directory + "/state/broker.key") == daemon, "loaded, not made again")
+        #expect(
+            try KeyFiles.loadOrGenerate(secretPath: directory + "/state/broker.key") == daemon, "loaded, not made again"
+        )
     }
 
     @Test func logsNeverHoldSecretKeysNorPasscodesAndTheDatabaseHoldsOnlyAHash() async throws {
         let spec = FleetSpec(families: [
-            .init("appleseed", members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])]),
+            .init(
+                "appleseed",
+                members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])])
         ])
-        let passcode = "975310", wrongPasscode = "135799"
+        let passcode = "975310"
+        let wrongPasscode = "135799"
         try await Fleet.with(spec) { fleet in
             let alice = try await RawPeer.device("alice-phone", of: fleet)
             #expect(try await alice.request(.setPasscode(childID: "emma", passcode: passcode), requestID: 1) == .ok)
-            var topic = CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: "pal", kind: .custom))])
+            var topic = CommunicationTopic(personInformation: [
+                PersonInformation(handle: CommunicationHandle(value: "pal", kind: .custom))
+            ])
             topic.actions = [.message]
             let question = PermissionQuestion(communicationTopic: topic)
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             try await app.ask(question)
             let emma = try await RawPeer.device("emma-tablet", of: fleet)
-            let wrong = try await emma.request(.approveInPerson(questionID: question.id, passcode: wrongPasscode), requestID: 1)
+            let wrong = try await emma.request(
+                .approveInPerson(questionID: question.id, passcode: wrongPasscode), requestID: 1)
             #expect(wrong == .error(ErrorReply(.wrongPasscode, "wrong passcode; 4 attempts left before a lockout")))
-            guard case .answerAccepted = try await emma.request(.approveInPerson(questionID: question.id, passcode: passcode), requestID: 2) else {
+            guard
+                case .answerAccepted = try await emma.request(
+                    .approveInPerson(questionID: question.id, passcode: passcode), requestID: 2)
+            else {
                 Issue.record("the right passcode did not approve")
                 return
             }

@@ -35,10 +35,19 @@ final class WebDriver: @unchecked Sendable {
             guard ContinuousClock.now < deadline else { throw FleetError("chromedriver did not start on \(base)") }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": ["goog:chromeOptions": [
-            "binary": "/usr/bin/chromium",
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=900,1000"],
-        ]]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "goog:chromeOptions": [
+                        "binary": "/usr/bin/chromium",
+                        "args": [
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            "--window-size=900,1000",
+                        ],
+                    ]
+                ]
+            ]
+        ]
         let created = try await call("POST", "/session", capabilities)
         guard let id = (created["value"] as? [String: Any])?["sessionId"] as? String else {
             throw FleetError("chromedriver made no session: \(created)")
@@ -90,7 +99,9 @@ final class WebDriver: @unchecked Sendable {
         try curl.run()
         let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
         curl.waitUntilExit()
-        guard curl.terminationStatus == 0 else { throw FleetError("curl \(method) \(path): status \(curl.terminationStatus)") }
+        guard curl.terminationStatus == 0 else {
+            throw FleetError("curl \(method) \(path): status \(curl.terminationStatus)")
+        }
         return (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
 }

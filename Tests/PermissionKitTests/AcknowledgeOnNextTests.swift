@@ -1,8 +1,9 @@
 import Foundation
 import HearthCore
 import HearthProtocol
-@testable import PermissionKit
 import Testing
+
+@testable import PermissionKit
 
 /// A response is acknowledged to the daemon when the app has handled it: when its loop asks for the next element,
 /// or when it calls `acknowledge(_:)`; never merely because the library received or yielded it.

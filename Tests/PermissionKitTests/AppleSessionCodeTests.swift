@@ -33,13 +33,15 @@ func tailorYourUI(conversation: Conversation) async -> Bool {
 func createAQuestion() -> PermissionQuestion<CommunicationTopic> {
     let question = PermissionQuestion(handles: [
         CommunicationHandle(value: "dragonslayer42", kind: .custom),
-        CommunicationHandle(value: "progamer67", kind: .custom)
+        CommunicationHandle(value: "progamer67", kind: .custom),
     ])
     return question
 }
 
 /// 5:38 - Create a question - additional metadata. Apple's avatar is a `CGImage`; Hearth's is encoded image bytes.
-func createAQuestionWithMetadata(nameComponents: PersonNameComponents, profilePic: [UInt8]) -> PermissionQuestion<CommunicationTopic> {
+func createAQuestionWithMetadata(
+    nameComponents: PersonNameComponents, profilePic: [UInt8]
+) -> PermissionQuestion<CommunicationTopic> {
     let people = [
         PersonInformation(
             handle: CommunicationHandle(value: "dragonslayer42", kind: .custom),
@@ -48,7 +50,7 @@ func createAQuestionWithMetadata(nameComponents: PersonNameComponents, profilePi
         ),
         PersonInformation(
             handle: CommunicationHandle(value: "progamer67", kind: .custom)
-        )
+        ),
     ]
 
     var topic = CommunicationTopic(personInformation: people)
@@ -89,10 +91,11 @@ final class ChatsModel {
 @Suite struct AppleSessionCodeTests {
     @Test func questionFromHandlesHasOnlyHandlesAndDeclinesByDefault() {
         let question = createAQuestion()
-        #expect(question.topic.handles == [
-            CommunicationHandle(value: "dragonslayer42", kind: .custom),
-            CommunicationHandle(value: "progamer67", kind: .custom),
-        ])
+        #expect(
+            question.topic.handles == [
+                CommunicationHandle(value: "dragonslayer42", kind: .custom),
+                CommunicationHandle(value: "progamer67", kind: .custom),
+            ])
         #expect(question.topic.personInformation.allSatisfy { $0.nameComponents == nil && $0.avatarImage == nil })
         #expect(question.topic.actions.isEmpty)
         #expect(question.choices == [.approve, .decline])

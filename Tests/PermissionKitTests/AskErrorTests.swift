@@ -1,27 +1,30 @@
 import Foundation
 import HearthProtocol
 import HearthTransport
-@testable import PermissionKit
 import Testing
+
+@testable import PermissionKit
 
 @Suite struct AskErrorTests {
     @Test(arguments: ErrorCode.allCases)
     func everyErrorCodeMapsToACaseCarryingTheMessage(code: ErrorCode) {
         let error = AskError(ErrorReply(code, "detail-\(code.rawValue)"))
-        let expected: AskError = switch code {
-        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
-            .invalidQuestion(reason: "detail-\(code.rawValue)")
-        case .notAvailable: .notAvailable(reason: .notAChild(message: "detail-10"))
-        case .notAuthorized: .notAvailable(reason: .notAuthorized(message: "detail-4"))
-        case .helloRequired: .notAvailable(reason: .helloRefused(message: "detail-13"))
-        case .brokerUnavailable: .notAvailable(reason: .brokerUnavailable(message: "detail-14"))
-        case .rateLimited: .notAvailable(reason: .rateLimited(message: "detail-9"))
-        case .unsupportedVersion, .unknownMessageType: .notAvailable(reason: .incompatibleDaemon(message: "detail-\(code.rawValue)"))
-        case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
-             .invalidAgeRequest, .ageNotDeclared:
-            .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
-        case .deviceNotEnrolled: .notAvailable(reason: .notAuthorized(message: "detail-22"))
-        }
+        let expected: AskError =
+            switch code {
+            case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
+                .invalidQuestion(reason: "detail-\(code.rawValue)")
+            case .notAvailable: .notAvailable(reason: .notAChild(message: "detail-10"))
+            case .notAuthorized: .notAvailable(reason: .notAuthorized(message: "detail-4"))
+            case .helloRequired: .notAvailable(reason: .helloRefused(message: "detail-13"))
+            case .brokerUnavailable: .notAvailable(reason: .brokerUnavailable(message: "detail-14"))
+            case .rateLimited: .notAvailable(reason: .rateLimited(message: "detail-9"))
+            case .unsupportedVersion, .unknownMessageType:
+                .notAvailable(reason: .incompatibleDaemon(message: "detail-\(code.rawValue)"))
+            case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
+                .invalidAgeRequest, .ageNotDeclared:
+                .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
+            case .deviceNotEnrolled: .notAvailable(reason: .notAuthorized(message: "detail-22"))
+            }
         #expect(error == expected)
         #expect(error.description.contains("detail-\(code.rawValue)"))
     }
@@ -41,8 +44,13 @@ import Testing
         #expect(hung == .notAvailable(reason: .timedOut(socketPath: present, seconds: 0.5)))
         #expect(hung.description.contains(present) && hung.description.contains("0.5"))
 
-        #expect(AskError(TransportError.closed(peer: "x"), socketPath: present) == .notAvailable(reason: .connectionClosed(socketPath: present)))
-        guard case .unknown(let reason) = AskError(TransportError.unexpectedReply(peer: "x", type: 0xA3), socketPath: present) else {
+        #expect(
+            AskError(TransportError.closed(peer: "x"), socketPath: present)
+                == .notAvailable(reason: .connectionClosed(socketPath: present)))
+        guard
+            case .unknown(let reason) = AskError(
+                TransportError.unexpectedReply(peer: "x", type: 0xA3), socketPath: present)
+        else {
             Issue.record("unexpected reply should be unknown")
             return
         }

@@ -1,8 +1,9 @@
 import Foundation
 import HearthCore
 import HearthProtocol
-@testable import PermissionKit
 import Testing
+
+@testable import PermissionKit
 
 /// CommunicationLimits against a scripted child-device daemon on a real ipc socket.
 @Suite(.serialized) struct ChildDeviceTests {
@@ -80,8 +81,11 @@ import Testing
             #expect(await eventually { daemon.acks == [21] })
 
             let update = Question(id: uuid(5), topic: .significantAppUpdate(description: "Adds voice chat"))
-            let updateAsked = AskedQuestion(question: update, childMemberID: "kid", appBundleID: "com.example.chat", askingDeviceID: "kid-tablet", askedAt: Date())
-            let updateResolution = Resolution(questionID: uuid(5), choice: .approve, reason: .approvedInPerson, answeredBy: "dad", resolvedAt: Date())
+            let updateAsked = AskedQuestion(
+                question: update, childMemberID: "kid", appBundleID: "com.example.chat", askingDeviceID: "kid-tablet",
+                askedAt: Date())
+            let updateResolution = Resolution(
+                questionID: uuid(5), choice: .approve, reason: .approvedInPerson, answeredBy: "dad", resolvedAt: Date())
             daemon.push(inboxID: 22, .init(asked: updateAsked, resolution: updateResolution))
             #expect(await eventually { other.values.count == 1 })
             #expect(other.values.first?.question.topic.description == "Adds voice chat")
@@ -119,7 +123,9 @@ import Testing
     @Test func immediateAnswerInTheAskReplyIsDelivered() async throws {
         try await withDaemon { daemon, limits in
             daemon.setAskResolution { question in
-                Resolution(questionID: question.id, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: Date())
+                Resolution(
+                    questionID: question.id, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil,
+                    resolvedAt: Date())
             }
             let updates = Collector(limits.updates)
             let question = PermissionQuestion(handle: Self.bob)
@@ -130,7 +136,9 @@ import Testing
             #expect(updates.values.first?.question == question)
             // The daemon also filed it in the inbox: taken once, acknowledged.
             let (asked, _) = answered(question.id, handle: "bob")
-            let resolution = Resolution(questionID: question.id, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: Date())
+            let resolution = Resolution(
+                questionID: question.id, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil,
+                resolvedAt: Date())
             daemon.push(inboxID: 31, .init(asked: asked, resolution: resolution))
             #expect(await eventually { daemon.acks == [31] })
             #expect(updates.values.count == 1)
@@ -153,7 +161,9 @@ import Testing
             }
             // A question the library can tell is invalid never reaches the daemon.
             let before = daemon.received.count
-            await #expect(throws: AskError.invalidQuestion(reason: "a communication question needs at least one person (handle)")) {
+            await #expect(
+                throws: AskError.invalidQuestion(reason: "a communication question needs at least one person (handle)")
+            ) {
                 try await limits.ask(PermissionQuestion(handles: Set<CommunicationHandle>()))
             }
             #expect(daemon.received.count == before)

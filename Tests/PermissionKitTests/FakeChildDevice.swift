@@ -36,12 +36,14 @@ final class FakeChildDevice: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/child-device.sock"
         let endpoint = "ipc://" + path
-        loop = try SocketLoop(name: "fake-child-device", sockets: [
-            .init(.router) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.bind(endpoint)
-            },
-        ])
+        loop = try SocketLoop(
+            name: "fake-child-device",
+            sockets: [
+                .init(.router) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.bind(endpoint)
+                }
+            ])
     }
 
     func start() async throws {
@@ -63,7 +65,9 @@ final class FakeChildDevice: Sendable {
 
     func setKnown(_ handles: Set<CommunicationHandle>) { state.withLock { $0.known = handles } }
     func setAskError(_ error: ErrorReply?) { state.withLock { $0.askError = error } }
-    func setAskResolution(_ resolve: (@Sendable (Question) -> Resolution)?) { state.withLock { $0.askResolution = resolve } }
+    func setAskResolution(_ resolve: (@Sendable (Question) -> Resolution)?) {
+        state.withLock { $0.askResolution = resolve }
+    }
     /// A silent daemon reads everything and answers nothing, like one that hangs.
     func setSilent(_ silent: Bool) { state.withLock { $0.silent = silent } }
     /// Forgets every app's hello, as a restarted daemon would.
@@ -118,11 +122,15 @@ final class FakeChildDevice: Sendable {
             }
         case .knownHandles(let handles):
             let (bundleID, known) = state.withLock { ($0.apps[identity], $0.known) }
-            guard bundleID != nil else { return reply(identity, id, .error(ErrorReply(.helloRequired, "say appHello first"))) }
+            guard bundleID != nil else {
+                return reply(identity, id, .error(ErrorReply(.helloRequired, "say appHello first")))
+            }
             reply(identity, id, .knownHandlesResult(handles.filter(known.contains)))
         case .ask(_, let question):
             let (bundleID, error, resolve) = state.withLock { ($0.apps[identity], $0.askError, $0.askResolution) }
-            guard let bundleID else { return reply(identity, id, .error(ErrorReply(.helloRequired, "say appHello first"))) }
+            guard let bundleID else {
+                return reply(identity, id, .error(ErrorReply(.helloRequired, "say appHello first")))
+            }
             if let error { return reply(identity, id, .error(error)) }
             let asked = AskedQuestion(
                 question: question, childMemberID: "kid", appBundleID: bundleID, askingDeviceID: "kid-tablet",

@@ -1,7 +1,8 @@
 import Foundation
 import HearthCore
-@testable import PermissionKit
 import Testing
+
+@testable import PermissionKit
 
 @Suite struct PermissionQuestionTests {
     static let alice = CommunicationHandle(value: "alice", kind: .custom)
@@ -33,7 +34,9 @@ import Testing
 
     @Test func defaultChoiceIsTheMostRestrictiveUnlessGiven() {
         #expect(PermissionQuestion(handle: Self.alice).defaultChoice == .decline)
-        #expect(PermissionQuestion(significantAppUpdateTopic: SignificantAppUpdateTopic(description: "x")).defaultChoice == .decline)
+        #expect(
+            PermissionQuestion(significantAppUpdateTopic: SignificantAppUpdateTopic(description: "x")).defaultChoice
+                == .decline)
         let once = PermissionChoice(id: "once", title: "Allow once", answer: .approval)
         let never = PermissionChoice(id: "never", title: "Never", answer: .denial)
         let custom = PermissionQuestion(topic: Self.fullTopic(), choices: [once, never])
@@ -62,7 +65,8 @@ import Testing
     }
 
     @Test func significantUpdateQuestionRoundTripsThroughQuestion() throws {
-        let original = PermissionQuestion(significantAppUpdateTopic: SignificantAppUpdateTopic(description: "Adds voice chat"))
+        let original = PermissionQuestion(
+            significantAppUpdateTopic: SignificantAppUpdateTopic(description: "Adds voice chat"))
         let core = Question(original)
         #expect(core.topic == .significantAppUpdate(description: "Adds voice chat"))
         #expect(core.handles.isEmpty)
@@ -104,7 +108,8 @@ import Testing
     @Test func validQuestionsPass() {
         #expect(Self.violation(of: PermissionQuestion(handle: Self.alice)) == nil)
         #expect(Self.violation(of: PermissionQuestion(topic: Self.fullTopic())) == nil)
-        #expect(Self.violation(of: PermissionQuestion(significantAppUpdateTopic: .init(description: "New chat"))) == nil)
+        #expect(
+            Self.violation(of: PermissionQuestion(significantAppUpdateTopic: .init(description: "New chat"))) == nil)
     }
 
     @Test func eachRuleIsNamed() {
@@ -113,13 +118,15 @@ import Testing
         #expect(Self.violation(of: empty)?.contains("at least one person") == true)
         let blank = PermissionQuestion(handle: CommunicationHandle(value: "", kind: .custom))
         #expect(Self.violation(of: blank)?.contains("handle.value is empty") == true)
-        let huge = PermissionQuestion(handle: CommunicationHandle(value: String(repeating: "x", count: 600), kind: .custom))
+        let huge = PermissionQuestion(
+            handle: CommunicationHandle(value: String(repeating: "x", count: 600), kind: .custom))
         #expect(Self.violation(of: huge)?.contains("at most 512") == true)
         let crowd = PermissionQuestion(handles: (0..<33).map { CommunicationHandle(value: "p\($0)", kind: .custom) })
         #expect(Self.violation(of: crowd)?.contains("at most 32 people") == true)
-        let bigAvatar = PermissionQuestion(communicationTopic: CommunicationTopic(personInformation: [
-            PersonInformation(handle: Self.alice, avatarImage: [UInt8](repeating: 0, count: 300_000)),
-        ]))
+        let bigAvatar = PermissionQuestion(
+            communicationTopic: CommunicationTopic(personInformation: [
+                PersonInformation(handle: Self.alice, avatarImage: [UInt8](repeating: 0, count: 300_000))
+            ]))
         #expect(Self.violation(of: bigAvatar)?.contains("avatarImage") == true)
 
         let onlyApprove = PermissionQuestion(topic: Self.fullTopic(), choices: [.approve], defaultChoice: .approve)
@@ -130,23 +137,34 @@ import Testing
         #expect(Self.violation(of: twice) == "choice id \"decline\" appears twice")
         let stray = PermissionChoice(id: "maybe", title: "Maybe", answer: .denial)
         let notAmong = PermissionQuestion(topic: Self.fullTopic(), defaultChoice: stray)
-        #expect(Self.violation(of: notAmong) == "defaultChoice \"maybe\" is not one of the choices (\"approve\", \"decline\")")
-        let renamed = PermissionQuestion(topic: Self.fullTopic(), defaultChoice: PermissionChoice(id: "decline", title: "No", answer: .denial))
+        #expect(
+            Self.violation(of: notAmong)
+                == "defaultChoice \"maybe\" is not one of the choices (\"approve\", \"decline\")")
+        let renamed = PermissionQuestion(
+            topic: Self.fullTopic(), defaultChoice: PermissionChoice(id: "decline", title: "No", answer: .denial))
         #expect(Self.violation(of: renamed)?.contains("differs from the choice with the same id") == true)
-        let tooMany = PermissionQuestion(topic: Self.fullTopic(), choices: [.approve] + (0..<8).map { PermissionChoice(id: "d\($0)", title: "", answer: .denial) })
+        let tooMany = PermissionQuestion(
+            topic: Self.fullTopic(),
+            choices: [.approve] + (0..<8).map { PermissionChoice(id: "d\($0)", title: "", answer: .denial) })
         #expect(Self.violation(of: tooMany)?.contains("at most 8 choices") == true)
 
-        let expired = PermissionQuestion(topic: Self.fullTopic(), expirationDate: Date(timeIntervalSince1970: 1_749_999_999))
+        let expired = PermissionQuestion(
+            topic: Self.fullTopic(), expirationDate: Date(timeIntervalSince1970: 1_749_999_999))
         #expect(Self.violation(of: expired)?.contains("expirationDate") == true)
         let noText = PermissionQuestion(significantAppUpdateTopic: .init(description: ""))
         #expect(Self.violation(of: noText)?.contains("needs a description") == true)
-        let essay = PermissionQuestion(significantAppUpdateTopic: .init(description: String(repeating: "é", count: 600)))
+        let essay = PermissionQuestion(
+            significantAppUpdateTopic: .init(description: String(repeating: "é", count: 600)))
         #expect(Self.violation(of: essay)?.contains("at most 1024") == true)
     }
 
     @Test func bundleIDComesFromTheEnvironmentElseTheProcessName() {
-        #expect(CommunicationLimits.environmentBundleID(environment: ["HEARTH_APP_BUNDLE_ID": "com.example.chat"], processName: "x") == "com.example.chat")
-        #expect(CommunicationLimits.environmentBundleID(environment: ["HEARTH_APP_BUNDLE_ID": ""], processName: "chat") == "chat")
+        #expect(
+            CommunicationLimits.environmentBundleID(
+                environment: ["HEARTH_APP_BUNDLE_ID": "com.example.chat"], processName: "x") == "com.example.chat")
+        #expect(
+            CommunicationLimits.environmentBundleID(environment: ["HEARTH_APP_BUNDLE_ID": ""], processName: "chat")
+                == "chat")
         #expect(CommunicationLimits.environmentBundleID(environment: [:], processName: "My Chat é") == "My-Chat--")
         #expect(CommunicationLimits.environmentBundleID(environment: [:], processName: "") == "unknown-app")
     }

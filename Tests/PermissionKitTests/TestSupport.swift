@@ -1,7 +1,8 @@
 import Foundation
 import HearthCore
-@testable import PermissionKit
 import Synchronization
+
+@testable import PermissionKit
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
 func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async -> Bool {
@@ -49,7 +50,10 @@ func answered(
 ) -> (AskedQuestion, Resolution) {
     let question = Question(
         id: id,
-        topic: .communication(CommunicationTopic(personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))], actions: [.message]))
+        topic: .communication(
+            CommunicationTopic(
+                personInformation: [PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))],
+                actions: [.message]))
     )
     let asked = AskedQuestion(
         question: question, childMemberID: "kid", appBundleID: "com.example.chat", askingDeviceID: "kid-tablet",

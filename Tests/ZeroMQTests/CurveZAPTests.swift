@@ -109,8 +109,9 @@ import ZeroMQ
         #expect(request.requestId == [9])
         #expect(request.routingId == bytes("id"))
         #expect(request.curvePublicKeyZ85 == (try Z85.encode(key)))
-        #expect(request.reply(allowed: false, userId: "", statusText: "no")
-            == [bytes("1.0"), [9], bytes("400"), bytes("no"), [], []])
+        #expect(
+            request.reply(allowed: false, userId: "", statusText: "no")
+                == [bytes("1.0"), [9], bytes("400"), bytes("no"), [], []])
 
         let null = try ZAPRequest(frames: Array(frames[0..<5]) + [bytes("NULL")])
         #expect(null.credentials.isEmpty)

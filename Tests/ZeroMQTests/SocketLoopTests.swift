@@ -1,28 +1,35 @@
 import Foundation
 import Testing
+
 @testable import ZeroMQ
 
 /// The I/O thread bridge: messages cross between the loop thread and async code, and shutdown never hangs.
 @Suite("SocketLoop")
 struct SocketLoopTests {
     static func pair(_ endpoint: String) throws -> (server: SocketLoop, client: SocketLoop) {
-        let server = try SocketLoop(name: "test-server", sockets: [
-            .init(.router) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.bind(endpoint)
-            },
-        ])
-        let client = try SocketLoop(name: "test-client", sockets: [
-            .init(.dealer) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.connect(endpoint)
-            },
-        ])
+        let server = try SocketLoop(
+            name: "test-server",
+            sockets: [
+                .init(.router) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.bind(endpoint)
+                }
+            ])
+        let client = try SocketLoop(
+            name: "test-client",
+            sockets: [
+                .init(.dealer) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.connect(endpoint)
+                }
+            ])
         return (server, client)
     }
 
     /// The next batch the loop delivers, or a timeout error: a failing test never hangs.
-    static func nextBatch(_ loop: SocketLoop, within timeout: Duration = .seconds(5)) async throws -> [SocketLoop.Inbound] {
+    static func nextBatch(
+        _ loop: SocketLoop, within timeout: Duration = .seconds(5)
+    ) async throws -> [SocketLoop.Inbound] {
         try await withThrowingTaskGroup(of: [SocketLoop.Inbound]?.self) { group in
             group.addTask { await loop.inbound.take() }
             group.addTask {
@@ -30,7 +37,9 @@ struct SocketLoopTests {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let batch = first else { throw ZMQError(code: ETIMEDOUT, operation: "nextBatch") }
+            guard let first = try await group.next(), let batch = first else {
+                throw ZMQError(code: ETIMEDOUT, operation: "nextBatch")
+            }
             return batch
         }
     }
@@ -42,7 +51,10 @@ struct SocketLoopTests {
     }
 
     @Test func megabyteRoundTripsThroughTheLoops() async throws {
-        let endpoint = "ipc://" + FileManager.default.temporaryDirectory.appendingPathComponent("loop-\(UUID().uuidString.prefix(8)).sock").path
+        let endpoint =
+            "ipc://"
+            + FileManager.default.temporaryDirectory.appendingPathComponent("loop-\(UUID().uuidString.prefix(8)).sock")
+            .path
         let (server, client) = try Self.pair(endpoint)
         try await server.start()
         try await client.start()
@@ -60,16 +72,18 @@ struct SocketLoopTests {
 
     @Test func burstArrivesAsBatchesInOrder() async throws {
         let endpoint = "inproc://burst"
-        let server = try SocketLoop(name: "burst", sockets: [
-            .init(.pull) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.bind(endpoint)
-            },
-            .init(.push) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.connect(endpoint)
-            },
-        ])
+        let server = try SocketLoop(
+            name: "burst",
+            sockets: [
+                .init(.pull) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.bind(endpoint)
+                },
+                .init(.push) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.connect(endpoint)
+                },
+            ])
         try await server.start()
         // Below the default high-water marks: the loop's sends never block, so none is dropped.
         let count = 800
@@ -89,12 +103,14 @@ struct SocketLoopTests {
 
     @Test func stopIsPromptEvenWithAPeerGoneAndQueuedSends() async throws {
         let endpoint = "tcp://127.0.0.1:1"  // nothing listens: sends can only queue
-        let client = try SocketLoop(name: "lonely", sockets: [
-            .init(.dealer) { socket in
-                try socket.setLinger(milliseconds: 0)
-                try socket.connect(endpoint)
-            },
-        ])
+        let client = try SocketLoop(
+            name: "lonely",
+            sockets: [
+                .init(.dealer) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.connect(endpoint)
+                }
+            ])
         try await client.start()
         for _ in 0..<100 { client.send([[1, 2, 3]], on: 0) }
         let started = ContinuousClock.now
@@ -107,9 +123,11 @@ struct SocketLoopTests {
     }
 
     @Test func configurationErrorIsThrownFromStart() async throws {
-        let loop = try SocketLoop(name: "bad", sockets: [
-            .init(.router) { socket in try socket.bind("bogus://nowhere") },
-        ])
+        let loop = try SocketLoop(
+            name: "bad",
+            sockets: [
+                .init(.router) { socket in try socket.bind("bogus://nowhere") }
+            ])
         await #expect(throws: ZMQError.self) { try await loop.start() }
     }
 }

@@ -11,15 +11,24 @@ import ZeroMQ
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal], warmupIterations: 3, maxDuration: .seconds(2), maxIterations: 1_000_000)
+        metrics: [.wallClock, .throughput, .mallocCountTotal], warmupIterations: 3, maxDuration: .seconds(2),
+        maxIterations: 1_000_000)
 
-    let question = Question(topic: .communication(CommunicationTopic(
-        personInformation: [PersonInformation(handle: CommunicationHandle(value: "dragonslayer42", kind: .custom))], actions: [.message])))
-    let asked = AskedQuestion(question: question, childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "emma-tablet", askedAt: Date())
-    let resolution = Resolution(questionID: question.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice", resolvedAt: Date())
+    let question = Question(
+        topic: .communication(
+            CommunicationTopic(
+                personInformation: [
+                    PersonInformation(handle: CommunicationHandle(value: "dragonslayer42", kind: .custom))
+                ], actions: [.message])))
+    let asked = AskedQuestion(
+        question: question, childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "emma-tablet",
+        askedAt: Date())
+    let resolution = Resolution(
+        questionID: question.id, choice: .approve, reason: .parentAnswered, answeredBy: "alice", resolvedAt: Date())
     let ask = Message.ask(appBundleID: "com.example.chat", question: question)
     let askFrame = MessageCodec.encode(ask, requestID: 7)
-    let event = Message.event(Event(memberID: "emma", sequence: 9, createdAt: Date(), body: .questionResolved(asked, resolution)))
+    let event = Message.event(
+        Event(memberID: "emma", sequence: 9, createdAt: Date(), body: .questionResolved(asked, resolution)))
     let eventFrame = MessageCodec.encode(event)
 
     Benchmark("codec: encode ask") { benchmark in
@@ -62,13 +71,19 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("policy: declared age range (gates 13, 16, 18)") { benchmark in
         for i in benchmark.scaledIterations {
-            blackHole(AgeRangeRules.range(age: 10 + i % 10, gates: [13, 16, 18], ageOfMajority: 19, inFamily: true, communicationLimitsOn: true))
+            blackHole(
+                AgeRangeRules.range(
+                    age: 10 + i % 10, gates: [13, 16, 18], ageOfMajority: 19, inFamily: true,
+                    communicationLimitsOn: true))
         }
     }
 
     // Policy, SQL and one synchronous=FULL commit: the same asks one per transaction and 64 per transaction.
     for batch in [1, 64] {
-        Benchmark("engine: \(batch) ask(s) per group commit", configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(3))) { benchmark in
+        Benchmark(
+            "engine: \(batch) ask(s) per group commit",
+            configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(3))
+        ) { benchmark in
             guard let bench = try? EngineBench() else { return }
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(await bench.asks(batch)) }
@@ -107,12 +122,18 @@ enum PolicyBench {
         let directory = NSTemporaryDirectory() + "hearth-bench-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = FamilyFile(families: [FamilyFile.Family(id: "f", members: [
-            FamilyFile.Member(id: "p", role: "organizer", region: "KR", devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
-            FamilyFile.Member(
-                id: "c", role: "child", birthDate: "2016-01-01", region: "KR", timeZone: "Asia/Seoul",
-                devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
-        ])])
+        let file = FamilyFile(families: [
+            FamilyFile.Family(
+                id: "f",
+                members: [
+                    FamilyFile.Member(
+                        id: "p", role: "organizer", region: "KR",
+                        devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
+                    FamilyFile.Member(
+                        id: "c", role: "child", birthDate: "2016-01-01", region: "KR", timeZone: "Asia/Seoul",
+                        devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
+                ])
+        ])
         return try Directory(file: file, keysDirectory: directory, source: "bench")
     }
 }
@@ -126,10 +147,18 @@ final class EngineBench {
     init() throws {
         directory = NSTemporaryDirectory() + "hearth-bench-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = FamilyFile(families: [FamilyFile.Family(id: "f", members: [
-            FamilyFile.Member(id: "p", role: "organizer", region: "US", devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
-            FamilyFile.Member(id: "c", role: "child", birthDate: "2016-01-01", region: "US", devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
-        ])])
+        let file = FamilyFile(families: [
+            FamilyFile.Family(
+                id: "f",
+                members: [
+                    FamilyFile.Member(
+                        id: "p", role: "organizer", region: "US",
+                        devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
+                    FamilyFile.Member(
+                        id: "c", role: "child", birthDate: "2016-01-01", region: "US",
+                        devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
+                ])
+        ])
         let store = try BrokerStore(path: directory + "/broker.sqlite")
         var defaults = ChildDefaults.builtIn
         defaults.askLimit = .init(count: 1_000_000_000, perSeconds: 1)
@@ -145,9 +174,14 @@ final class EngineBench {
         var commands: [CommandIntake.Inbound] = []
         for _ in 0..<count {
             counter += 1
-            let question = Question(topic: .communication(CommunicationTopic(
-                personInformation: [PersonInformation(handle: CommunicationHandle(value: "h\(counter)", kind: .custom))], actions: [.message])))
-            let frame = MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question), requestID: UInt64(counter))
+            let question = Question(
+                topic: .communication(
+                    CommunicationTopic(
+                        personInformation: [
+                            PersonInformation(handle: CommunicationHandle(value: "h\(counter)", kind: .custom))
+                        ], actions: [.message])))
+            let frame = MessageCodec.encode(
+                .ask(appBundleID: "com.example.chat", question: question), requestID: UInt64(counter))
             commands.append(.init(routingID: [0, 0, 0, 1], deviceID: "cd", frame: frame))
         }
         return await CommandIntake(engine: engine).process(commands).replies.count

@@ -34,7 +34,8 @@ extension Directory {
                 }
                 guard family.members.count <= maxFamilyMembers else {
                     let found = family.members.count
-                    throw fail("families[\(f)].members", "a family has at most \(maxFamilyMembers) members, found \(found)")
+                    throw fail(
+                        "families[\(f)].members", "a family has at most \(maxFamilyMembers) members, found \(found)")
                 }
                 for (m, member) in family.members.enumerated() {
                     entries.append((f, m))
@@ -85,7 +86,8 @@ extension Directory {
             if let inline = device.publicKey {
                 key = inline
             } else if let keyFile = device.keyFile {
-                let url = URL(fileURLWithPath: keyFile, relativeTo: URL(fileURLWithPath: keysDirectory, isDirectory: true))
+                let url = URL(
+                    fileURLWithPath: keyFile, relativeTo: URL(fileURLWithPath: keysDirectory, isDirectory: true))
                 guard let text = try? String(contentsOf: url, encoding: .utf8) else {
                     throw fail("\(path).keyFile", "cannot read \(url.path)")
                 }
@@ -93,7 +95,9 @@ extension Directory {
             } else {
                 throw fail(path, "needs publicKey or keyFile")
             }
-            guard Z85.isValidKey(key) else { throw fail("\(path).publicKey", "not a 40-character Z85 CURVE public key") }
+            guard Z85.isValidKey(key) else {
+                throw fail("\(path).publicKey", "not a 40-character Z85 CURVE public key")
+            }
             return key
         }
     }

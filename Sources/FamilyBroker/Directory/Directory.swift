@@ -65,7 +65,9 @@ public struct Directory: Sendable {
             let entry = f.map { file.families[$0].members[m] } ?? file.unaffiliated![m]
             let path = FileCheck.memberPath(f, m)
             guard Identifier.isValid(entry.id) else { throw check.fail("\(path).id", FileCheck.idRule) }
-            guard members[entry.id] == nil else { throw check.fail("\(path).id", "member id '\(entry.id)' is used twice") }
+            guard members[entry.id] == nil else {
+                throw check.fail("\(path).id", "member id '\(entry.id)' is used twice")
+            }
             let member = try check.member(entry, familyID: familyID, path: path)
             members[entry.id] = member
             if let familyID, member.role.isParent { parentsByFamily[familyID, default: []].append(entry.id) }
@@ -74,9 +76,13 @@ public struct Directory: Sendable {
             for (d, device) in (entry.devices ?? []).enumerated() {
                 let dpath = "\(path).devices[\(d)]"
                 guard Identifier.isValid(device.id) else { throw check.fail("\(dpath).id", FileCheck.idRule) }
-                guard devices[device.id] == nil else { throw check.fail("\(dpath).id", "device id '\(device.id)' is used twice") }
+                guard devices[device.id] == nil else {
+                    throw check.fail("\(dpath).id", "device id '\(device.id)' is used twice")
+                }
                 let key = try check.key(of: device, path: dpath)
-                guard deviceByKey[key] == nil else { throw check.fail("\(dpath).publicKey", "the same key is enrolled twice") }
+                guard deviceByKey[key] == nil else {
+                    throw check.fail("\(dpath).publicKey", "the same key is enrolled twice")
+                }
                 devices[device.id] = Device(id: device.id, memberID: entry.id, publicKey: key)
                 deviceByKey[key] = device.id
                 // Written only when it changes: rewriting an inline key copied every member's arrays of a large file.
@@ -105,7 +111,8 @@ public struct Directory: Sendable {
         devices = directory.devices
         deviceByKey = directory.deviceByKey
         parentsByFamily = directory.parentsByFamily
-        file = FamilyFile(families: directory.file.families.sorted { $0.id < $1.id }, unaffiliated: directory.file.unaffiliated ?? [])
+        file = FamilyFile(
+            families: directory.file.families.sorted { $0.id < $1.id }, unaffiliated: directory.file.unaffiliated ?? [])
     }
 
     /// The member a device belongs to.

@@ -69,7 +69,8 @@ public final class BrokerEngine: Sendable {
             // The commit itself failed: nothing is stored, so every command gets an error and no event leaves.
             logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
             // An unreachable store is transient: devices keep the command and send it again.
-            let reply = error is StoreUnavailable
+            let reply =
+                error is StoreUnavailable
                 ? ErrorReply(.brokerUnavailable, "the broker's store is not reachable now; nothing was stored, retry")
                 : ErrorReply(.internalError, "the broker could not commit; retry")
             return (Array(repeating: CommandOutcome.failure(reply), count: requests.count), Output())

@@ -21,7 +21,8 @@ public struct PasscodeHash: Sendable, Equatable {
         var generator = SystemRandomNumberGenerator()
         for i in salt.indices { salt[i] = generator.next() }
         let hash = try derive(passcode, salt: salt, cost: cost, r: 8, p: 1)
-        return PasscodeHash(encoded: "scrypt$\(cost)$8$1$\(Data(salt).base64EncodedString())$\(Data(hash).base64EncodedString())")
+        return PasscodeHash(
+            encoded: "scrypt$\(cost)$8$1$\(Data(salt).base64EncodedString())$\(Data(hash).base64EncodedString())")
     }
 
     public init(encoded: String) {
@@ -31,9 +32,12 @@ public struct PasscodeHash: Sendable, Equatable {
     /// True when `passcode` is the one hashed; compares in constant time.
     public func verify(_ passcode: String) -> Bool {
         let parts = encoded.split(separator: "$").map(String.init)
-        guard parts.count == 6, parts[0] == "scrypt", let cost = Int(parts[1]), let r = Int(parts[2]), let p = Int(parts[3]),
-              (10...20).contains(cost), let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
-              let actual = try? Self.derive(passcode, salt: Array(salt), cost: cost, r: r, p: p), actual.count == expected.count
+        guard parts.count == 6, parts[0] == "scrypt", let cost = Int(parts[1]), let r = Int(parts[2]),
+            let p = Int(parts[3]),
+            (10...20).contains(cost), let salt = Data(base64Encoded: parts[4]),
+            let expected = Data(base64Encoded: parts[5]),
+            let actual = try? Self.derive(passcode, salt: Array(salt), cost: cost, r: r, p: p),
+            actual.count == expected.count
         else { return false }
         var difference: UInt8 = 0
         for (a, b) in zip(actual, expected) { difference |= a ^ b }
@@ -42,7 +46,8 @@ public struct PasscodeHash: Sendable, Equatable {
 
     private static func derive(_ passcode: String, salt: [UInt8], cost: Int, r: Int, p: Int) throws -> [UInt8] {
         let key = try KDF.Scrypt.deriveKey(
-            from: Array(passcode.utf8), salt: salt, outputByteCount: 32, rounds: 1 << cost, blockSize: r, parallelism: p)
+            from: Array(passcode.utf8), salt: salt, outputByteCount: 32, rounds: 1 << cost, blockSize: r, parallelism: p
+        )
         return key.withUnsafeBytes { Array($0) }
     }
 }

@@ -28,26 +28,32 @@ enum PasscodeWork {
             }
         }
         guard !work.isEmpty else { return [:] }
-        return (try? await store.reading { store in
-            var prepared: [Int: Prepared] = [:]
-            for (index, command, caller) in work {
-                switch command {
-                case .setPasscode(let childID, let passcode) where !passcode.isEmpty:
-                    guard caller.role.isParent, let family = caller.familyID, let child = directory.members[childID],
-                          child.familyID == family, directory.isChild(child, on: now), PasscodeHash.lengthRange.contains(passcode.count)
-                    else { continue }
-                    if let hash = try? PasscodeHash.make(passcode, cost: policy.passcodeCost) { prepared[index] = .newHash(hash) }
-                case .approveInPerson(let questionID, let passcode):
-                    guard let question = try store.question(questionID), question.resolution == nil,
-                          question.asked.childMemberID == caller.id,
-                          let row = try store.passcode(of: caller.id), row.lockedUntil <= now
-                    else { continue }
-                    prepared[index] = .checked(storedHash: row.hash, matches: PasscodeHash(encoded: row.hash).verify(passcode))
-                default:
-                    continue
+        return
+            (try? await store.reading { store in
+                var prepared: [Int: Prepared] = [:]
+                for (index, command, caller) in work {
+                    switch command {
+                    case .setPasscode(let childID, let passcode) where !passcode.isEmpty:
+                        guard caller.role.isParent, let family = caller.familyID,
+                            let child = directory.members[childID],
+                            child.familyID == family, directory.isChild(child, on: now),
+                            PasscodeHash.lengthRange.contains(passcode.count)
+                        else { continue }
+                        if let hash = try? PasscodeHash.make(passcode, cost: policy.passcodeCost) {
+                            prepared[index] = .newHash(hash)
+                        }
+                    case .approveInPerson(let questionID, let passcode):
+                        guard let question = try store.question(questionID), question.resolution == nil,
+                            question.asked.childMemberID == caller.id,
+                            let row = try store.passcode(of: caller.id), row.lockedUntil <= now
+                        else { continue }
+                        prepared[index] = .checked(
+                            storedHash: row.hash, matches: PasscodeHash(encoded: row.hash).verify(passcode))
+                    default:
+                        continue
+                    }
                 }
-            }
-            return prepared
-        }) ?? [:]
+                return prepared
+            }) ?? [:]
     }
 }

@@ -30,7 +30,8 @@ extension Transaction {
         }
         let subject = try ageRangeSubject(member)
         guard subject.birthDate != nil else {
-            throw ErrorReply(.ageNotDeclared, "\(member.id) has no birth date on record, so there is no age range to share")
+            throw ErrorReply(
+                .ageNotDeclared, "\(member.id) has no birth date on record, so there is no age range to share")
         }
         let setting = try store.ageSharing(of: member.id) ?? .default
         if setting == .never { return .ageRange(app: app, .declined(.neverShare)) }
@@ -46,7 +47,8 @@ extension Transaction {
             switch cached.answer {
             case .sharing(let shared) where shared == range:
                 if cached.periodDay != period || cached.gates != gates {
-                    try remember(.sharing(range), app: app, gates: gates, firstDay: firstDay, period: period, subject: subject)
+                    try remember(
+                        .sharing(range), app: app, gates: gates, firstDay: firstDay, period: period, subject: subject)
                 }
                 return .ageRange(app: app, .sharing(range))
             case .declined where setting == .askFirst && cached.periodDay == period:
@@ -63,28 +65,35 @@ extension Transaction {
         default:
             let prompt = try openPrompt(app: app, gates: gates, range: range, member: member.id)
             let remaining = max(0, prompt.expiresAt.timeIntervalSince(now))
-            return .agePrompted(id: prompt.id, app: app, timeoutMilliseconds: UInt32(clamping: Int((remaining * 1000).rounded())))
+            return .agePrompted(
+                id: prompt.id, app: app, timeoutMilliseconds: UInt32(clamping: Int((remaining * 1000).rounded())))
         }
     }
 
     /// Stores the answer for (member, app) and tells the member's devices, which pass it to the app's watchers.
     private mutating func reveal(
-        _ answer: AgeRangeAnswer, app: BundleID, gates: [Int], firstDay: BirthDate, period: BirthDate, subject: AgeRangeSubject
+        _ answer: AgeRangeAnswer, app: BundleID, gates: [Int], firstDay: BirthDate, period: BirthDate,
+        subject: AgeRangeSubject
     ) throws {
         try remember(answer, app: app, gates: gates, firstDay: firstDay, period: period, subject: subject)
         try publish(.ageRange(.answerChanged(app: app, answer)), to: subject.id)
     }
 
     private func remember(
-        _ answer: AgeRangeAnswer, app: BundleID, gates: [Int], firstDay: BirthDate, period: BirthDate, subject: AgeRangeSubject
+        _ answer: AgeRangeAnswer, app: BundleID, gates: [Int], firstDay: BirthDate, period: BirthDate,
+        subject: AgeRangeSubject
     ) throws {
         let next = AgeRangeRules.nextAnniversary(of: firstDay, after: period).start(in: subject.timeZone)
         try store.saveAgeCache(
-            .init(memberID: subject.id, app: app, firstDay: firstDay, periodDay: period, gates: gates, answer: answer, nextReview: next))
+            .init(
+                memberID: subject.id, app: app, firstDay: firstDay, periodDay: period, gates: gates, answer: answer,
+                nextReview: next))
     }
 
     /// The open prompt asking the same thing, or a new one on the member's devices.
-    private mutating func openPrompt(app: BundleID, gates: [Int], range: DeclaredRange, member: MemberID) throws -> AgePrompt {
+    private mutating func openPrompt(
+        app: BundleID, gates: [Int], range: DeclaredRange, member: MemberID
+    ) throws -> AgePrompt {
         if let open = try store.openAgePrompts(member, app: app, now: now).first(where: { $0.range == range }) {
             return open  // an app asking again while the user decides gets the same prompt, not a second one
         }
@@ -106,7 +115,9 @@ extension Transaction {
         switch status {
         case .open: break
         case .shared, .declined:
-            throw ErrorReply(.alreadyAnswered, "age range prompt \(id) was already answered: \(status == .shared ? "share" : "decline")")
+            throw ErrorReply(
+                .alreadyAnswered,
+                "age range prompt \(id) was already answered: \(status == .shared ? "share" : "decline")")
         case .expired:
             throw ErrorReply(.expired, "age range prompt \(id) expired at \(prompt.expiresAt)")
         }
@@ -127,24 +138,30 @@ extension Transaction {
 
     private mutating func expire(_ prompt: AgePrompt) throws {
         try store.closeAgePrompt(prompt.id, status: .expired)
-        try publish(.ageRange(.promptClosed(id: prompt.id, app: prompt.app, .declined(.promptTimedOut))), to: prompt.memberID)
+        try publish(
+            .ageRange(.promptClosed(id: prompt.id, app: prompt.app, .declined(.promptTimedOut))), to: prompt.memberID)
     }
 
     // MARK: settings
 
-    private mutating func setAgeSharing(_ setting: AgeSharing, of target: MemberID, by caller: Directory.Member) throws -> BrokerReply {
+    private mutating func setAgeSharing(
+        _ setting: AgeSharing, of target: MemberID, by caller: Directory.Member
+    ) throws -> BrokerReply {
         // A stranger (not the member, not of its family) gets one answer whether or not the member exists.
         guard let member = directory.members[target],
-              caller.id == target || (caller.familyID != nil && caller.familyID == member.familyID)
+            caller.id == target || (caller.familyID != nil && caller.familyID == member.familyID)
         else { throw ErrorReply(.notFound, "no member \(target) in your family") }
         let subject = try ageRangeSubject(member)
         if subject.isChild {
             guard caller.role.isParent, caller.familyID != nil, caller.familyID == member.familyID else {
-                throw ErrorReply(.notAuthorized, "only an organizer or guardian of \(target)'s family sets a child's age range sharing")
+                throw ErrorReply(
+                    .notAuthorized,
+                    "only an organizer or guardian of \(target)'s family sets a child's age range sharing")
             }
         } else {
             guard caller.id == target else {
-                throw ErrorReply(.notAuthorized, "an adult sets their own age range sharing; \(caller.id) cannot set \(target)'s")
+                throw ErrorReply(
+                    .notAuthorized, "an adult sets their own age range sharing; \(caller.id) cannot set \(target)'s")
             }
         }
         try store.setAgeSharing(setting, of: target, by: caller.id, at: now)
@@ -162,7 +179,8 @@ extension Transaction {
 
     /// The member as Declared Age Range sees them today.
     private func ageRangeSubject(_ member: Directory.Member) throws -> AgeRangeSubject {
-        let limits = directory.isChild(member, on: now) && member.familyID != nil ? try settings(of: member).enabled : false
+        let limits =
+            directory.isChild(member, on: now) && member.familyID != nil ? try settings(of: member).enabled : false
         return AgeRangeSubject(member, directory: directory, on: now, limitsEnabled: limits)
     }
 
@@ -176,12 +194,16 @@ extension Transaction {
         let period = AgeRangeRules.lastAnniversary(of: entry.firstDay, onOrBefore: subject.day(of: now))
         let setting = try store.ageSharing(of: member.id) ?? .default
         if setting == .always, case .sharing(let shared) = entry.answer,
-           let range = subject.range(on: period, gates: entry.gates), range != shared {
-            try reveal(.sharing(range), app: entry.app, gates: entry.gates, firstDay: entry.firstDay, period: period, subject: subject)
+            let range = subject.range(on: period, gates: entry.gates), range != shared
+        {
+            try reveal(
+                .sharing(range), app: entry.app, gates: entry.gates, firstDay: entry.firstDay, period: period,
+                subject: subject)
         } else {
             // Nothing to reveal unasked (Ask First prompts on the next request): only the next review moves.
             var moved = entry
-            moved.nextReview = AgeRangeRules.nextAnniversary(of: entry.firstDay, after: period).start(in: subject.timeZone)
+            moved.nextReview = AgeRangeRules.nextAnniversary(of: entry.firstDay, after: period).start(
+                in: subject.timeZone)
             try store.saveAgeCache(moved)
         }
     }

@@ -45,7 +45,9 @@ extension Transaction {
         guard !taken.isEmpty else { return "the family file is unchanged" }
         var rows: [FamilyID: Stored.Family] = [:]
         let merged: Directory
-        if storedHashes.isEmpty, withoutRevoked.isEmpty, fileRows.allSatisfy({ $0.family.members.count <= policy.maxFamilyMembers }) {
+        if storedHashes.isEmpty, withoutRevoked.isEmpty,
+            fileRows.allSatisfy({ $0.family.members.count <= policy.maxFamilyMembers })
+        {
             // Nothing stored and nothing dropped: the result is the file itself, already validated; building it again
             // from the same families held a second directory of every family at once.
             merged = Directory(storedFormOf: configured, rules: policy.regions)
@@ -55,7 +57,8 @@ extension Transaction {
             for (id, family) in fileRows where takenIDs.contains(id) { families[id] = withoutRevoked[id] ?? family }
             for id in removed { families[id] = nil }
             merged = try Directory(
-                file: Stored.Family.file(from: families), keysDirectory: "/", source: "\(Self.storedSource) merged with the family file",
+                file: Stored.Family.file(from: families), keysDirectory: "/",
+                source: "\(Self.storedSource) merged with the family file",
                 rules: policy.regions, maxFamilyMembers: policy.maxFamilyMembers)
         }
         try replaceDirectory(with: merged, sourceHashes: hashes, hashedWhenSaved: hashedWhenSaved, storedRows: rows)
@@ -65,13 +68,15 @@ extension Transaction {
     /// `family` without the devices whose key is revoked, or nil when it names none.
     private func dropRevokedKeys(_ family: FamilyFile.Family, revoked: Set<String>) -> FamilyFile.Family? {
         let isRevoked = { (device: FamilyFile.Device) in device.publicKey.map(revoked.contains) == true }
-        guard !revoked.isEmpty, family.members.contains(where: { $0.devices?.contains(where: isRevoked) == true }) else { return nil }
+        guard !revoked.isEmpty, family.members.contains(where: { $0.devices?.contains(where: isRevoked) == true })
+        else { return nil }
         var family = family
         // Only members naming a revoked key are rewritten: filtering every member copied each one's arrays.
         for m in family.members.indices where family.members[m].devices?.contains(where: isRevoked) == true {
             family.members[m].devices = family.members[m].devices?.filter { device in
                 guard isRevoked(device) else { return true }
-                logger.warning("the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
+                logger.warning(
+                    "the family file names a revoked key; not enrolled", metadata: ["device": "\(device.id)"])
                 return false
             }
         }
@@ -150,12 +155,14 @@ extension Transaction {
         let summary: String
         switch request.command {
         case .show:
-            return AdminResult(summary: "\(directory.members.count) members, \(directory.devices.count) devices", directory: file,
-                               revokedKeys: try store.revokedKeys().sorted())
+            return AdminResult(
+                summary: "\(directory.members.count) members, \(directory.devices.count) devices", directory: file,
+                revokedKeys: try store.revokedKeys().sorted())
         case .reload:
             return AdminResult(summary: try applyConfiguration(try configuration()))
         case .enroll:
-            let memberID = try require(request.member, "member"), deviceID = try require(request.device, "device")
+            let memberID = try require(request.member, "member")
+            let deviceID = try require(request.device, "device")
             let key = try require(request.publicKey, "publicKey")
             try store.unrevokeKey(key)
             try Self.editMember(memberID, in: &file) { member in
@@ -166,7 +173,8 @@ extension Transaction {
             let deviceID = try require(request.device, "device")
             guard let device = directory.devices[deviceID] else { throw ErrorReply(.notFound, "no device \(deviceID)") }
             try store.revokeKey(device.publicKey, device: deviceID, member: device.memberID, at: now)
-            try Self.editMember(device.memberID, in: &file) { member in member.devices?.removeAll { $0.id == deviceID } }
+            try Self.editMember(device.memberID, in: &file) { member in member.devices?.removeAll { $0.id == deviceID }
+            }
             summary = "revoked \(deviceID) of \(device.memberID)"
         case .addMember:
             var entry = try require(request.entry, "entry")
@@ -175,7 +183,9 @@ extension Transaction {
             }
             entry.devices = entry.devices ?? []
             if let familyID = request.family {
-                guard let f = file.families.firstIndex(where: { $0.id == familyID }) else { throw ErrorReply(.notFound, "no family \(familyID)") }
+                guard let f = file.families.firstIndex(where: { $0.id == familyID }) else {
+                    throw ErrorReply(.notFound, "no family \(familyID)")
+                }
                 file.families[f].members.append(entry)
             } else {
                 file.unaffiliated = (file.unaffiliated ?? []) + [entry]
@@ -188,25 +198,35 @@ extension Transaction {
             file.unaffiliated?.removeAll { $0.id == memberID }
             summary = "removed \(memberID)"
         case .setRole:
-            let memberID = try require(request.member, "member"), role = try require(request.role, "role")
-            guard MemberRole(name: role) != nil else { throw ErrorReply(.invalidRequest, "'\(role)' is not one of organizer, guardian, adult, child") }
+            let memberID = try require(request.member, "member")
+            let role = try require(request.role, "role")
+            guard MemberRole(name: role) != nil else {
+                throw ErrorReply(.invalidRequest, "'\(role)' is not one of organizer, guardian, adult, child")
+            }
             try Self.editMember(memberID, in: &file) { member in member.role = role }
             summary = "\(memberID) is now \(role)"
         }
         let new: Directory
         do {
-            new = try Directory(file: file, keysDirectory: "/", source: Self.storedSource, rules: policy.regions, maxFamilyMembers: policy.maxFamilyMembers)
+            new = try Directory(
+                file: file, keysDirectory: "/", source: Self.storedSource, rules: policy.regions,
+                maxFamilyMembers: policy.maxFamilyMembers)
         } catch let error as ConfigurationError {
-            throw ErrorReply(.invalidRequest, "\(error.key.isEmpty ? "" : error.key + ": ")\(error.reason); nothing was changed")
+            throw ErrorReply(
+                .invalidRequest, "\(error.key.isEmpty ? "" : error.key + ": ")\(error.reason); nothing was changed")
         }
         try replaceDirectory(with: new)
         logger.notice("admin: \(summary)")
         return AdminResult(summary: summary)
     }
 
-    private static func editMember(_ id: MemberID, in file: inout FamilyFile, _ edit: (inout FamilyFile.Member) -> Void) throws {
+    private static func editMember(
+        _ id: MemberID, in file: inout FamilyFile, _ edit: (inout FamilyFile.Member) -> Void
+    ) throws {
         for f in file.families.indices {
-            if let m = file.families[f].members.firstIndex(where: { $0.id == id }) { return edit(&file.families[f].members[m]) }
+            if let m = file.families[f].members.firstIndex(where: { $0.id == id }) {
+                return edit(&file.families[f].members[m])
+            }
         }
         if let m = file.unaffiliated?.firstIndex(where: { $0.id == id }) { return edit(&file.unaffiliated![m]) }
         throw ErrorReply(.notFound, "no member \(id)")

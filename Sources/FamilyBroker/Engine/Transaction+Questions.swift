@@ -5,11 +5,16 @@ import HearthProtocol
 extension Transaction {
     // MARK: ask
 
-    mutating func ask(_ question: Question, app: BundleID, child: Directory.Member, device: DeviceID) throws -> BrokerReply {
+    mutating func ask(
+        _ question: Question, app: BundleID, child: Directory.Member, device: DeviceID
+    ) throws -> BrokerReply {
         guard directory.isChild(child, on: now) else {
-            throw ErrorReply(.notAvailable, "only a child asks; \(child.id) is \(directory.effectiveRole(child, on: now).name)")
+            throw ErrorReply(
+                .notAvailable, "only a child asks; \(child.id) is \(directory.effectiveRole(child, on: now).name)")
         }
-        guard Identifier.isValidBundleID(app) else { throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id") }
+        guard Identifier.isValidBundleID(app) else {
+            throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id")
+        }
         if let existing = try store.question(question.id) {
             // A retry of the same ask (after a crash or a lost reply) has one effect: the first, even once expired.
             guard existing.asked.childMemberID == child.id else {
@@ -20,11 +25,16 @@ extension Transaction {
         try validate(question)
         if let violation = QuestionBudget.check(question) { throw ErrorReply(.questionTooLarge, violation.description) }
         let limit = policy.childDefaults.askLimit
-        let recent = try store.askCount(child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count)
+        let recent = try store.askCount(
+            child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count)
         guard recent < limit.count else {
-            throw ErrorReply(.rateLimited, "\(child.id) reached its ask limit: at most \(limit.count) questions in \(limit.perSeconds) s are allowed, ask again later")
+            throw ErrorReply(
+                .rateLimited,
+                "\(child.id) reached its ask limit: at most \(limit.count) questions in \(limit.perSeconds) s are allowed, ask again later"
+            )
         }
-        let asked = AskedQuestion(question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
+        let asked = AskedQuestion(
+            question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
         let settings = try settings(of: child)
 
         if child.familyID == nil {
@@ -39,7 +49,8 @@ extension Transaction {
             return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
         }
         if !handles.isEmpty,
-           let pending = try store.pendingQuestion(child: child.id, app: app, handles: handles, now: now) {
+            let pending = try store.pendingQuestion(child: child.id, app: app, handles: handles, now: now)
+        {
             // Parents are not asked twice about the same people by the same app: the app gets the pending question.
             return .askAccepted(pending.asked, nil)
         }
@@ -55,23 +66,30 @@ extension Transaction {
         func invalid(_ reason: String) -> ErrorReply { ErrorReply(.invalidQuestion, reason) }
         switch question.topic {
         case .communication(let topic):
-            guard !topic.personInformation.isEmpty else { throw invalid("a communication question names at least one person") }
+            guard !topic.personInformation.isEmpty else {
+                throw invalid("a communication question names at least one person")
+            }
         case .significantAppUpdate(let description):
             guard !description.isEmpty else { throw invalid("a significant app update question needs a description") }
         }
         let ids = question.choices.map(\.id)
         guard Set(ids).count == ids.count else { throw invalid("choice ids must be unique") }
         guard question.choices.contains(where: { $0.answer == .approval }),
-              question.choices.contains(where: { $0.answer == .denial })
+            question.choices.contains(where: { $0.answer == .denial })
         else { throw invalid("choices must include at least one approval and one denial") }
-        guard question.defaultChoice != nil else { throw invalid("defaultChoiceID '\(question.defaultChoiceID)' is not one of the choices") }
+        guard question.defaultChoice != nil else {
+            throw invalid("defaultChoiceID '\(question.defaultChoiceID)' is not one of the choices")
+        }
         if let expiration = question.expirationDate, expiration <= now {
             throw invalid("expirationDate is in the past")
         }
     }
 
-    private mutating func resolveAtOnce(_ asked: AskedQuestion, choice: PermissionChoice, reason: Resolution.Reason) throws -> BrokerReply {
-        let resolution = Resolution(questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
+    private mutating func resolveAtOnce(
+        _ asked: AskedQuestion, choice: PermissionChoice, reason: Resolution.Reason
+    ) throws -> BrokerReply {
+        let resolution = Resolution(
+            questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
         try store.insert(asked, resolution: resolution)
         // Through the child's log, so every device of the child hands the app its response, as for a parent's answer.
         try publish(.questionResolved(asked, resolution), to: asked.childMemberID)
@@ -82,7 +100,10 @@ extension Transaction {
 
     mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member) throws -> BrokerReply {
         guard parent.role.isParent else {
-            throw ErrorReply(.notAuthorized, "only an organizer or guardian answers; \(parent.id) is \(directory.effectiveRole(parent, on: now).name)")
+            throw ErrorReply(
+                .notAuthorized,
+                "only an organizer or guardian answers; \(parent.id) is \(directory.effectiveRole(parent, on: now).name)"
+            )
         }
         let (stored, child) = try pendingQuestion(questionID, family: parent.familyID)
         if let resolution = stored.resolution {
@@ -96,9 +117,13 @@ extension Transaction {
             throw ErrorReply(.expired, "question \(questionID) expired at \(expiration)")
         }
         guard let choice = asked.question.choices.first(where: { $0.id == choiceID }) else {
-            throw ErrorReply(.invalidChoice, "'\(choiceID)' is not a choice of question \(questionID); choices: \(asked.question.choices.map(\.id).joined(separator: ", "))")
+            throw ErrorReply(
+                .invalidChoice,
+                "'\(choiceID)' is not a choice of question \(questionID); choices: \(asked.question.choices.map(\.id).joined(separator: ", "))"
+            )
         }
-        let resolution = Resolution(questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
+        let resolution = Resolution(
+            questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
         try record(resolution, of: asked, child: child)
         return .answerAccepted(resolution)
     }
@@ -107,7 +132,7 @@ extension Transaction {
     /// family learns nothing about it.
     private func pendingQuestion(_ questionID: UUID, family: FamilyID?) throws -> (Stored.Question, Directory.Member) {
         guard let stored = try store.question(questionID),
-              let child = directory.members[stored.asked.childMemberID], child.familyID != nil, child.familyID == family
+            let child = directory.members[stored.asked.childMemberID], child.familyID != nil, child.familyID == family
         else {
             throw ErrorReply(.notFound, "no question \(questionID)")
         }
@@ -116,7 +141,8 @@ extension Transaction {
 
     private func alreadyAnswered(_ questionID: UUID, _ resolution: Resolution) -> ErrorReply {
         let by = resolution.answeredBy.map { "by \($0)" } ?? "(\(resolution.reason))"
-        return ErrorReply(.alreadyAnswered, "question \(questionID) was already answered \(by): \(resolution.choice.id)")
+        return ErrorReply(
+            .alreadyAnswered, "question \(questionID) was already answered \(by): \(resolution.choice.id)")
     }
 
     private mutating func record(_ resolution: Resolution, of asked: AskedQuestion, child: Directory.Member) throws {
@@ -148,7 +174,11 @@ extension Transaction {
             throw ErrorReply(.wrongPasscode, "no Screen Time passcode is set for \(child.id); a parent sets one first")
         }
         if row.lockedUntil > now {
-            return .failure(ErrorReply(.lockedOut, "too many wrong passcodes; try again after \(ISO8601DateFormatter().string(from: row.lockedUntil))"))
+            return .failure(
+                ErrorReply(
+                    .lockedOut,
+                    "too many wrong passcodes; try again after \(ISO8601DateFormatter().string(from: row.lockedUntil))")
+            )
         }
         guard case .checked(let checkedHash, let matches)? = secrets[commandIndex], checkedHash == row.hash else {
             throw ErrorReply(.internalError, "the passcode changed while it was being checked; try again")
@@ -160,16 +190,21 @@ extension Transaction {
             try store.savePasscode(row, of: child.id)
             // Returned, not thrown: the failure count must be committed.
             if lockout > 0 {
-                return .failure(ErrorReply(.lockedOut, "wrong passcode; approving in person is locked for \(lockout) s"))
+                return .failure(
+                    ErrorReply(.lockedOut, "wrong passcode; approving in person is locked for \(lockout) s"))
             }
-            return .failure(ErrorReply(.wrongPasscode, "wrong passcode; \(policy.passcodeAttempts - row.failures) attempts left before a lockout"))
+            return .failure(
+                ErrorReply(
+                    .wrongPasscode,
+                    "wrong passcode; \(policy.passcodeAttempts - row.failures) attempts left before a lockout"))
         }
         row.failures = 0
         row.lockedUntil = .distantPast
         try store.savePasscode(row, of: child.id)
         let asked = stored.asked
         let approval = asked.question.choices.first { $0.answer == .approval }!
-        let resolution = Resolution(questionID: questionID, choice: approval, reason: .approvedInPerson, answeredBy: nil, resolvedAt: now)
+        let resolution = Resolution(
+            questionID: questionID, choice: approval, reason: .approvedInPerson, answeredBy: nil, resolvedAt: now)
         try record(resolution, of: asked, child: child)
         return .success(.answerAccepted(resolution))
     }

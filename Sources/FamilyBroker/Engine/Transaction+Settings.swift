@@ -45,7 +45,9 @@ extension Transaction {
             return contacts[handle] != nil || approved.contains(handle)
         }
         // An emergency number in a group does not vouch for the others: only a contact or an approved handle does.
-        if scope == .contactsAndGroups, Set(handles).count > 1, known.contains(where: { !emergency.contains($0) }) { return handles }
+        if scope == .contactsAndGroups, Set(handles).count > 1, known.contains(where: { !emergency.contains($0) }) {
+            return handles
+        }
         return known
     }
 
@@ -59,7 +61,8 @@ extension Transaction {
             throw ErrorReply(.invalidRequest, "screenTime cannot be specificContacts: that scope is for downtime")
         }
         try store.saveSettings(new, of: child.id)
-        logger.info("limits changed", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "enabled": "\(new.enabled)"])
+        logger.info(
+            "limits changed", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "enabled": "\(new.enabled)"])
         return .limits(childID: child.id, settings: new, contacts: try store.contacts(of: child.id))
     }
 
@@ -93,7 +96,8 @@ extension Transaction {
         if !removed.isEmpty {
             try publish(.handlesChanged(added: [], removed: removed), to: child.id)
         }
-        logger.info("approval revoked", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "handles": "\(removed.count)"])
+        logger.info(
+            "approval revoked", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "handles": "\(removed.count)"])
         return .handlesRevoked(removed)
     }
 
@@ -106,7 +110,10 @@ extension Transaction {
             return .ok
         }
         guard PasscodeHash.lengthRange.contains(passcode.count) else {
-            throw ErrorReply(.invalidRequest, "a passcode has \(PasscodeHash.lengthRange.lowerBound) to \(PasscodeHash.lengthRange.upperBound) characters")
+            throw ErrorReply(
+                .invalidRequest,
+                "a passcode has \(PasscodeHash.lengthRange.lowerBound) to \(PasscodeHash.lengthRange.upperBound) characters"
+            )
         }
         guard case .newHash(let hash)? = secrets[commandIndex] else {
             throw ErrorReply(.internalError, "the passcode could not be hashed; nothing was changed")

@@ -98,15 +98,16 @@ struct Transaction {
     /// since its command was checked is refused here.
     mutating func handle(_ request: BrokerRequest) throws -> CommandOutcome {
         guard directory.devices[request.deviceID]?.memberID == request.memberID,
-              let member = directory.members[request.memberID]
+            let member = directory.members[request.memberID]
         else {
             throw ErrorReply(.notAuthorized, "this connection's key is not enrolled")
         }
         switch request.command {
         case .hello:
-            return .success(.welcome(
-                familyID: member.familyID, memberID: member.id, deviceID: request.deviceID,
-                role: directory.effectiveRole(member, on: now), head: head(of: member.id)))
+            return .success(
+                .welcome(
+                    familyID: member.familyID, memberID: member.id, deviceID: request.deviceID,
+                    role: directory.effectiveRole(member, on: now), head: head(of: member.id)))
         case .ping:
             return .success(.pong(head: head(of: member.id)))
         case .sync(let after, let limit):
@@ -170,7 +171,8 @@ struct Transaction {
     mutating func resolveWithDefault(_ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]) throws {
         let asked = stored.asked
         guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return }
-        let resolution = Resolution(questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
+        let resolution = Resolution(
+            questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
         try store.resolve(asked.question.id, with: resolution)
         try publish(.questionResolved(asked, resolution), to: asked.childMemberID)
         for parent in parents {
@@ -193,7 +195,8 @@ struct Transaction {
             if caller.familyID == child.familyID {
                 let role = directory.effectiveRole(caller, on: now).name
                 throw ErrorReply(
-                    .notAuthorized, "only the organizer or a guardian of \(childID)'s family may do this; \(caller.id) is \(role)")
+                    .notAuthorized,
+                    "only the organizer or a guardian of \(childID)'s family may do this; \(caller.id) is \(role)")
             }
         }
         if caller.role.isParent { throw ErrorReply(.notFound, "no child \(childID) in your family") }

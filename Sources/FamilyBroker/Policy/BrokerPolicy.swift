@@ -16,7 +16,8 @@ public struct BrokerPolicy: Sendable {
     public var agePromptTimeout: Duration = .seconds(60)
 
     public init(
-        regions: RegionRules = .builtIn, childDefaults: ChildDefaults = .builtIn, maxFamilyMembers: Int = Directory.defaultMaxFamilyMembers,
+        regions: RegionRules = .builtIn, childDefaults: ChildDefaults = .builtIn,
+        maxFamilyMembers: Int = Directory.defaultMaxFamilyMembers,
         passcodeCost: Int = PasscodeHash.defaultCost, passcodeAttempts: Int = 5, passcodeLockoutSeconds: Int = 60
     ) {
         self.regions = regions

@@ -35,8 +35,12 @@ public struct ChildDefaults: Sendable, Equatable, Codable {
 
     public static let builtIn = ChildDefaults(
         bands: [
-            Band(under: 13, communicationLimits: true, screenTime: "contactsOnly", downtime: "contactsOnly", downtimeSchedule: "21:00-07:00", allowContactEditing: false),
-            Band(under: 200, communicationLimits: true, screenTime: "contactsAndGroups", downtime: "contactsOnly", downtimeSchedule: "22:00-07:00", allowContactEditing: true),
+            Band(
+                under: 13, communicationLimits: true, screenTime: "contactsOnly", downtime: "contactsOnly",
+                downtimeSchedule: "21:00-07:00", allowContactEditing: false),
+            Band(
+                under: 200, communicationLimits: true, screenTime: "contactsAndGroups", downtime: "contactsOnly",
+                downtimeSchedule: "22:00-07:00", allowContactEditing: true),
         ],
         emergencyNumbers: ["911", "112", "999", "000", "110", "119"],
         askLimit: AskLimit(count: 30, perSeconds: 3600))
@@ -72,17 +76,22 @@ public struct ChildDefaults: Sendable, Equatable, Codable {
     }
 
     func validate(source: String) throws {
-        func fail(_ key: String, _ reason: String) -> ConfigurationError { ConfigurationError(source: source, key: key, reason: reason) }
+        func fail(_ key: String, _ reason: String) -> ConfigurationError {
+            ConfigurationError(source: source, key: key, reason: reason)
+        }
         guard !bands.isEmpty else { throw fail("bands", "at least one band") }
         var previous = 0
         for (i, band) in bands.enumerated() {
             guard band.under > previous else { throw fail("bands[\(i)].under", "bands must be in ascending age order") }
             previous = band.under
             guard let screen = CommunicationSettings.Scope(name: band.screenTime), screen != .specificContacts else {
-                throw fail("bands[\(i)].screenTime", "'\(band.screenTime)' is not contactsOnly, contactsAndGroups or everyone")
+                throw fail(
+                    "bands[\(i)].screenTime", "'\(band.screenTime)' is not contactsOnly, contactsAndGroups or everyone")
             }
             guard CommunicationSettings.Scope(name: band.downtime) != nil else {
-                throw fail("bands[\(i)].downtime", "'\(band.downtime)' is not contactsOnly, contactsAndGroups, everyone or specificContacts")
+                throw fail(
+                    "bands[\(i)].downtime",
+                    "'\(band.downtime)' is not contactsOnly, contactsAndGroups, everyone or specificContacts")
             }
             if let schedule = band.downtimeSchedule, CommunicationSettings.Downtime(text: schedule) == nil {
                 throw fail("bands[\(i)].downtimeSchedule", "'\(schedule)' is not HH:MM-HH:MM")
@@ -91,6 +100,8 @@ public struct ChildDefaults: Sendable, Equatable, Codable {
         for (i, number) in emergencyNumbers.enumerated() where number.isEmpty || number.utf8.count > 32 {
             throw fail("emergencyNumbers[\(i)]", "1 to 32 characters")
         }
-        guard askLimit.count > 0, askLimit.perSeconds > 0 else { throw fail("askLimit", "count and perSeconds must be positive") }
+        guard askLimit.count > 0, askLimit.perSeconds > 0 else {
+            throw fail("askLimit", "count and perSeconds must be positive")
+        }
     }
 }

@@ -28,18 +28,23 @@ public struct RegionFile: Codable, Sendable, Equatable {
 
     func rules(source: String) throws -> RegionRules {
         guard (1...30).contains(defaultAgeOfMajority) else {
-            throw ConfigurationError(source: source, key: "defaultAgeOfMajority", reason: "must be 1...30, found \(defaultAgeOfMajority)")
+            throw ConfigurationError(
+                source: source, key: "defaultAgeOfMajority", reason: "must be 1...30, found \(defaultAgeOfMajority)")
         }
         var table: [String: RegionRules.Rule] = [:]
         for (code, entry) in regions {
             guard RegionRules.isValidRegionCode(code) else {
-                throw ConfigurationError(source: source, key: "regions.\(code)", reason: "not an ISO 3166 code such as US or US-AL")
+                throw ConfigurationError(
+                    source: source, key: "regions.\(code)", reason: "not an ISO 3166 code such as US or US-AL")
             }
             guard (1...30).contains(entry.ageOfMajority) else {
-                throw ConfigurationError(source: source, key: "regions.\(code).ageOfMajority", reason: "must be 1...30, found \(entry.ageOfMajority)")
+                throw ConfigurationError(
+                    source: source, key: "regions.\(code).ageOfMajority",
+                    reason: "must be 1...30, found \(entry.ageOfMajority)")
             }
             guard !entry.source.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw ConfigurationError(source: source, key: "regions.\(code).source", reason: "every figure names its source")
+                throw ConfigurationError(
+                    source: source, key: "regions.\(code).source", reason: "every figure names its source")
             }
             table[code.uppercased()] = RegionRules.Rule(ageOfMajority: entry.ageOfMajority, source: entry.source)
         }

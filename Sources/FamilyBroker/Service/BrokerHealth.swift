@@ -21,7 +21,9 @@ final class BrokerHealth: Sendable {
         beatWindow = max(heartbeatInterval * 5, .seconds(10))
     }
 
-    func markReady(ingress: String, egress: String) { phase.withLock { $0 = .ready("listening on \(ingress) and \(egress), database open") } }
+    func markReady(ingress: String, egress: String) {
+        phase.withLock { $0 = .ready("listening on \(ingress) and \(egress), database open") }
+    }
     func markStopping() { phase.withLock { $0 = .stopping } }
     func markStopped() { phase.withLock { $0 = .stopped } }
 

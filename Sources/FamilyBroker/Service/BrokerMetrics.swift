@@ -15,7 +15,8 @@ final class BrokerMetrics: Sendable {
     private let errors: [ErrorCode: Counter]
     private let events = Counter(label: "hearth_broker_events_total")
     private let dropped = Counter(label: "hearth_broker_dropped_messages_total")
-    private let backgroundCheckpoints = Counter(label: "hearth_broker_checkpoints_total", dimensions: [("by", "background")])
+    private let backgroundCheckpoints = Counter(
+        label: "hearth_broker_checkpoints_total", dimensions: [("by", "background")])
     private let writerCheckpoints = Counter(label: "hearth_broker_checkpoints_total", dimensions: [("by", "writer")])
     private let countedCheckpoints = Mutex(WALCheckpointer.Counts())
     private let commit = Metrics.Timer(label: "hearth_broker_commit_seconds")
@@ -30,7 +31,8 @@ final class BrokerMetrics: Sendable {
     init() {
         var defaults: [Resolution.Reason: Counter] = [:]
         for reason in Resolution.Reason.allCases where reason != .parentAnswered {
-            defaults[reason] = Counter(label: "hearth_broker_default_responses_total", dimensions: [("reason", "\(reason)")])
+            defaults[reason] = Counter(
+                label: "hearth_broker_default_responses_total", dimensions: [("reason", "\(reason)")])
         }
         defaultResponses = defaults
         var errors: [ErrorCode: Counter] = [:]
@@ -43,9 +45,12 @@ final class BrokerMetrics: Sendable {
     /// Counts a batch of commands by type (read from the header: counting must not decode every frame again), error
     /// replies by code, the batch's size and the time to run and commit it, and who was heard from.
     func record(_ commands: [CommandIntake.Inbound], replies: [CommandIntake.Reply], duration: Duration) {
-        commit.recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        commit.recordNanoseconds(
+            Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         batchSize.record(commands.count)
-        var asked = 0, answered = 0, synced = 0
+        var asked = 0
+        var answered = 0
+        var synced = 0
         for command in commands {
             switch MessageType(frame: command.frame) {
             case .ask: asked += 1
@@ -72,7 +77,8 @@ final class BrokerMetrics: Sendable {
         if !output.events.isEmpty { events.increment(by: output.events.count) }
         for event in output.events {
             // Each resolution is published once to the child (and once to each parent): count the child's copy.
-            guard case .questionResolved(let asked, let resolution) = event.body, event.memberID == asked.childMemberID else { continue }
+            guard case .questionResolved(let asked, let resolution) = event.body, event.memberID == asked.childMemberID
+            else { continue }
             if resolution.reason == .parentAnswered {
                 parentAnswers.increment()
             } else {
@@ -95,7 +101,9 @@ final class BrokerMetrics: Sendable {
             defer { counted = checkpoints }
             return counted
         }
-        if checkpoints.background > before.background { backgroundCheckpoints.increment(by: checkpoints.background - before.background) }
+        if checkpoints.background > before.background {
+            backgroundCheckpoints.increment(by: checkpoints.background - before.background)
+        }
         if checkpoints.writer > before.writer { writerCheckpoints.increment(by: checkpoints.writer - before.writer) }
     }
 }

@@ -8,16 +8,21 @@ extension FamilyBrokerService {
         for event in events {
             switch event.body {
             case .questionPending(let asked) where event.memberID == asked.childMemberID:
-                logger.info("question asked", metadata: [
-                    "member": "\(asked.childMemberID)", "device": "\(asked.askingDeviceID)",
-                    "question": "\(asked.question.id)", "app": "\(asked.appBundleID)",
-                ])
+                logger.info(
+                    "question asked",
+                    metadata: [
+                        "member": "\(asked.childMemberID)", "device": "\(asked.askingDeviceID)",
+                        "question": "\(asked.question.id)", "app": "\(asked.appBundleID)",
+                    ])
             case .questionResolved(let asked, let resolution) where event.memberID == asked.childMemberID:
-                logger.info("question resolved", metadata: [
-                    "member": "\(asked.childMemberID)", "device": "\(asked.askingDeviceID)",
-                    "question": "\(asked.question.id)", "app": "\(asked.appBundleID)", "reason": "\(resolution.reason)",
-                    "choice": "\(resolution.choice.id)", "answeredBy": "\(resolution.answeredBy ?? "-")",
-                ])
+                logger.info(
+                    "question resolved",
+                    metadata: [
+                        "member": "\(asked.childMemberID)", "device": "\(asked.askingDeviceID)",
+                        "question": "\(asked.question.id)", "app": "\(asked.appBundleID)",
+                        "reason": "\(resolution.reason)",
+                        "choice": "\(resolution.choice.id)", "answeredBy": "\(resolution.answeredBy ?? "-")",
+                    ])
             default:
                 continue
             }

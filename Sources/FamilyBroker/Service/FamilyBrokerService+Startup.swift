@@ -64,7 +64,8 @@ extension FamilyBrokerService {
             return Directory(rules: policy.regions)
         }
         return try Directory(
-            file: file, keysDirectory: "/", source: "the broker database", rules: policy.regions, maxFamilyMembers: Int.max)
+            file: file, keysDirectory: "/", source: "the broker database", rules: policy.regions,
+            maxFamilyMembers: Int.max)
     }
 
     static func loadDirectory(_ options: BrokerOptions, policy: BrokerPolicy) throws -> Directory {
@@ -83,7 +84,8 @@ extension FamilyBrokerService {
     /// held both at once: a 538 MiB peak with 100,000 families, 294 MiB with one). Otherwise the stored directory is
     /// built and the file merged into it, as on a first start or after an admin edit.
     static func startupDirectory(
-        _ store: any BrokerStorage, sequences: SequenceBook, policy: BrokerPolicy, logger: Logger, clock: @escaping @Sendable () -> Date,
+        _ store: any BrokerStorage, sequences: SequenceBook, policy: BrokerPolicy, logger: Logger,
+        clock: @escaping @Sendable () -> Date,
         configuration: () throws -> Directory
     ) async throws -> (directory: DirectoryBox, applied: BrokerEngine.Output) {
         let configured: Directory

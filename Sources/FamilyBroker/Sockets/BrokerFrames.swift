@@ -63,7 +63,9 @@ public enum BrokerFrames {
     public static func storedBody(ofEvent frame: [UInt8]) -> ArraySlice<UInt8> { frame[Wire.headerSize...] }
 
     /// The admin socket's reply (`adminResult` or `error`) to request `requestID`.
-    static func admin(_ reply: Message, requestID: UInt64) -> [UInt8] { MessageCodec.encode(reply, requestID: requestID) }
+    static func admin(_ reply: Message, requestID: UInt64) -> [UInt8] {
+        MessageCodec.encode(reply, requestID: requestID)
+    }
 
     /// A heartbeat carrying a member's head.
     static func heartbeat(head: UInt64) -> [UInt8] { MessageCodec.encode(.heartbeat(head: head)) }

@@ -39,7 +39,8 @@ extension BrokerStore {
         while let row = try cursor.next() {
             guard let i = index[row[0]] else { return false }
             let entry = try encoder.encode(fileRows[i].family)
-            let stored: Data = row[1], hash: String? = row[2]
+            let stored: Data = row[1]
+            let hash: String? = row[2]
             guard stored == entry, hash == Stored.Family.hash(of: entry) else { return false }
             matched += 1
         }
@@ -55,7 +56,8 @@ extension BrokerStore {
 
     /// Stores a family's row; `entry` is the family as `Stored.Family.entryEncoder()` encodes it.
     static func saveFamily(entry: Data, id: FamilyID, sourceHash: String?, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO family_entry (id, entry, source_hash) VALUES (?, ?, ?)")
+        let statement = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO family_entry (id, entry, source_hash) VALUES (?, ?, ?)")
         try statement.execute(arguments: [id, entry, sourceHash])
     }
 
@@ -71,7 +73,8 @@ extension BrokerStore {
 
     static func revokeKey(_ key: String, device: DeviceID, member: MemberID, at date: Date, in db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO revoked_key (public_key, device_id, member_id, revoked_at) VALUES (?, ?, ?, ?)",
+            sql:
+                "INSERT OR REPLACE INTO revoked_key (public_key, device_id, member_id, revoked_at) VALUES (?, ?, ?, ?)",
             arguments: [key, device, member, milliseconds(date)])
     }
 
@@ -90,33 +93,47 @@ extension BrokerStore {
     }
 
     static func saveSettings(_ settings: CommunicationSettings, of child: MemberID, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO child_settings (member_id, settings) VALUES (?, ?)")
+        let statement = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO child_settings (member_id, settings) VALUES (?, ?)")
         try statement.execute(arguments: [child, try JSONEncoder().encode(settings)])
     }
 
     static func contacts(of child: MemberID, in db: Database) throws -> [Contact] {
-        try Row.fetchAll(db, sql: "SELECT kind, value, downtime FROM contact WHERE child_id = ? ORDER BY kind, value", arguments: [child]).compactMap { row in
-            CommunicationHandle.Kind(rawValue: row[0]).map { Contact(handle: CommunicationHandle(value: row[1], kind: $0), allowedDuringDowntime: row[2]) }
+        try Row.fetchAll(
+            db, sql: "SELECT kind, value, downtime FROM contact WHERE child_id = ? ORDER BY kind, value",
+            arguments: [child]
+        ).compactMap { row in
+            CommunicationHandle.Kind(rawValue: row[0]).map {
+                Contact(handle: CommunicationHandle(value: row[1], kind: $0), allowedDuringDowntime: row[2])
+            }
         }
     }
 
     /// Which of `handles` are the child's contacts, each with whether it is allowed during downtime.
-    static func contactFlags(of child: MemberID, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle: Bool] {
-        let statement = try db.cachedStatement(sql: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?")
+    static func contactFlags(
+        of child: MemberID, among handles: [CommunicationHandle], in db: Database
+    ) throws -> [CommunicationHandle: Bool] {
+        let statement = try db.cachedStatement(
+            sql: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?")
         var flags: [CommunicationHandle: Bool] = [:]
         for handle in handles where flags[handle] == nil {
-            if let downtime = try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) { flags[handle] = downtime }
+            if let downtime = try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) {
+                flags[handle] = downtime
+            }
         }
         return flags
     }
 
     /// Adds or updates contacts; returns the handles that were not contacts before.
-    static func upsertContacts(_ contacts: [Contact], of child: MemberID, in db: Database) throws -> [CommunicationHandle] {
+    static func upsertContacts(
+        _ contacts: [Contact], of child: MemberID, in db: Database
+    ) throws -> [CommunicationHandle] {
         var added: [CommunicationHandle] = []
         for contact in contacts {
-            let exists = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM contact WHERE child_id = ? AND kind = ? AND value = ?",
-                arguments: [child, contact.handle.kind.rawValue, contact.handle.value]) ?? false
+            let exists =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM contact WHERE child_id = ? AND kind = ? AND value = ?",
+                    arguments: [child, contact.handle.kind.rawValue, contact.handle.value]) ?? false
             try db.execute(
                 sql: "INSERT OR REPLACE INTO contact (child_id, kind, value, downtime) VALUES (?, ?, ?, ?)",
                 arguments: [child, contact.handle.kind.rawValue, contact.handle.value, contact.allowedDuringDowntime])
@@ -126,11 +143,14 @@ extension BrokerStore {
     }
 
     /// Removes contacts; returns those that were contacts.
-    static func removeContacts(_ handles: [CommunicationHandle], of child: MemberID, in db: Database) throws -> [CommunicationHandle] {
+    static func removeContacts(
+        _ handles: [CommunicationHandle], of child: MemberID, in db: Database
+    ) throws -> [CommunicationHandle] {
         var removed: [CommunicationHandle] = []
         for handle in Set(handles) {
             try db.execute(
-                sql: "DELETE FROM contact WHERE child_id = ? AND kind = ? AND value = ?", arguments: [child, handle.kind.rawValue, handle.value])
+                sql: "DELETE FROM contact WHERE child_id = ? AND kind = ? AND value = ?",
+                arguments: [child, handle.kind.rawValue, handle.value])
             if db.changesCount > 0 { removed.append(handle) }
         }
         return removed
@@ -141,8 +161,12 @@ extension BrokerStore {
     typealias PasscodeRow = Stored.Passcode
 
     static func passcode(of child: MemberID, in db: Database) throws -> PasscodeRow? {
-        try Row.fetchOne(db, sql: "SELECT hash, failures, locked_until FROM passcode WHERE member_id = ?", arguments: [child]).map { row in
-            PasscodeRow(hash: row[0], failures: row[1], lockedUntil: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000))
+        try Row.fetchOne(
+            db, sql: "SELECT hash, failures, locked_until FROM passcode WHERE member_id = ?", arguments: [child]
+        ).map { row in
+            PasscodeRow(
+                hash: row[0], failures: row[1], lockedUntil: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000)
+            )
         }
     }
 

@@ -14,19 +14,28 @@ extension BrokerStore {
             written += try await pool.write { db in
                 var count = 0
                 for f in start..<end {
-                    let child = "c\(f)", parent = "p\(f)"
+                    let child = "c\(f)"
+                    let parent = "p\(f)"
                     var heads: [MemberID: UInt64] = [child: 0, parent: 0]
                     func append(_ body: Event.Body, to member: MemberID) throws {
                         heads[member, default: 0] += 1
                         let event = Event(memberID: member, sequence: heads[member]!, createdAt: now, body: body)
-                        try Self.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame), in: db)
+                        try Self.appendEvent(
+                            event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame), in: db)
                         count += 1
                     }
                     for q in 0..<questionsPerChild {
                         let handle = CommunicationHandle(value: "friend-\(f)-\(q)", kind: .custom)
-                        let question = Question(topic: .communication(CommunicationTopic(personInformation: [PersonInformation(handle: handle)], actions: [.message])))
-                        let asked = AskedQuestion(question: question, childMemberID: child, appBundleID: "com.example.chat", askingDeviceID: "cd\(f)", askedAt: now)
-                        let resolution = Resolution(questionID: question.id, choice: .approve, reason: .parentAnswered, answeredBy: parent, resolvedAt: now)
+                        let question = Question(
+                            topic: .communication(
+                                CommunicationTopic(
+                                    personInformation: [PersonInformation(handle: handle)], actions: [.message])))
+                        let asked = AskedQuestion(
+                            question: question, childMemberID: child, appBundleID: "com.example.chat",
+                            askingDeviceID: "cd\(f)", askedAt: now)
+                        let resolution = Resolution(
+                            questionID: question.id, choice: .approve, reason: .parentAnswered, answeredBy: parent,
+                            resolvedAt: now)
                         try Self.insert(asked, resolution: resolution, in: db)
                         _ = try Self.addKnownHandles([handle], child: child, question: question.id, in: db)
                         try append(.questionPending(asked), to: child)

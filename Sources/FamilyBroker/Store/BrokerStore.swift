@@ -15,7 +15,8 @@ public final class BrokerStore: Sendable {
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     public init(path: String) throws {
-        let checkpoints = WALCheckpointer(pagesPerPass: Self.backgroundCheckpointPages, writerPages: Self.walCheckpointPages)
+        let checkpoints = WALCheckpointer(
+            pagesPerPass: Self.backgroundCheckpointPages, writerPages: Self.walCheckpointPages)
         self.checkpoints = checkpoints
         var config = Configuration()
         config.label = "family-broker"
@@ -63,66 +64,68 @@ public final class BrokerStore: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE question (
-                    id BLOB PRIMARY KEY,
-                    child_id TEXT NOT NULL,
-                    handles_key TEXT NOT NULL,
-                    asked BLOB NOT NULL,
-                    expires_at INTEGER,
-                    status INTEGER NOT NULL,
-                    resolution BLOB
-                );
-                CREATE INDEX question_pending ON question(child_id, handles_key) WHERE status = 0;
-                CREATE TABLE known_handle (
-                    child_id TEXT NOT NULL,
-                    kind INTEGER NOT NULL,
-                    value TEXT NOT NULL,
-                    question_id BLOB,
-                    PRIMARY KEY (child_id, kind, value)
-                ) WITHOUT ROWID;
-                CREATE TABLE event (
-                    member_id TEXT NOT NULL,
-                    seq INTEGER NOT NULL,
-                    body BLOB NOT NULL,
-                    PRIMARY KEY (member_id, seq)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE question (
+                        id BLOB PRIMARY KEY,
+                        child_id TEXT NOT NULL,
+                        handles_key TEXT NOT NULL,
+                        asked BLOB NOT NULL,
+                        expires_at INTEGER,
+                        status INTEGER NOT NULL,
+                        resolution BLOB
+                    );
+                    CREATE INDEX question_pending ON question(child_id, handles_key) WHERE status = 0;
+                    CREATE TABLE known_handle (
+                        child_id TEXT NOT NULL,
+                        kind INTEGER NOT NULL,
+                        value TEXT NOT NULL,
+                        question_id BLOB,
+                        PRIMARY KEY (child_id, kind, value)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE event (
+                        member_id TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        PRIMARY KEY (member_id, seq)
+                    ) WITHOUT ROWID;
+                    """)
         }
         migrator.registerMigration("v2-family-rules") { db in
-            try db.execute(sql: """
-                ALTER TABLE question ADD COLUMN asked_at INTEGER NOT NULL DEFAULT 0;
-                CREATE INDEX question_by_child_time ON question(child_id, asked_at);
-                CREATE INDEX question_expiring ON question(expires_at) WHERE status = 0 AND expires_at IS NOT NULL;
-                CREATE TABLE family_entry (
-                    id TEXT PRIMARY KEY,
-                    entry BLOB NOT NULL,
-                    source_hash TEXT
-                );
-                CREATE TABLE revoked_key (
-                    public_key TEXT PRIMARY KEY,
-                    device_id TEXT NOT NULL,
-                    member_id TEXT NOT NULL,
-                    revoked_at INTEGER NOT NULL
-                );
-                CREATE TABLE child_settings (
-                    member_id TEXT PRIMARY KEY,
-                    settings BLOB NOT NULL
-                );
-                CREATE TABLE contact (
-                    child_id TEXT NOT NULL,
-                    kind INTEGER NOT NULL,
-                    value TEXT NOT NULL,
-                    downtime INTEGER NOT NULL,
-                    PRIMARY KEY (child_id, kind, value)
-                ) WITHOUT ROWID;
-                CREATE TABLE passcode (
-                    member_id TEXT PRIMARY KEY,
-                    hash TEXT NOT NULL,
-                    failures INTEGER NOT NULL DEFAULT 0,
-                    locked_until INTEGER NOT NULL DEFAULT 0
-                );
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE question ADD COLUMN asked_at INTEGER NOT NULL DEFAULT 0;
+                    CREATE INDEX question_by_child_time ON question(child_id, asked_at);
+                    CREATE INDEX question_expiring ON question(expires_at) WHERE status = 0 AND expires_at IS NOT NULL;
+                    CREATE TABLE family_entry (
+                        id TEXT PRIMARY KEY,
+                        entry BLOB NOT NULL,
+                        source_hash TEXT
+                    );
+                    CREATE TABLE revoked_key (
+                        public_key TEXT PRIMARY KEY,
+                        device_id TEXT NOT NULL,
+                        member_id TEXT NOT NULL,
+                        revoked_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE child_settings (
+                        member_id TEXT PRIMARY KEY,
+                        settings BLOB NOT NULL
+                    );
+                    CREATE TABLE contact (
+                        child_id TEXT NOT NULL,
+                        kind INTEGER NOT NULL,
+                        value TEXT NOT NULL,
+                        downtime INTEGER NOT NULL,
+                        PRIMARY KEY (child_id, kind, value)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE passcode (
+                        member_id TEXT PRIMARY KEY,
+                        hash TEXT NOT NULL,
+                        failures INTEGER NOT NULL DEFAULT 0,
+                        locked_until INTEGER NOT NULL DEFAULT 0
+                    );
+                    """)
         }
         registerAgeRangeMigrations(&migrator)
         return migrator
@@ -157,19 +160,26 @@ extension BrokerStore {
     }
 
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT asked, resolution FROM question WHERE id = ?"), arguments: [id.wireBytes]) else {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT asked, resolution FROM question WHERE id = ?"),
+                arguments: [id.wireBytes])
+        else {
             return nil
         }
         return try decodeQuestion(row)
     }
 
     /// The child's pending, unexpired question from `app` about exactly these handles.
-    static func pendingQuestion(child: MemberID, app: BundleID, handlesKey: String, now: Date, in db: Database) throws -> StoredQuestion? {
+    static func pendingQuestion(
+        child: MemberID, app: BundleID, handlesKey: String, now: Date, in db: Database
+    ) throws -> StoredQuestion? {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: """
-                SELECT asked, resolution FROM question
-                WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
-                """),
+            db.cachedStatement(
+                sql: """
+                    SELECT asked, resolution FROM question
+                    WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
+                    """),
             arguments: [child, handlesKey, Int64(now.timeIntervalSince1970 * 1000)])
         return try rows.lazy.map(decodeQuestion).first { $0.asked.appBundleID == app }
     }
@@ -178,12 +188,13 @@ extension BrokerStore {
         var w = WireWriter()
         w.askedQuestion(asked)
         try db.cachedStatement(
-            sql: "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            sql:
+                "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         ).execute(arguments: [
-                asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
-                asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
-                resolution == nil ? 0 : 1, resolution.map(encodeResolution), milliseconds(asked.askedAt),
-            ])
+            asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
+            asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
+            resolution == nil ? 0 : 1, resolution.map(encodeResolution), milliseconds(asked.askedAt),
+        ])
     }
 
     static func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
@@ -192,14 +203,19 @@ extension BrokerStore {
         ).execute(arguments: [encodeResolution(resolution), id.wireBytes])
     }
 
-    static func knownHandles(of child: MemberID, among handles: [CommunicationHandle], in db: Database) throws -> [CommunicationHandle] {
-        let statement = try db.cachedStatement(sql: "SELECT 1 FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?")
+    static func knownHandles(
+        of child: MemberID, among handles: [CommunicationHandle], in db: Database
+    ) throws -> [CommunicationHandle] {
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?")
         return try handles.filter { handle in
             try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) ?? false
         }
     }
 
-    static func addKnownHandles(_ handles: [CommunicationHandle], child: MemberID, question: UUID?, in db: Database) throws -> [CommunicationHandle] {
+    static func addKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, question: UUID?, in db: Database
+    ) throws -> [CommunicationHandle] {
         var added: [CommunicationHandle] = []
         for handle in handles {
             try db.cachedStatement(
@@ -245,7 +261,8 @@ extension BrokerStore {
             return (event, body.count)
         } catch {
             let reason = "the stored event could not be read: \(error)"
-            let (event, body) = Event.omitted(member: member, sequence: sequence, createdAt: Date(), kind: 0, reason: reason)
+            let (event, body) = Event.omitted(
+                member: member, sequence: sequence, createdAt: Date(), kind: 0, reason: reason)
             return (event, body.count)
         }
     }
@@ -254,14 +271,19 @@ extension BrokerStore {
 
     /// The child's questions still waiting for an answer, oldest first.
     static func pendingQuestions(child: MemberID, in db: Database) throws -> [StoredQuestion] {
-        try Row.fetchAll(db, sql: "SELECT asked, resolution FROM question WHERE child_id = ? AND status = 0 ORDER BY asked_at", arguments: [child])
-            .map(decodeQuestion)
+        try Row.fetchAll(
+            db, sql: "SELECT asked, resolution FROM question WHERE child_id = ? AND status = 0 ORDER BY asked_at",
+            arguments: [child]
+        )
+        .map(decodeQuestion)
     }
 
     /// Pending questions whose expiration date is at or before `now`.
     static func expiredPendingQuestions(now: Date, limit: Int, in db: Database) throws -> [StoredQuestion] {
         try Row.fetchAll(
-            db, sql: "SELECT asked, resolution FROM question WHERE status = 0 AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
+            db,
+            sql:
+                "SELECT asked, resolution FROM question WHERE status = 0 AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
             arguments: [milliseconds(now), limit]
         ).map(decodeQuestion)
     }
@@ -276,11 +298,14 @@ extension BrokerStore {
     }
 
     /// Removes approved handles; returns those that were known.
-    static func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID, in db: Database) throws -> [CommunicationHandle] {
+    static func removeKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, in db: Database
+    ) throws -> [CommunicationHandle] {
         var removed: [CommunicationHandle] = []
         for handle in Set(handles) {
             try db.execute(
-                sql: "DELETE FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?", arguments: [child, handle.kind.rawValue, handle.value])
+                sql: "DELETE FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?",
+                arguments: [child, handle.kind.rawValue, handle.value])
             if db.changesCount > 0 { removed.append(handle) }
         }
         return removed

@@ -62,11 +62,14 @@ public final class WALCheckpointer: Sendable {
     /// The store keeps this object alive for as long as its connections are open.
     func install(on db: Database) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_wal_hook(db.sqliteConnection, { context, connection, name, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(logPages: Int(pages), connection: connection, name: name)
-            return SQLITE_OK
-        }, context)
+        sqlite3_wal_hook(
+            db.sqliteConnection,
+            { context, connection, name, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(
+                    logPages: Int(pages), connection: connection, name: name)
+                return SQLITE_OK
+            }, context)
     }
 
     private func committed(logPages: Int, connection: OpaquePointer?, name: UnsafePointer<CChar>?) {
@@ -82,7 +85,8 @@ public final class WALCheckpointer: Sendable {
             // A shorter log than last time: SQLite has started writing it from the beginning.
             if logPages < state.logPages { state.checkpointedPages = 0 }
             state.logPages = logPages
-            guard state.running, !state.stopping, !state.pending, logPages - state.checkpointedPages >= pagesPerPass else { return false }
+            guard state.running, !state.stopping, !state.pending, logPages - state.checkpointedPages >= pagesPerPass
+            else { return false }
             state.pending = true
             return true
         }
@@ -116,7 +120,8 @@ public final class WALCheckpointer: Sendable {
                 again = state.withLock { state in
                     // Commits during the pass did not wake the thread: go on while a pass is due and the last one
                     // got somewhere (a reader still on old pages can hold the log back).
-                    state.pending = state.checkpointedPages > before && state.logPages - state.checkpointedPages >= pagesPerPass
+                    state.pending =
+                        state.checkpointedPages > before && state.logPages - state.checkpointedPages >= pagesPerPass
                     return state.pending
                 }
             }

@@ -5,9 +5,10 @@ import FuzzSupport
 @main
 enum BrokerCommandFuzzerMain {
     static func main() {
-        exit(FuzzDriver.run(name: "BrokerCommandFuzzer") { data, size in
-            BrokerCommandCheck.shared.check(FuzzDriver.bytes(data, size))
-            return 0
-        })
+        exit(
+            FuzzDriver.run(name: "BrokerCommandFuzzer") { data, size in
+                BrokerCommandCheck.shared.check(FuzzDriver.bytes(data, size))
+                return 0
+            })
     }
 }

@@ -23,17 +23,21 @@ enum FuzzFamily {
         }
         let file = FamilyFile(
             families: [
-                FamilyFile.Family(id: "the-smiths", members: [
-                    try member("mum", "organizer", device: "mum.phone", birthDate: "1985-03-04"),
-                    try member("dad", "guardian", device: "dad.phone"),
-                    try member("gran", "adult", device: "gran.laptop", birthDate: "1950-01-01"),
-                    try member("kid-1", "child", device: "kid-1.tablet", birthDate: "2016-06-07"),
-                    try member("teen", "child", device: "teen.phone", birthDate: "2011-02-03"),
-                ]),
-                FamilyFile.Family(id: "f2", members: [
-                    try member("zed", "organizer", device: "zed.phone"),
-                    try member("yuri", "child", device: "yuri.tablet"),
-                ]),
+                FamilyFile.Family(
+                    id: "the-smiths",
+                    members: [
+                        try member("mum", "organizer", device: "mum.phone", birthDate: "1985-03-04"),
+                        try member("dad", "guardian", device: "dad.phone"),
+                        try member("gran", "adult", device: "gran.laptop", birthDate: "1950-01-01"),
+                        try member("kid-1", "child", device: "kid-1.tablet", birthDate: "2016-06-07"),
+                        try member("teen", "child", device: "teen.phone", birthDate: "2011-02-03"),
+                    ]),
+                FamilyFile.Family(
+                    id: "f2",
+                    members: [
+                        try member("zed", "organizer", device: "zed.phone"),
+                        try member("yuri", "child", device: "yuri.tablet"),
+                    ]),
             ],
             unaffiliated: [try member("nora", "child", device: "nora.tablet")])
         return try Directory(file: file, keysDirectory: "/nonexistent", source: "fuzz-family")

@@ -5,9 +5,10 @@ import FuzzSupport
 @main
 enum CodecFuzzerMain {
     static func main() {
-        exit(FuzzDriver.run(name: "CodecFuzzer") { data, size in
-            CodecCheck.check(FuzzDriver.bytes(data, size))
-            return 0
-        })
+        exit(
+            FuzzDriver.run(name: "CodecFuzzer") { data, size in
+                CodecCheck.check(FuzzDriver.bytes(data, size))
+                return 0
+            })
     }
 }

@@ -30,7 +30,8 @@ extension PostgresStore {
         _ = try run("BEGIN")
         do {
             _ = try run("SELECT pg_advisory_xact_lock(\(migrationLock))")
-            _ = try run("""
+            _ = try run(
+                """
                 CREATE TABLE IF NOT EXISTS hearth_schema (version bigint PRIMARY KEY, applied_at timestamptz NOT NULL)
                 """)
             let found = try run("SELECT COALESCE(MAX(version), 0) FROM hearth_schema").first?.decode(Int.self) ?? 0

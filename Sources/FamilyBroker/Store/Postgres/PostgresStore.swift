@@ -82,7 +82,9 @@ extension PostgresStore: BrokerStorage {
     func transaction<T: Sendable>(
         _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
     ) async throws -> T {
-        let logger = self.logger, session = writer, unsettled = self.unsettled
+        let logger = self.logger
+        let session = writer
+        let unsettled = self.unsettled
         // On the writer's serial queue: `committed` runs there too, before the next transaction starts.
         return try await writer.run { _ in
             _ = try unsettled.settle(session: session, logger: logger)

@@ -13,7 +13,8 @@ extension PostgresTransaction {
     }
 
     func setAgeSharing(_ setting: AgeSharing, of member: MemberID, by: MemberID, at: Date) throws {
-        try execute("""
+        try execute(
+            """
             INSERT INTO age_sharing (member_id, setting, set_by, set_at)
             VALUES (\(member), \(Int(setting.rawValue)), \(by), \(Self.ms(at)))
             ON CONFLICT (member_id) DO UPDATE SET setting = excluded.setting, set_by = excluded.set_by,
@@ -22,24 +23,29 @@ extension PostgresTransaction {
     }
 
     func ageCache(_ member: MemberID, app: BundleID) throws -> Stored.AgeCache? {
-        try rows("""
+        try rows(
+            """
             SELECT member_id, app, first_day, period_day, gates, answer, next_review FROM age_cache
             WHERE member_id = \(member) AND app = \(app)
-            """).first.map(Self.decodeAgeCache)
+            """
+        ).first.map(Self.decodeAgeCache)
     }
 
     func ageCacheDue(at now: Date) throws -> [Stored.AgeCache] {
-        try rows("""
+        try rows(
+            """
             SELECT member_id, app, first_day, period_day, gates, answer, next_review FROM age_cache
             WHERE next_review <= \(Self.ms(now)) ORDER BY next_review LIMIT 500
-            """).map(Self.decodeAgeCache)
+            """
+        ).map(Self.decodeAgeCache)
     }
 
     func saveAgeCache(_ entry: Stored.AgeCache) throws {
         var w = WireWriter()
         w.ageRangeAnswer(entry.answer)
         let gates = entry.gates.map(String.init).joined(separator: ",")
-        try execute("""
+        try execute(
+            """
             INSERT INTO age_cache (member_id, app, first_day, period_day, gates, answer, next_review)
             VALUES (\(entry.memberID), \(entry.app), \(entry.firstDay.description), \(entry.periodDay.description),
             \(gates), \(Data(w.bytes)), \(Self.ms(entry.nextReview)))
@@ -56,7 +62,8 @@ extension PostgresTransaction {
     func insertAgePrompt(_ prompt: AgePrompt) throws {
         var w = WireWriter()
         w.agePrompt(prompt)
-        try execute("""
+        try execute(
+            """
             INSERT INTO age_prompt (id, member_id, app, prompt, expires_at, status)
             VALUES (\(prompt.id), \(prompt.memberID), \(prompt.app), \(Data(w.bytes)), \(Self.ms(prompt.expiresAt)), 0)
             """)
@@ -69,17 +76,21 @@ extension PostgresTransaction {
     }
 
     func openAgePrompts(_ member: MemberID, app: BundleID, now: Date) throws -> [AgePrompt] {
-        try rows("""
+        try rows(
+            """
             SELECT prompt FROM age_prompt WHERE member_id = \(member) AND app = \(app) AND status = 0
             AND expires_at > \(Self.ms(now))
-            """).map { try Self.decodeAgePrompt($0.decode(Data.self)) }
+            """
+        ).map { try Self.decodeAgePrompt($0.decode(Data.self)) }
     }
 
     func expiredAgePrompts(at now: Date) throws -> [AgePrompt] {
-        try rows("""
+        try rows(
+            """
             SELECT prompt FROM age_prompt WHERE status = 0 AND expires_at <= \(Self.ms(now))
             ORDER BY expires_at LIMIT 500
-            """).map { try Self.decodeAgePrompt($0.decode(Data.self)) }
+            """
+        ).map { try Self.decodeAgePrompt($0.decode(Data.self)) }
     }
 
     func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws {

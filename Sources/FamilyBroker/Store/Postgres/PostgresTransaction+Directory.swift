@@ -53,7 +53,8 @@ extension PostgresTransaction {
     }
 
     func saveFamily(entry: Data, id: FamilyID, sourceHash: String?) throws {
-        try execute("""
+        try execute(
+            """
             INSERT INTO family_entry (id, entry, source_hash) VALUES (\(id), \(entry), \(sourceHash))
             ON CONFLICT (id) DO UPDATE SET entry = excluded.entry, source_hash = excluded.source_hash
             """)
@@ -62,7 +63,8 @@ extension PostgresTransaction {
     func deleteFamily(_ id: FamilyID) throws { try execute("DELETE FROM family_entry WHERE id = \(id)") }
 
     func revokeKey(_ key: String, device: DeviceID, member: MemberID, at date: Date) throws {
-        try execute("""
+        try execute(
+            """
             INSERT INTO revoked_key (public_key, device_id, member_id, revoked_at)
             VALUES (\(key), \(device), \(member), \(Self.milliseconds(date)))
             ON CONFLICT (public_key) DO UPDATE SET device_id = excluded.device_id, member_id = excluded.member_id,
@@ -83,7 +85,8 @@ extension PostgresTransaction {
 
     func saveSettings(_ settings: CommunicationSettings, of child: MemberID) throws {
         let data = try JSONEncoder().encode(settings)
-        try execute("""
+        try execute(
+            """
             INSERT INTO child_settings (member_id, settings) VALUES (\(child), \(data))
             ON CONFLICT (member_id) DO UPDATE SET settings = excluded.settings
             """)
@@ -91,9 +94,11 @@ extension PostgresTransaction {
 
     func contacts(of child: MemberID) throws -> [Contact] {
         // COLLATE "C": byte order, as SQLite's, whatever the database's locale.
-        try rows("""
+        try rows(
+            """
             SELECT kind, value, downtime FROM contact WHERE child_id = \(child) ORDER BY kind, value COLLATE "C"
-            """).compactMap { row in
+            """
+        ).compactMap { row in
             let (kind, value, downtime) = try row.decode((Int, String, Bool).self)
             return CommunicationHandle.Kind(rawValue: .init(kind)).map {
                 Contact(handle: CommunicationHandle(value: value, kind: $0), allowedDuringDowntime: downtime)
@@ -104,7 +109,8 @@ extension PostgresTransaction {
     func contactFlags(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle: Bool] {
         var flags: [CommunicationHandle: Bool] = [:]
         for handle in handles where flags[handle] == nil {
-            let found = try rows("""
+            let found = try rows(
+                """
                 SELECT downtime FROM contact WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
                 AND value = \(handle.value)
                 """)
@@ -116,14 +122,18 @@ extension PostgresTransaction {
     func upsertContacts(_ contacts: [Contact], of child: MemberID) throws -> [CommunicationHandle] {
         var added: [CommunicationHandle] = []
         for contact in contacts {
-            let kind = Int(contact.handle.kind.rawValue), value = contact.handle.value
+            let kind = Int(contact.handle.kind.rawValue)
+            let value = contact.handle.value
             // xmax = 0 only for a row this statement inserted (an update leaves the old version's id).
-            let inserted = try rows("""
-                INSERT INTO contact (child_id, kind, value, downtime)
-                VALUES (\(child), \(kind), \(value), \(contact.allowedDuringDowntime))
-                ON CONFLICT (child_id, kind, value) DO UPDATE SET downtime = excluded.downtime
-                RETURNING (xmax = 0)
-                """).first?.decode(Bool.self) ?? false
+            let inserted =
+                try rows(
+                    """
+                    INSERT INTO contact (child_id, kind, value, downtime)
+                    VALUES (\(child), \(kind), \(value), \(contact.allowedDuringDowntime))
+                    ON CONFLICT (child_id, kind, value) DO UPDATE SET downtime = excluded.downtime
+                    RETURNING (xmax = 0)
+                    """
+                ).first?.decode(Bool.self) ?? false
             if inserted { added.append(contact.handle) }
         }
         return added
@@ -131,7 +141,8 @@ extension PostgresTransaction {
 
     func removeContacts(_ handles: [CommunicationHandle], of child: MemberID) throws -> [CommunicationHandle] {
         try Array(Set(handles)).filter { handle in
-            try changes("""
+            try changes(
+                """
                 DELETE FROM contact WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
                 AND value = \(handle.value)
                 """) > 0
@@ -150,7 +161,8 @@ extension PostgresTransaction {
             try execute("DELETE FROM passcode WHERE member_id = \(child)")
             return
         }
-        try execute("""
+        try execute(
+            """
             INSERT INTO passcode (member_id, hash, failures, locked_until)
             VALUES (\(child), \(row.hash), \(row.failures), \(Self.milliseconds(row.lockedUntil)))
             ON CONFLICT (member_id) DO UPDATE SET hash = excluded.hash, failures = excluded.failures,

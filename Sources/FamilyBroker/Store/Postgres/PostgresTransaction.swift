@@ -53,8 +53,10 @@ struct PostgresTransaction: StorageWriter {
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
-        let key = BrokerStore.handlesKey(handles), now = Self.milliseconds(now)
-        let found = try rows("""
+        let key = BrokerStore.handlesKey(handles)
+        let now = Self.milliseconds(now)
+        let found = try rows(
+            """
             SELECT asked, resolution FROM question WHERE child_id = \(child) AND handles_key = \(key) AND status = 0
             AND (expires_at IS NULL OR expires_at > \(now)) ORDER BY n
             """)
@@ -62,32 +64,40 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
-        try rows("""
+        try rows(
+            """
             SELECT asked, resolution FROM question WHERE child_id = \(child) AND status = 0 ORDER BY asked_at, n
-            """).map(Self.decodeQuestion)
+            """
+        ).map(Self.decodeQuestion)
     }
 
     func expiredPendingQuestions(now: Date, limit: Int) throws -> [Stored.Question] {
-        try rows("""
+        try rows(
+            """
             SELECT asked, resolution FROM question WHERE status = 0 AND expires_at IS NOT NULL
             AND expires_at <= \(Self.milliseconds(now)) ORDER BY expires_at, n LIMIT \(limit)
-            """).map(Self.decodeQuestion)
+            """
+        ).map(Self.decodeQuestion)
     }
 
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
         // Counting stops at the limit, as SQLite's does: only "below the limit or not" matters.
-        try rows("""
+        try rows(
+            """
             SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = \(child)
             AND asked_at >= \(Self.milliseconds(since)) LIMIT \(limit)) AS asked
-            """).first?.decode(Int.self) ?? 0
+            """
+        ).first?.decode(Int.self) ?? 0
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
         try handles.filter { handle in
-            try !rows("""
+            try !rows(
+                """
                 SELECT 1 FROM known_handle WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
                 AND value = \(handle.value)
-                """).isEmpty
+                """
+            ).isEmpty
         }
     }
 
@@ -95,7 +105,8 @@ struct PostgresTransaction: StorageWriter {
         var w = WireWriter()
         w.askedQuestion(asked)
         let expires = asked.question.expirationDate.map(Self.milliseconds)
-        try execute("""
+        try execute(
+            """
             INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
             VALUES (\(asked.question.id), \(asked.childMemberID), \(BrokerStore.handlesKey(asked.question.handles)),
             \(Data(w.bytes)), \(expires), \(resolution == nil ? 0 : 1), \(resolution.map(Self.encodeResolution)),
@@ -112,7 +123,8 @@ struct PostgresTransaction: StorageWriter {
         _ handles: [CommunicationHandle], child: MemberID, question: UUID?
     ) throws -> [CommunicationHandle] {
         try handles.filter { handle in
-            try changes("""
+            try changes(
+                """
                 INSERT INTO known_handle (child_id, kind, value, question_id)
                 VALUES (\(child), \(Int(handle.kind.rawValue)), \(handle.value), \(question)) ON CONFLICT DO NOTHING
                 """) > 0
@@ -121,7 +133,8 @@ struct PostgresTransaction: StorageWriter {
 
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle] {
         try Array(Set(handles)).filter { handle in
-            try changes("""
+            try changes(
+                """
                 DELETE FROM known_handle WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
                 AND value = \(handle.value)
                 """) > 0
@@ -131,7 +144,8 @@ struct PostgresTransaction: StorageWriter {
     // MARK: events
 
     func events(of member: MemberID, after: UInt64, limit: Int) throws -> [Event] {
-        let found = try rows("""
+        let found = try rows(
+            """
             SELECT seq, body FROM event WHERE member_id = \(member) AND seq > \(Int64(clamping: after))
             ORDER BY seq LIMIT \(limit)
             """)
@@ -148,7 +162,8 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws {
-        try execute("""
+        try execute(
+            """
             INSERT INTO event (member_id, seq, body) VALUES (\(event.memberID), \(Int64(event.sequence)), \(Data(body)))
             """)
     }

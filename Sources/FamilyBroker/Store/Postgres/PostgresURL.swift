@@ -28,10 +28,11 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             throw Invalid(description: "store \"\(text)\" is not a postgres://USER@HOST:PORT/DB URL")
         }
         if components.password != nil {
-            throw Invalid(description: """
-                store URL must not hold a password (it would show on command lines and in logs): \
-                give it in storePasswordFile or the HEARTH_STORE_PASSWORD environment variable
-                """)
+            throw Invalid(
+                description: """
+                    store URL must not hold a password (it would show on command lines and in logs): \
+                    give it in storePasswordFile or the HEARTH_STORE_PASSWORD environment variable
+                    """)
         }
         guard let user = components.user, !user.isEmpty else {
             throw Invalid(description: "store \"\(text)\" names no user: postgres://USER@HOST:PORT/DB")

@@ -54,9 +54,10 @@ extension PostgresStore {
                 // Opening blocks on the server (connect, migrate): on a Dispatch thread, not the cooperative pool.
                 return try await withCheckedThrowingContinuation { continuation in
                     DispatchQueue.global().async {
-                        continuation.resume(with: Result {
-                            try PostgresStore(url: url, password: password, logger: logger)
-                        })
+                        continuation.resume(
+                            with: Result {
+                                try PostgresStore(url: url, password: password, logger: logger)
+                            })
                     }
                 }
             } catch let unavailable as StoreUnavailable {

@@ -19,7 +19,8 @@ final class UnsettledCommit: @unchecked Sendable {
     func settle(session: PostgresSession, logger: Logger) throws -> Bool {
         guard let pending else { return false }
         let connection = try session.connected()
-        let status = try connection.query("SELECT txid_status(\(pending.xid))", logger: logger).wait().rows
+        let status =
+            try connection.query("SELECT txid_status(\(pending.xid))", logger: logger).wait().rows
             .first?.decode(String?.self) ?? nil
         switch status {
         case "committed":
