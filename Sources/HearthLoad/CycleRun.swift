@@ -29,36 +29,8 @@ public struct CycleRun: Sendable {
     public func run() async throws -> CycleReport {
         let shardCount = max(1, min(shards, families.count))
         let control = RunControl(shards: shardCount)
-        let runTag = UInt32.random(in: 1...UInt32.max)
-        var first = 0
-        for s in 0..<shardCount {
-            let count = families.count / shardCount + (s < families.count % shardCount ? 1 : 0)
-            let fraction = Double(count) / Double(families.count)
-            let share: Double =
-                switch plan.mode {
-                case .open(let rate): rate * fraction
-                case .closed(let inFlight): Double(inFlight / shardCount + (s < inFlight % shardCount ? 1 : 0))
-                case .connectOnly: 0
-                }
-            LoadShard(
-                index: s, target: target, families: Array(families[first..<(first + count)]), plan: plan,
-                control: control, runTag: runTag, share: share
-            ).start()
-            first += count
-        }
-
-        // Connecting: every device welcomed and subscribed.
-        let connectStart = ContinuousClock.now
-        while control.ready.load(ordering: .relaxed) < shardCount {
-            if let failure = control.failure.withLock({ $0 }) {
-                await waitFinished(control)
-                throw LoadError("devices could not connect: \(failure)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        progress?(
-            "connected \(families.count * shape.devicesPerFamily) devices (\(shardCount) shards) in \(ContinuousClock.now - connectStart)"
-        )
+        startShards(shardCount, control: control)
+        try await waitConnected(shardCount, control: control)
 
         let start = monotonicNanoseconds() + 20_000_000
         control.startNanoseconds.store(start, ordering: .relaxed)
@@ -130,6 +102,41 @@ public struct CycleRun: Sendable {
                     pid: pid, cpuPercent: ProcessSample.cpuPercent(from: samples.database.0, to: samples.database.1),
                     residentMiB: nil, peakResidentMiB: nil)
             })
+    }
+
+    /// Starts the shards, each with its share of the families and of the load.
+    private func startShards(_ shardCount: Int, control: RunControl) {
+        let runTag = UInt32.random(in: 1...UInt32.max)
+        var first = 0
+        for s in 0..<shardCount {
+            let count = families.count / shardCount + (s < families.count % shardCount ? 1 : 0)
+            let fraction = Double(count) / Double(families.count)
+            let share: Double =
+                switch plan.mode {
+                case .open(let rate): rate * fraction
+                case .closed(let inFlight): Double(inFlight / shardCount + (s < inFlight % shardCount ? 1 : 0))
+                case .connectOnly: 0
+                }
+            LoadShard(
+                index: s, target: target, families: Array(families[first..<(first + count)]), plan: plan,
+                control: control, runTag: runTag, share: share
+            ).start()
+            first += count
+        }
+    }
+
+    /// Waits until every shard's devices are welcomed and subscribed.
+    private func waitConnected(_ shardCount: Int, control: RunControl) async throws {
+        let connectStart = ContinuousClock.now
+        while control.ready.load(ordering: .relaxed) < shardCount {
+            if let failure = control.failure.withLock({ $0 }) {
+                await waitFinished(control)
+                throw LoadError("devices could not connect: \(failure)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let devices = families.count * shape.devicesPerFamily
+        progress?("connected \(devices) devices (\(shardCount) shards) in \(ContinuousClock.now - connectStart)")
     }
 
     /// CPU over exactly the measured window, sampled apart from the progress lines.
