@@ -56,10 +56,10 @@ extension BrokerStore {
     /// failure), else why not.
     @discardableResult
     public func probeWrite() async -> String? {
-        guard writeHealth.problem != nil else { return nil }
+        guard let failure = writeHealth.problem else { return nil }
         let directory = (pool.path as NSString).deletingLastPathComponent
         if let free = Self.freeBytes(directory), free < Self.probeMinimumFreeBytes {
-            return "the disk holding the broker's database has \(free) bytes free"
+            return "\(failure); \(free) bytes free"
         }
         do {
             try await pool.write { db in
@@ -67,8 +67,7 @@ extension BrokerStore {
                 try db.execute(sql: "PRAGMA user_version = \(version)")
             }
         } catch {
-            let reason = Self.classify(error)
-            return "\(reason)"
+            return "\(failure); a probe write failed too: \(Self.classify(error))"
         }
         writeHealth.recovered()
         return nil
