@@ -76,7 +76,7 @@ struct DiskFaultTests {
         #expect(metrics.value("hearth_broker_store_unavailable") == 1)
         #expect((metrics.value("hearth_broker_errors_total", ["code": "brokerUnavailable"]) ?? 0) >= 1)
 
-        // While the disk is full: the outbox resends, but one question at a time and no faster than once a second.
+        // While the disk is full: the outbox resends, one question at a time, after 1 s, then 2, 4, at most 8 s.
         let refused = [Self.question("refused-1"), Self.question("refused-2")]
         let asksBefore = metrics.total("hearth_broker_asks_total")
         for question in refused {
@@ -86,7 +86,8 @@ struct DiskFaultTests {
         try await Task.sleep(for: .seconds(5))
         let resent = try await probe.metrics().total("hearth_broker_asks_total") - asksBefore
         print("full disk: \(asked.count - 2) questions asked until /readyz said full; \(Int(resent)) asks in 5 s after")
-        #expect(resent >= 1 && resent <= 8, "asks the broker received in 5 s of a full disk: \(resent)")
+        // Measured: 3-4 with the backoff, 7 with a retry every second.
+        #expect(resent >= 1 && resent <= 5, "asks the broker received in 5 s of a full disk: \(resent)")
         let shown = Set(try await alice.pending().map(\.question.id))
         #expect(shown.isDisjoint(with: refused.map(\.id)), "a refused batch publishes nothing")
         #expect(try await probe.liveness().ok, "the broker stays up")
