@@ -159,9 +159,10 @@ struct DiskFaultTests {
             let commands = after.total("hearth_broker_commands_total") - before.total("hearth_broker_commands_total")
             let seconds = ContinuousClock.now - slowSince
             print("slow disk: 3 questions, \(Int(asks)) asks and \(Int(commands)) commands received in \(seconds)")
+            // Measured: 5 asks and 24 commands in all (13 s, two devices).
             #expect(asks <= 9, "asks received for 3 questions over 12 s of 3 s commits: \(asks)")
             // Per device and second: one ping, or one hello while the link is being made again; plus syncs.
-            #expect(commands <= 90, "commands received: \(commands)")
+            #expect(commands <= 48, "commands received: \(commands)")
             responses.cancel()
             await alice.close()
             await app.close()
