@@ -77,11 +77,13 @@ public final class BrokerEngine: Sendable {
     private func failedBatch(
         _ requests: [BrokerRequest], error: any Error
     ) async -> (outcomes: [CommandOutcome], output: Output) {
-        logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
         guard error is StoreUnavailable else {
+            logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
             let reply = ErrorReply(.internalError, "the broker could not commit; retry")
             return (Array(repeating: CommandOutcome.failure(reply), count: requests.count), Output())
         }
+        // Logged once by the store probe ("store cannot store"), not per batch: devices keep retrying meanwhile.
+        logger.debug("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
         let reply = ErrorReply(.brokerUnavailable, "the broker cannot store now (\(error)); nothing was stored, retry")
         var outcomes = Array(repeating: CommandOutcome.failure(reply), count: requests.count)
         let link = requests.indices.filter { index in
