@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthFleet
 import HearthProtocol
@@ -70,5 +71,43 @@ struct FullDiskEngineTests {
             let expected = (0..<UInt64(log.events.count)).map { $0 + 1 }
             #expect(log.events.map(\.sequence) == expected && expected.last ?? 0 == log.head, "\(member)'s log")
         }
+    }
+
+    /// A write refused inside one command's savepoint (here the database's page limit, which SQLite reports as
+    /// SQLITE_FULL at the statement, as it may a full disk) fails the whole batch: SQLite may have rolled the whole
+    /// transaction back, so no other command of it may be acknowledged.
+    @Test func aWriteRefusedInsideACommandFailsTheWholeBatch() async throws {
+        try await BrokerHarness.with { broker in
+            #expect(try await broker.ask(question(["before"])).reply.accepted != nil)
+            let heads = broker.sequences.snapshot()
+            let questions = try await broker.questionCount()
+            let pages = try await broker.store.write { db in
+                let count = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                try db.execute(sql: "PRAGMA max_page_count = \(count)")
+                return count
+            }
+            // Larger than a page: it needs pages the limit refuses.
+            let big = question((0..<10).map { String(repeating: "\($0)", count: 500) })
+            let frames = [Self.askFrame(question(["small"]), 1), Self.askFrame(big, 2)]
+            let (replies, events) = try await broker.batch(frames.map { ("e1", $0) })
+            #expect(replies.map { $0.errorReply?.code } == [.brokerUnavailable, .brokerUnavailable], "\(replies)")
+            #expect(events.isEmpty && broker.sequences.snapshot() == heads)
+            #expect(try await broker.questionCount() == questions, "nothing of the batch is stored")
+
+            _ = try await broker.store.write { db in try db.execute(sql: "PRAGMA max_page_count = \(pages * 100)") }
+            await broker.store.probeWrite()
+            let (again, stored) = try await broker.batch(frames.map { ("e1", $0) })
+            #expect(again.allSatisfy { $0.accepted != nil }, "\(again)")
+            #expect(stored.count == 6)
+        }
+    }
+
+    @Test func refusedWritesAreStoreUnavailableAndOtherErrorsStayAsTheyAre() {
+        let full = BrokerStore.classify(DatabaseError(resultCode: .SQLITE_FULL))
+        #expect((full as? StoreUnavailable)?.description.contains("full") == true)
+        let io = BrokerStore.classify(DatabaseError(resultCode: .SQLITE_IOERR_WRITE, message: "disk I/O error"))
+        #expect((io as? StoreUnavailable)?.description.contains("disk I/O error") == true, "\(io)")
+        let constraint = BrokerStore.classify(DatabaseError(resultCode: .SQLITE_CONSTRAINT))
+        #expect(!(constraint is StoreUnavailable))
     }
 }
