@@ -49,8 +49,11 @@ struct Transaction {
     mutating func inSavepoint(
         device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome
     ) -> CommandOutcome {
-        let saved = checkpoint()
         defer { commandIndex += 1 }
+        // After a refused write SQLite may have ended the transaction: a further statement would run, and commit, on
+        // its own. The batch fails; the rest of it does not run.
+        if let storeFailure { return .failure(ErrorReply(.brokerUnavailable, storeFailure.description)) }
+        let saved = checkpoint()
         let store = self.store
         do {
             return try store.savepoint { try body(&self) }
