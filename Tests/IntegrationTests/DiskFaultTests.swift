@@ -75,6 +75,9 @@ struct DiskFaultTests {
         let metrics = try await probe.metrics()
         #expect(metrics.value("hearth_broker_store_unavailable") == 1)
         #expect((metrics.value("hearth_broker_errors_total", ["code": "brokerUnavailable"]) ?? 0) >= 1)
+        let status = try await ExecutableRun.run(
+            "hearthctl", ["status", "--endpoint", "family-broker=\(probe.address)"])
+        #expect(status.output.contains("NOT READY (not ok: store cannot store: the disk"), "\(status.output)")
 
         // While the disk is full: the outbox resends, one question at a time, after 1 s, then 2, 4, at most 8 s.
         let refused = [Self.question("refused-1"), Self.question("refused-2")]
