@@ -112,6 +112,10 @@ public final class ChildBehavior: DeviceBehavior {
         if let violation = QuestionBudget.check(question) {
             return .error(ErrorReply(.questionTooLarge, violation.description))
         }
+        // Refused here too: stored, it would be sent while unlinked and refused by the broker with nobody told.
+        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+            return .error(ErrorReply(.invalidText, violation.description))
+        }
         do {
             // Durable before anything else: an ask made while the broker is down goes out when it is back.
             try await store.enqueue(question, app: app)

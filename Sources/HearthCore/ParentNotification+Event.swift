@@ -5,7 +5,9 @@ extension ParentNotification {
     public init?(id: UInt64, event: Event) {
         switch event.body {
         case .questionPending(let asked):
-            let text = "\(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID)"
+            let text =
+                "\(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID)"
+                + Self.quoted(asked.question.note)
             self.init(id: id, kind: .questionPending, asked: asked, at: event.createdAt, text: text)
         case .questionResolved(let asked, let resolution):
             let kind = Self.kind(of: resolution.reason)
@@ -14,7 +16,7 @@ extension ParentNotification {
                 switch resolution.reason {
                 case .parentAnswered:
                     "\(resolution.answeredBy ?? "a parent") chose \"\(choice)\" for \(asked.childMemberID): "
-                        + Self.subject(asked.question)
+                        + Self.subject(asked.question) + Self.quoted(resolution.message)
                 case .approvedInPerson:
                     "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
                 case .expired:
@@ -42,6 +44,12 @@ extension ParentNotification {
 
     private static func clipped(_ text: String) -> String {
         text.count <= maxTextCharacters ? text : String(text.prefix(maxTextCharacters - 1)) + "…"
+    }
+
+    /// ` — "words"` on one line, or nothing without words.
+    private static func quoted(_ words: String?) -> String {
+        guard let words else { return "" }
+        return " — \"\(words.replacingOccurrences(of: "\n", with: " "))\""
     }
 
     private static func kind(of reason: Resolution.Reason) -> Kind {

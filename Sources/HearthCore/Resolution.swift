@@ -26,12 +26,18 @@ public struct Resolution: Hashable, Sendable {
     /// The parent who chose, when one did.
     public var answeredBy: MemberID?
     public var resolvedAt: Date
+    /// The answering parent's words to the child's app, when they gave some; `ShortText` rules.
+    public var message: String?
 
-    public init(questionID: UUID, choice: PermissionChoice, reason: Reason, answeredBy: MemberID?, resolvedAt: Date) {
+    public init(
+        questionID: UUID, choice: PermissionChoice, reason: Reason, answeredBy: MemberID?, resolvedAt: Date,
+        message: String? = nil
+    ) {
         self.questionID = questionID
         self.choice = choice
         self.reason = reason
         self.answeredBy = answeredBy
         self.resolvedAt = resolvedAt
+        self.message = message
     }
 }

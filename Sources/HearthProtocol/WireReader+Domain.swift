@@ -82,8 +82,12 @@ extension WireReader {
         let expiration = try optional("question.expirationDate") { (r: inout WireReader) throws(WireError) in
             try r.date("question.expirationDate")
         }
+        let note = try optional("question.note") { (r: inout WireReader) throws(WireError) in
+            try r.string("question.note")
+        }
         return Question(
-            id: id, topic: topic, choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expiration)
+            id: id, topic: topic, choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expiration,
+            note: note)
     }
 
     public mutating func askedQuestion() throws(WireError) -> AskedQuestion {
@@ -106,7 +110,11 @@ extension WireReader {
             try r.identifier("resolution.answeredBy")
         }
         let at = try date("resolution.resolvedAt")
-        return Resolution(questionID: id, choice: choice, reason: reason, answeredBy: by, resolvedAt: at)
+        let message = try optional("resolution.message") { (r: inout WireReader) throws(WireError) in
+            try r.string("resolution.message")
+        }
+        return Resolution(
+            questionID: id, choice: choice, reason: reason, answeredBy: by, resolvedAt: at, message: message)
     }
 
     public mutating func event() throws(WireError) -> Event {

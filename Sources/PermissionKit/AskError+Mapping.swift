@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import HearthProtocol
 import HearthTransport
 
@@ -20,6 +21,9 @@ extension AskError {
             .invalidAgeRequest, .ageNotDeclared:
             self = .unknown(reason: reply.description)
         case .deviceNotEnrolled: self = .notAvailable(reason: .notAuthorized(message: message))
+        case .invalidText:
+            let violation = ShortText.Violation(parsing: message)
+            self = .invalidText(field: violation?.field ?? "question.note", reason: violation?.reason ?? message)
         }
     }
 

@@ -31,7 +31,7 @@ enum Fixtures {
         return name
     }
 
-    /// Every optional field set: names, avatar, actions, custom choices, a non-default default, an expiration.
+    /// Every optional field set: names, avatar, actions, custom choices, a non-default default, an expiration, a note.
     static let fullQuestion = Question(
         id: id1,
         topic: .communication(
@@ -48,7 +48,8 @@ enum Fixtures {
             PermissionChoice(id: "once", title: "Einmal erlauben ✅", answer: .approval),
         ],
         defaultChoiceID: "once",
-        expirationDate: t1
+        expirationDate: t1,
+        note: "Zoë is in my class 🐉\nwe do homework together"
     )
 
     /// Every optional field unset.
@@ -73,7 +74,8 @@ enum Fixtures {
     )
 
     static let answered = Resolution(
-        questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1)
+        questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1,
+        message: "Ja — aber nicht nach 20 Uhr 🌙")
     static let defaulted = Resolution(
         questionID: id2, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: t0)
 
@@ -116,6 +118,7 @@ enum Fixtures {
             .ask(appBundleID: "com.example.game", question: updateQuestion),
             .answer(questionID: id1, choiceID: "approve"),
             .answer(questionID: id2, choiceID: ""),
+            .answer(questionID: id2, choiceID: "decline", message: "not this one\nsorry ✓"),
             .knownHandles([]),
             .knownHandles([dragon, phone, email, emojiHandle]),
             .ping,

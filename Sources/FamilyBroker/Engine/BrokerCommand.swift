@@ -9,7 +9,7 @@ public enum BrokerCommand: Sendable, Hashable {
     case sync(after: UInt64, limit: UInt32)
     case knownHandles([CommunicationHandle])
     case ask(app: BundleID, question: Question)
-    case answer(questionID: UUID, choiceID: String)
+    case answer(questionID: UUID, choiceID: String, message: String? = nil)
     case approveInPerson(questionID: UUID, passcode: String)
     case setLimits(childID: MemberID, settings: CommunicationSettings)
     case getLimits(childID: MemberID)

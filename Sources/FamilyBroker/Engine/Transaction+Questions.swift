@@ -83,6 +83,9 @@ extension Transaction {
         if let expiration = question.expirationDate, expiration <= now {
             throw invalid("expirationDate is in the past")
         }
+        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+            throw ErrorReply(.invalidText, violation.description)
+        }
     }
 
     private mutating func resolveAtOnce(
@@ -98,7 +101,9 @@ extension Transaction {
 
     // MARK: answer
 
-    mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member) throws -> BrokerReply {
+    mutating func answer(
+        _ questionID: UUID, choiceID: String, message: String?, parent: Directory.Member
+    ) throws -> BrokerReply {
         guard parent.role.isParent else {
             throw ErrorReply(
                 .notAuthorized,
@@ -106,6 +111,9 @@ extension Transaction {
             )
         }
         let (stored, child) = try pendingQuestion(questionID, family: parent.familyID)
+        if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
+            throw ErrorReply(.invalidText, violation.description)
+        }
         if let resolution = stored.resolution {
             if resolution.answeredBy == parent.id, resolution.choice.id == choiceID {
                 return .answerAccepted(resolution)  // the same parent retrying: one effect
@@ -123,7 +131,8 @@ extension Transaction {
             )
         }
         let resolution = Resolution(
-            questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
+            questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now,
+            message: message)
         try record(resolution, of: asked, child: child)
         return .answerAccepted(resolution)
     }

@@ -122,8 +122,8 @@ struct Transaction {
             return .success(.knownHandles(try knownHandles(of: member, among: handles)))
         case .ask(let app, let question):
             return .success(try ask(question, app: app, child: member, device: request.deviceID))
-        case .answer(let questionID, let choiceID):
-            return .success(try answer(questionID, choiceID: choiceID, parent: member))
+        case .answer(let questionID, let choiceID, let message):
+            return .success(try answer(questionID, choiceID: choiceID, message: message, parent: member))
         case .approveInPerson(let questionID, _):
             return try approveInPerson(questionID, caller: member)
         default:
