@@ -61,7 +61,7 @@ public final class ChildBehavior: DeviceBehavior {
             return nil
         }
         switch envelope.message {
-        case .ask, .knownHandles, .appAck:
+        case .ask, .knownHandles, .appAck, .withdraw:
             let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
             guard let app else { return Self.helloRequired }
             return await handleApp(envelope.message, app: app, context: context)
@@ -91,6 +91,10 @@ public final class ChildBehavior: DeviceBehavior {
         switch message {
         case .ask(_, let question):
             return await ask(question, app: app, context: context)
+        case .withdraw:
+            // A question still in the outbox goes first, so that there is something at the broker to withdraw.
+            if context.isLinked { await flushOutbox(context: context) }
+            return await context.forward(message)
         case .knownHandles(let handles):
             if context.isLinked, let reply = try? await context.request(.knownHandles(handles), timeout: .seconds(2)) {
                 return reply

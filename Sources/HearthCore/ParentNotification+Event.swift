@@ -21,6 +21,8 @@ extension ParentNotification {
                     "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
                 case .expired:
                     "expired unanswered, so \"\(choice)\" for \(asked.childMemberID): \(Self.subject(asked.question))"
+                case .withdrawn:
+                    "\(asked.childMemberID) withdrew the question \(Self.subject(asked.question)) in \(asked.appBundleID)"
                 default:
                     "closed with \"\(choice)\" (\(resolution.reason)) for \(asked.childMemberID): "
                         + Self.subject(asked.question)
@@ -28,6 +30,12 @@ extension ParentNotification {
             self.init(id: id, kind: kind, asked: asked, at: event.createdAt, text: text)
             answeredBy = resolution.answeredBy
             choiceID = resolution.choice.id
+        case .questionReminder(let asked):
+            let expiry = asked.question.expirationDate.map { " at \($0.formatted(.iso8601))" } ?? " soon"
+            let text =
+                "still waiting: \(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID);"
+                + " it expires\(expiry)"
+            self.init(id: id, kind: .questionReminder, asked: asked, at: event.createdAt, text: text)
         case .handlesChanged, .ageRange, .omitted:
             return nil
         }
@@ -56,6 +64,7 @@ extension ParentNotification {
         switch reason {
         case .parentAnswered, .approvedInPerson: .questionAnswered
         case .expired: .questionExpired
+        case .withdrawn: .questionWithdrawn
         default: .questionClosed
         }
     }

@@ -18,6 +18,8 @@ public struct Resolution: Hashable, Sendable {
         case childRemoved = 6
         /// A parent approved on the child's device with the Screen Time passcode.
         case approvedInPerson = 7
+        /// The child's app withdrew the question before anyone answered: default response.
+        case withdrawn = 8
     }
 
     public var questionID: UUID

@@ -30,6 +30,9 @@ public enum Message: Sendable, Hashable {
     case setPasscode(childID: MemberID, passcode: String)
     /// 0x0C: on the child's device, a parent types the passcode to approve a pending question; reply `answerAccepted`.
     case approveInPerson(questionID: UUID, passcode: String)
+    /// 0x0D: the child's app takes back its pending question (also sent by an app to child-device); the reply is
+    /// `answerAccepted` with the resolution, reason `withdrawn`.
+    case withdraw(questionID: UUID)
 
     // MARK: broker → device replies
 
@@ -113,6 +116,7 @@ public enum Message: Sendable, Hashable {
         case .revokeApproval: .revokeApproval
         case .setPasscode: .setPasscode
         case .approveInPerson: .approveInPerson
+        case .withdraw: .withdraw
         case .welcome: .welcome
         case .events: .events
         case .askAccepted: .askAccepted

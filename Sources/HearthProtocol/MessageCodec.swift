@@ -86,6 +86,8 @@ public enum MessageCodec {
         case .setPasscode(let child, let passcode):
             w.string(child)
             w.string(passcode)
+        case .withdraw(let questionID):
+            w.uuid(questionID)
         case .approveInPerson(let questionID, let passcode):
             w.uuid(questionID)
             w.string(passcode)
@@ -233,6 +235,8 @@ public enum MessageCodec {
             let child = try r.identifier("setPasscode.childID")
             message = .setPasscode(
                 childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
+        case .withdraw:
+            message = .withdraw(questionID: try r.uuid("withdraw.questionID"))
         case .approveInPerson:
             let id = try r.uuid("approveInPerson.questionID")
             message = .approveInPerson(

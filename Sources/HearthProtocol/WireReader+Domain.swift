@@ -130,6 +130,7 @@ extension WireReader {
             let removed = try array("event.removed") { (r: inout WireReader) throws(WireError) in try r.handle() }
             body = .handlesChanged(added: added, removed: removed)
         case 4: body = .omitted(kind: try u8("event.omittedKind"), reason: try string("event.reason"))
+        case 5: body = .questionReminder(try askedQuestion())
         case let kind where (0x10...0x1F).contains(kind): body = .ageRange(try ageRangeEvent(kind: kind))
         case let other: throw .unknownEnumValue(field: "event.kind", value: UInt64(other))
         }

@@ -70,6 +70,9 @@ extension WireWriter {
             u8(2)
             askedQuestion(asked)
             self.resolution(resolution)
+        case .questionReminder(let asked):
+            u8(5)
+            askedQuestion(asked)
         case .handlesChanged(let added, let removed):
             u8(3)
             array(added) { $0.handle($1) }

@@ -8,7 +8,7 @@ extension AskError {
     init(_ reply: ErrorReply) {
         let message = reply.message
         switch reply.code {
-        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
+        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge, .withdrawn:
             self = .invalidQuestion(reason: message)
         case .notAvailable: self = .notAvailable(reason: .notAChild(message: message))
         case .notAuthorized: self = .notAvailable(reason: .notAuthorized(message: message))

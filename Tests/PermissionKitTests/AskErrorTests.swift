@@ -11,7 +11,7 @@ import Testing
         let error = AskError(ErrorReply(code, "detail-\(code.rawValue)"))
         let expected: AskError =
             switch code {
-            case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
+            case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge, .withdrawn:
                 .invalidQuestion(reason: "detail-\(code.rawValue)")
             case .notAvailable: .notAvailable(reason: .notAChild(message: "detail-10"))
             case .notAuthorized: .notAvailable(reason: .notAuthorized(message: "detail-4"))

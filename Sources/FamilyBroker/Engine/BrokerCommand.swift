@@ -11,6 +11,7 @@ public enum BrokerCommand: Sendable, Hashable {
     case ask(app: BundleID, question: Question)
     case answer(questionID: UUID, choiceID: String, message: String? = nil)
     case approveInPerson(questionID: UUID, passcode: String)
+    case withdraw(questionID: UUID)
     case setLimits(childID: MemberID, settings: CommunicationSettings)
     case getLimits(childID: MemberID)
     case editContacts(childID: MemberID, add: [Contact], remove: [CommunicationHandle])

@@ -24,6 +24,7 @@ public enum BrokerFrames {
             return .answer(questionID: questionID, choiceID: choiceID, message: message)
         case .approveInPerson(let questionID, let passcode):
             return .approveInPerson(questionID: questionID, passcode: passcode)
+        case .withdraw(let questionID): return .withdraw(questionID: questionID)
         case .setLimits(let childID, let settings): return .setLimits(childID: childID, settings: settings)
         case .getLimits(let childID): return .getLimits(childID: childID)
         case .editContacts(let childID, let add, let remove):

@@ -128,6 +128,7 @@ public final class BrokerStore: Sendable {
                     """)
         }
         registerAgeRangeMigrations(&migrator)
+        registerReminderMigrations(&migrator)
         return migrator
     }
 
