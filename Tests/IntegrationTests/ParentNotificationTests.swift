@@ -58,7 +58,7 @@ struct ParentNotificationTests {
             #expect(answered.answeredBy == "bob")
             #expect(answered.choiceID == PermissionChoice.approve.id)
 
-            let soon = Self.question("oscar", expiresIn: 1.5)
+            let soon = Self.question("oscar", expiresIn: 6)  // reminded 3 s before: the 1 s sweep cannot miss it
             try await app.ask(soon)
             try await fleet.eventually("alice is told the question expired", timeout: .seconds(15)) {
                 seen.items.contains { $0.kind == .questionExpired && $0.questionID == soon.id }
