@@ -66,7 +66,7 @@ public final class ChildBehavior: DeviceBehavior {
             return nil
         }
         switch envelope.message {
-        case .ask, .knownHandles, .appAck:
+        case .ask, .knownHandles, .appAck, .withdraw:
             let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
             guard let app else { return Self.helloRequired }
             return await handleApp(envelope.message, app: app, context: context)
@@ -96,6 +96,10 @@ public final class ChildBehavior: DeviceBehavior {
         switch message {
         case .ask(_, let question):
             return await ask(question, app: app, context: context)
+        case .withdraw:
+            // A question still in the outbox goes first, so that there is something at the broker to withdraw.
+            if context.isLinked { await flushOutbox(context: context) }
+            return await context.forward(message)
         case .knownHandles(let handles):
             if context.isLinked, let reply = try? await context.request(.knownHandles(handles), timeout: .seconds(2)) {
                 return reply
@@ -116,6 +120,10 @@ public final class ChildBehavior: DeviceBehavior {
         // Refused before it is stored: a question over its budget would wedge the outbox and the child's event log.
         if let violation = QuestionBudget.check(question) {
             return .error(ErrorReply(.questionTooLarge, violation.description))
+        }
+        // Refused here too: stored, it would be sent while unlinked and refused by the broker with nobody told.
+        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+            return .error(ErrorReply(.invalidText, violation.description))
         }
         do {
             // Durable before anything else: an ask made while the broker is down goes out when it is back.
