@@ -16,8 +16,13 @@ public final class ChildBehavior: DeviceBehavior {
     /// Serializes outbox flushes so a question is never forwarded twice at once; `again` when one was asked for
     /// while another ran.
     private let flushing = Mutex((busy: false, again: false))
-    /// Whether a flush is already scheduled after the broker said it cannot store now (`brokerUnavailable`).
-    private let retryScheduled = Mutex(false)
+    /// Whether a flush is already scheduled after a send failed while linked (the broker said it cannot store now, or
+    /// did not answer in time), and how long the next one waits: `firstRetryDelay`, doubled after each failure up to
+    /// `maxRetryDelay`, back to the first once the broker takes a question. So a broker on a full or slow disk gets
+    /// at most one of this device's questions at a time, less and less often.
+    private let retry = Mutex((scheduled: false, delay: ChildBehavior.firstRetryDelay))
+    static let firstRetryDelay: Duration = .seconds(1)
+    static let maxRetryDelay: Duration = .seconds(8)
 
     /// A behaviour over `store`; a local client silent for `sessionIdleLimit` must say hello again.
     public convenience init(store: ChildStore, sessionIdleLimit: Duration = .seconds(60)) {
@@ -61,7 +66,7 @@ public final class ChildBehavior: DeviceBehavior {
             return nil
         }
         switch envelope.message {
-        case .ask, .knownHandles, .appAck:
+        case .ask, .knownHandles, .appAck, .withdraw:
             let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
             guard let app else { return Self.helloRequired }
             return await handleApp(envelope.message, app: app, context: context)
@@ -91,6 +96,10 @@ public final class ChildBehavior: DeviceBehavior {
         switch message {
         case .ask(_, let question):
             return await ask(question, app: app, context: context)
+        case .withdraw:
+            // A question still in the outbox goes first, so that there is something at the broker to withdraw.
+            if context.isLinked { await flushOutbox(context: context) }
+            return await context.forward(message)
         case .knownHandles(let handles):
             if context.isLinked, let reply = try? await context.request(.knownHandles(handles), timeout: .seconds(2)) {
                 return reply
@@ -112,6 +121,10 @@ public final class ChildBehavior: DeviceBehavior {
         if let violation = QuestionBudget.check(question) {
             return .error(ErrorReply(.questionTooLarge, violation.description))
         }
+        // Refused here too: stored, it would be sent while unlinked and refused by the broker with nobody told.
+        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+            return .error(ErrorReply(.invalidText, violation.description))
+        }
         do {
             // Durable before anything else: an ask made while the broker is down goes out when it is back.
             try await store.enqueue(question, app: app)
@@ -122,9 +135,11 @@ public final class ChildBehavior: DeviceBehavior {
             do {
                 let reply = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
+                brokerTook()
                 return reply
             } catch let error as ErrorReply where error.code != .brokerUnavailable {
-                // The broker refused it for good: the app learns why now, and it is not retried.
+                // Refused (an ask limit or the command rate included): the app learns why now, and it is not
+                // retried.
                 try? await store.removeFromOutbox(question.id)
                 return .error(error)
             } catch is ErrorReply {
@@ -179,7 +194,8 @@ public final class ChildBehavior: DeviceBehavior {
             do {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
-            } catch let error as ErrorReply where error.code != .brokerUnavailable {
+                brokerTook()
+            } catch let error as ErrorReply where !error.code.isTransient {
                 context.logger.warning(
                     "the broker refused a queued question",
                     metadata: [
@@ -187,7 +203,7 @@ public final class ChildBehavior: DeviceBehavior {
                     ])
                 try? await store.removeFromOutbox(question.id)
             } catch is ErrorReply {
-                // brokerUnavailable: the broker's store is away for now.
+                // Transient: the broker's store is away, or this device is over its command rate, for now.
                 retryLater(context: context)
                 return
             } catch {
@@ -198,20 +214,27 @@ public final class ChildBehavior: DeviceBehavior {
         }
     }
 
-    /// Flushes the outbox again in a second: the link is up, but the broker could not store (its database is away),
-    /// and no new link will come to trigger a flush.
+    /// Flushes the outbox again after the current retry delay: the link is up, but the broker could not store (its
+    /// database or disk is away) or did not answer in time (a slow disk, or a restart the link did not notice), and
+    /// no new link will come to trigger a flush.
     private func retryLater(context: any DeviceContext) {
-        guard
-            retryScheduled.withLock({ scheduled in
-                defer { scheduled = true }
-                return !scheduled
-            })
-        else { return }
+        let delay = retry.withLock { state -> Duration? in
+            guard !state.scheduled else { return nil }
+            state.scheduled = true
+            defer { state.delay = min(state.delay * 2, Self.maxRetryDelay) }
+            return state.delay
+        }
+        guard let delay else { return }
         Task {
-            try? await Task.sleep(for: .seconds(1))
-            retryScheduled.withLock { $0 = false }
+            try? await Task.sleep(for: delay)
+            retry.withLock { $0.scheduled = false }
             await flushOutbox(context: context)
         }
+    }
+
+    /// The broker stored a question: the next retry, if any, waits the shortest delay again.
+    private func brokerTook() {
+        retry.withLock { $0.delay = Self.firstRetryDelay }
     }
 
     // MARK: inbox

@@ -285,6 +285,12 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
                 try await linkOnce()
             } catch is CancellationError {
                 break
+            } catch let error as ErrorReply where error.code == .brokerUnavailable {
+                // The broker is there but cannot store now (its disk, its database): not a refusal of this device.
+                if link.withLock({ $0.lost() }) {
+                    logger.warning("the broker cannot serve this link now", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(1))
             } catch let error as ErrorReply {
                 link.withLock { $0.refused(error) }
                 logger.error("the broker refused this device", metadata: ["error": "\(error)"])

@@ -15,6 +15,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case revokeApproval = 0x0A
     case setPasscode = 0x0B
     case approveInPerson = 0x0C
+    case withdraw = 0x0D
     // broker → device
     case welcome = 0x81
     case events = 0x82
@@ -24,6 +25,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case pong = 0x86
     case limits = 0x87
     case handlesRevoked = 0x88
+    case redirect = 0x89
     case error = 0xFF
     case event = 0x90
     case heartbeat = 0x91

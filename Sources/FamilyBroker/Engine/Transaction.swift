@@ -26,6 +26,12 @@ struct Transaction {
     /// Passcode hashing done before the transaction, by command index (`PasscodeWork`).
     var secrets: [Int: PasscodeWork.Prepared] = [:]
     var commandIndex = 0
+    /// Set when a command's write was refused by the store (a full disk, a lost server): the whole transaction is
+    /// gone, so it must not commit what the other commands did (`BrokerEngine` throws it after the work).
+    var storeFailure: StoreUnavailable?
+    /// On a cluster: the partitions whose leases this transaction checked and holds (nil: no cluster, all).
+    var admitted: Set<Int>?
+    var partitioning: Partitioning?
     let now: Date
     let policy: BrokerPolicy
     let logger: Logger
@@ -46,8 +52,11 @@ struct Transaction {
     mutating func inSavepoint(
         device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome
     ) -> CommandOutcome {
-        let saved = checkpoint()
         defer { commandIndex += 1 }
+        // After a refused write SQLite may have ended the transaction: a further statement would run, and commit, on
+        // its own. The batch fails; the rest of it does not run.
+        if let storeFailure { return .failure(ErrorReply(.brokerUnavailable, storeFailure.description)) }
+        let saved = checkpoint()
         let store = self.store
         do {
             return try store.savepoint { try body(&self) }
@@ -57,6 +66,10 @@ struct Transaction {
         } catch let error as WireError {
             rollback(to: saved)
             return .failure(ErrorReply(error.code, error.description))
+        } catch let error as StoreUnavailable {
+            rollback(to: saved)
+            storeFailure = storeFailure ?? error
+            return .failure(ErrorReply(.brokerUnavailable, error.description))
         } catch {
             rollback(to: saved)
             logger.error("command failed", metadata: ["device": "\(device)", "error": "\(error)"])
@@ -122,10 +135,12 @@ struct Transaction {
             return .success(.knownHandles(try knownHandles(of: member, among: handles)))
         case .ask(let app, let question):
             return .success(try ask(question, app: app, child: member, device: request.deviceID))
-        case .answer(let questionID, let choiceID):
-            return .success(try answer(questionID, choiceID: choiceID, parent: member))
+        case .answer(let questionID, let choiceID, let message):
+            return .success(try answer(questionID, choiceID: choiceID, message: message, parent: member))
         case .approveInPerson(let questionID, _):
             return try approveInPerson(questionID, caller: member)
+        case .withdraw(let questionID):
+            return .success(try withdraw(questionID, caller: member))
         default:
             return try handleSettings(request.command, member: member)
         }
@@ -168,9 +183,12 @@ struct Transaction {
     }
 
     /// Resolves a pending question without a parent's answer and tells the child and the family's parents.
-    mutating func resolveWithDefault(_ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]) throws {
+    @discardableResult
+    mutating func resolveWithDefault(
+        _ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]
+    ) throws -> Resolution? {
         let asked = stored.asked
-        guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return }
+        guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return nil }
         let resolution = Resolution(
             questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
         try store.resolve(asked.question.id, with: resolution)
@@ -178,6 +196,7 @@ struct Transaction {
         for parent in parents {
             try publish(.questionResolved(asked, resolution), to: parent)
         }
+        return resolution
     }
 
     // MARK: authorization
