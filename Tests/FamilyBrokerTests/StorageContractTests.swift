@@ -226,6 +226,59 @@ final class Seen<T: Sendable>: Sendable {
         }
     }
 
+    /// The writer reads with statements of its own (SQLite: prepared once, bound directly): what it reads inside a
+    /// transaction is what a reader reads once committed, NULLs and an empty handle included.
+    @Test(arguments: StorageBackend.all)
+    func theWriterReadsWhatAReaderReads(_ backend: StorageBackend) async throws {
+        try await with(backend) { (store, _) async throws in
+            let open = asked(["w", "x"])
+            let expiring = AskedQuestion(
+                question: question(["y"], expirationDate: Self.now.addingTimeInterval(60)), childMemberID: "emma",
+                appBundleID: "com.example.chat", askingDeviceID: "e1", askedAt: Self.now)
+            let resolution = Resolution(
+                questionID: open.question.id, choice: .decline, reason: .parentAnswered, answeredBy: "bob",
+                resolvedAt: Self.now)
+            let settings = CommunicationSettings()
+            let handles = [handle(""), handle("x"), handle("y"), handle("mum")]
+            let body: @Sendable (any StorageReader) throws -> [String] = { reader in
+                [
+                    "\(try reader.question(open.question.id).map { [$0.asked == open, $0.resolution == resolution] })",
+                    "\(try reader.question(expiring.question.id)?.asked == expiring)",
+                    "\(try reader.question(UUID()) == nil)",
+                    "\(try reader.askCount(child: "emma", since: Self.now, upTo: 10))",
+                    "\(try reader.askCount(child: "emma", since: Self.now, upTo: 1))",
+                    "\(try reader.knownHandles(of: "emma", among: handles))",
+                    "\(try reader.contactFlags(of: "emma", among: handles))",
+                    "\(try reader.settings(of: "emma") == settings) \(try reader.settings(of: "nora") == nil)",
+                    "\(try reader.events(of: "emma", after: 0, limit: 10).map(\.sequence))",
+                ]
+            }
+            let written = try await store.transaction(
+                { (tx) throws in
+                    try tx.insert(open, resolution: nil)
+                    try tx.insert(expiring, resolution: nil)
+                    let pending = try tx.pendingQuestion(
+                        child: "emma", app: "com.example.chat", handles: [handle("y")], now: Self.now)
+                    #expect(pending?.asked == expiring)
+                    #expect(
+                        try tx.pendingQuestion(
+                            child: "emma", app: "com.example.chat", handles: [handle("y")],
+                            now: Self.now.addingTimeInterval(60)) == nil, "expired")
+                    try tx.resolve(open.question.id, with: resolution)
+                    #expect(try tx.addKnownHandles([handle(""), handle("x")], child: "emma", question: nil).count == 2)
+                    let mum = Contact(handle: handle("mum"), allowedDuringDowntime: false)
+                    _ = try tx.upsertContacts([mum], of: "emma")
+                    try tx.saveSettings(settings, of: "emma")
+                    try append(event("emma", 1), to: tx)
+                    return try body(tx)
+                }, committed: { _ in })
+            #expect(written == (try await store.reading(body)))
+            #expect(written[0] == "Optional([true, true])" && written[3] == "2" && written[4] == "1")
+            #expect(written[5] == "\([handle(""), handle("x")])")
+            #expect(written[6] == "\([handle("mum"): false])")
+        }
+    }
+
     @Test(arguments: StorageBackend.all)
     func changesReportWhatTheyChanged(_ backend: StorageBackend) async throws {
         try await with(backend) { (store, _) async throws in

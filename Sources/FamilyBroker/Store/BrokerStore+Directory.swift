@@ -85,7 +85,7 @@ extension BrokerStore {
     // MARK: settings and contacts
 
     static func settings(of child: MemberID, in db: Database) throws -> CommunicationSettings? {
-        let statement = try db.cachedStatement(sql: "SELECT settings FROM child_settings WHERE member_id = ?")
+        let statement = try db.cachedStatement(sql: WriterStatements.Query.settings.sql)
         guard let data = try Data.fetchOne(statement, arguments: [child]) else {
             return nil
         }
@@ -113,8 +113,7 @@ extension BrokerStore {
     static func contactFlags(
         of child: MemberID, among handles: [CommunicationHandle], in db: Database
     ) throws -> [CommunicationHandle: Bool] {
-        let statement = try db.cachedStatement(
-            sql: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?")
+        let statement = try db.cachedStatement(sql: WriterStatements.Query.contactDowntime.sql)
         var flags: [CommunicationHandle: Bool] = [:]
         for handle in handles where flags[handle] == nil {
             if let downtime = try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) {

@@ -62,7 +62,7 @@ extension BrokerStore {
     /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. The
     /// migration's triggers refuse a sequence stored before and record the event's position in `event_recent`.
     static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)")
+        try db.cachedStatement(sql: WriterStatements.Query.appendEvent.sql)
             .execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
     }
 

@@ -16,6 +16,8 @@ public final class BrokerStore: Sendable {
     let writeHealth = SQLiteWriteHealth()
     /// Tests only (a slow disk): how long each commit waits, on the writer, before it commits.
     let commitDelay: (@Sendable () -> Duration)?
+    /// The write transaction's prepared statements, on the writer's connection.
+    let writerStatements = WriterStatements()
 
     /// Opens (creating if needed) the database at `path` and migrates it. `commitDelay` is a test's fault: each
     /// transaction holds the writer that long before its commit, as a disk that takes seconds to sync would.
@@ -47,6 +49,8 @@ public final class BrokerStore: Sendable {
 
     deinit {
         checkpoints.stop()
+        // No transaction runs any more (each holds the store), and a prepared statement would keep the writer open.
+        writerStatements.finalizeAll()
         // The connections go before the checkpointer their commit hook points to.
         try? pool.close()
     }
@@ -165,7 +169,7 @@ extension BrokerStore {
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT asked, resolution FROM question WHERE id = ?"),
+                db.cachedStatement(sql: WriterStatements.Query.questionByID.sql),
                 arguments: [id.wireBytes])
         else {
             return nil
@@ -178,11 +182,7 @@ extension BrokerStore {
         child: MemberID, app: BundleID, handlesKey: String, now: Date, in db: Database
     ) throws -> StoredQuestion? {
         let rows = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT asked, resolution FROM question
-                    WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
-                    """),
+            db.cachedStatement(sql: WriterStatements.Query.pendingQuestion.sql),
             arguments: [child, handlesKey, Int64(now.timeIntervalSince1970 * 1000)])
         return try rows.lazy.map(decodeQuestion).first { $0.asked.appBundleID == app }
     }
@@ -190,10 +190,7 @@ extension BrokerStore {
     static func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {
         var w = WireWriter()
         w.askedQuestion(asked)
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [
+        try db.cachedStatement(sql: WriterStatements.Query.insertQuestion.sql).execute(arguments: [
             asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
             asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
             resolution == nil ? 0 : 1, resolution.map(encodeResolution), milliseconds(asked.askedAt),
@@ -201,16 +198,14 @@ extension BrokerStore {
     }
 
     static func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
-        try db.cachedStatement(
-            sql: "UPDATE question SET status = 1, resolution = ? WHERE id = ?"
-        ).execute(arguments: [encodeResolution(resolution), id.wireBytes])
+        try db.cachedStatement(sql: WriterStatements.Query.resolveQuestion.sql)
+            .execute(arguments: [encodeResolution(resolution), id.wireBytes])
     }
 
     static func knownHandles(
         of child: MemberID, among handles: [CommunicationHandle], in db: Database
     ) throws -> [CommunicationHandle] {
-        let statement = try db.cachedStatement(
-            sql: "SELECT 1 FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?")
+        let statement = try db.cachedStatement(sql: WriterStatements.Query.knownHandle.sql)
         return try handles.filter { handle in
             try Bool.fetchOne(statement, arguments: [child, handle.kind.rawValue, handle.value]) ?? false
         }
@@ -221,9 +216,8 @@ extension BrokerStore {
     ) throws -> [CommunicationHandle] {
         var added: [CommunicationHandle] = []
         for handle in handles {
-            try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [child, handle.kind.rawValue, handle.value, question.map(\.wireBytes)])
+            try db.cachedStatement(sql: WriterStatements.Query.addKnownHandle.sql)
+                .execute(arguments: [child, handle.kind.rawValue, handle.value, question.map(\.wireBytes)])
             if db.changesCount > 0 { added.append(handle) }
         }
         return added
@@ -270,8 +264,7 @@ extension BrokerStore {
     static func askCount(child: MemberID, since: Date, upTo limit: Int, in db: Database) throws -> Int {
         // Counting stops at the limit: the ask path needs only "below the limit or not", and a child at its limit
         // would otherwise cost a scan of every question it asked in the window on each further ask.
-        let statement = try db.cachedStatement(
-            sql: "SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = ? AND asked_at >= ? LIMIT ?)")
+        let statement = try db.cachedStatement(sql: WriterStatements.Query.askCount.sql)
         return try Int.fetchOne(statement, arguments: [child, milliseconds(since), limit]) ?? 0
     }
 
@@ -290,18 +283,22 @@ extension BrokerStore {
     }
 
     private static func decodeQuestion(_ row: Row) throws -> StoredQuestion {
-        let askedData: Data = row[0]
+        try decodeQuestion(asked: row[0], resolution: row[1])
+    }
+
+    /// A question from its stored columns: the asked question's and the resolution's wire encodings.
+    static func decodeQuestion(asked askedData: Data, resolution resolutionData: Data?) throws -> StoredQuestion {
         var r = WireReader(Array(askedData))
         let asked = try r.askedQuestion()
         var resolution: Resolution?
-        if let data = row[1] as Data? {
+        if let data = resolutionData {
             var rr = WireReader(Array(data))
             resolution = try rr.resolution()
         }
         return StoredQuestion(asked: asked, resolution: resolution)
     }
 
-    private static func encodeResolution(_ resolution: Resolution) -> Data {
+    static func encodeResolution(_ resolution: Resolution) -> Data {
         var w = WireWriter()
         w.resolution(resolution)
         return Data(w.bytes)

@@ -13,12 +13,13 @@ extension BrokerStore: BrokerStorage {
     ) async throws -> T {
         // On GRDB's serial writer queue: `committed` runs there too, before the next transaction starts.
         let commitDelay = self.commitDelay
+        let statements = writerStatements
         return try await recordingDiskFailures {
             try await pool.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
                     try BrokerStore.settleRecentEvents(in: db)
-                    result = try work(SQLiteTransaction(db: db))
+                    result = try work(SQLiteTransaction(db: db, hot: statements))
                     if let delay = commitDelay?(), delay > .zero {
                         Thread.sleep(
                             forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds)
@@ -34,40 +35,51 @@ extension BrokerStore: BrokerStorage {
 }
 
 /// A connection of `BrokerStore` inside a transaction (or a read), as the engine's `StorageWriter`: each call is the
-/// store's SQL for it.
+/// store's SQL for it. In the write transaction (`hot`) the hottest run on the writer's prepared statements.
 struct SQLiteTransaction: StorageWriter {
     let db: Database
+    /// The writer's prepared statements; nil on a read connection.
+    var hot: WriterStatements?
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        // Cached statements: a savepoint per command is on the hot path.
-        try db.cachedStatement(sql: "SAVEPOINT command").execute()
+        try run(.savepoint)
         do {
             let result = try body()
-            try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
+            try run(.release)
             return result
         } catch {
             let error = BrokerStore.classify(error)
             // After a refused write SQLite may have rolled the whole transaction back, savepoint and all: the batch
             // fails (`StoreUnavailable` leaves the engine's savepoint), so only the first error matters.
             guard !(error is StoreUnavailable) else {
-                try? db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
+                try? run(.rollbackTo)
                 throw error
             }
-            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
-            try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
+            try run(.rollbackTo)
+            try run(.release)
             throw error
         }
     }
 
+    /// One of the savepoint statements: a savepoint per command is on the hot path.
+    private func run(_ query: WriterStatements.Query) throws {
+        if let hot { return try hot.execute(query, db) }
+        try db.cachedStatement(sql: query.sql).execute()
+    }
+
     // MARK: questions and known handles
 
-    func question(_ id: UUID) throws -> Stored.Question? { try BrokerStore.question(id, in: db) }
+    func question(_ id: UUID) throws -> Stored.Question? {
+        if let hot { return try hot.question(id, in: db) }
+        return try BrokerStore.question(id, in: db)
+    }
 
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
-        try BrokerStore.pendingQuestion(
-            child: child, app: app, handlesKey: BrokerStore.handlesKey(handles), now: now, in: db)
+        let key = BrokerStore.handlesKey(handles)
+        if let hot { return try hot.pendingQuestion(child: child, app: app, handlesKey: key, now: now, in: db) }
+        return try BrokerStore.pendingQuestion(child: child, app: app, handlesKey: key, now: now, in: db)
     }
 
     func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
@@ -79,25 +91,30 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
-        try BrokerStore.askCount(child: child, since: since, upTo: limit, in: db)
+        if let hot { return try hot.askCount(child: child, since: since, upTo: limit, in: db) }
+        return try BrokerStore.askCount(child: child, since: since, upTo: limit, in: db)
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
-        try BrokerStore.knownHandles(of: child, among: handles, in: db)
+        if let hot { return try hot.knownHandles(of: child, among: handles, in: db) }
+        return try BrokerStore.knownHandles(of: child, among: handles, in: db)
     }
 
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
+        if let hot { return try hot.insert(asked, resolution: resolution, in: db) }
         try BrokerStore.insert(asked, resolution: resolution, in: db)
     }
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
+        if let hot { return try hot.resolve(id, with: resolution, in: db) }
         try BrokerStore.resolve(id, with: resolution, in: db)
     }
 
     func addKnownHandles(
         _ handles: [CommunicationHandle], child: MemberID, question: UUID?
     ) throws -> [CommunicationHandle] {
-        try BrokerStore.addKnownHandles(handles, child: child, question: question, in: db)
+        if let hot { return try hot.addKnownHandles(handles, child: child, question: question, in: db) }
+        return try BrokerStore.addKnownHandles(handles, child: child, question: question, in: db)
     }
 
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle] {
@@ -111,6 +128,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws {
+        if let hot { return try hot.appendEvent(event, body: body, in: db) }
         try BrokerStore.appendEvent(event, body: body, in: db)
     }
 
@@ -136,11 +154,16 @@ struct SQLiteTransaction: StorageWriter {
 
     // MARK: settings, contacts, passcodes
 
-    func settings(of child: MemberID) throws -> CommunicationSettings? { try BrokerStore.settings(of: child, in: db) }
+    func settings(of child: MemberID) throws -> CommunicationSettings? {
+        if let hot { return try hot.settings(of: child, in: db) }
+        return try BrokerStore.settings(of: child, in: db)
+    }
+
     func contacts(of child: MemberID) throws -> [Contact] { try BrokerStore.contacts(of: child, in: db) }
 
     func contactFlags(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle: Bool] {
-        try BrokerStore.contactFlags(of: child, among: handles, in: db)
+        if let hot { return try hot.contactFlags(of: child, among: handles, in: db) }
+        return try BrokerStore.contactFlags(of: child, among: handles, in: db)
     }
 
     func passcode(of child: MemberID) throws -> Stored.Passcode? { try BrokerStore.passcode(of: child, in: db) }

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+
+/// The writer's hot reads and writes on its prepared statements: the same SQL and results as `BrokerStore`'s
+/// functions of the same names, which serve the read connections.
+extension WriterStatements {
+    func question(_ id: UUID, in db: Database) throws -> Stored.Question? {
+        try with(.questionByID, db) { query in
+            query.bind(1, id.wireBytes)
+            guard try query.step(), let asked = query.data(0) else { return nil }
+            return try BrokerStore.decodeQuestion(asked: asked, resolution: query.data(1))
+        }
+    }
+
+    func pendingQuestion(
+        child: MemberID, app: BundleID, handlesKey: String, now: Date, in db: Database
+    ) throws -> Stored.Question? {
+        try with(.pendingQuestion, db) { query in
+            query.bind(1, child)
+            query.bind(2, handlesKey)
+            query.bind(3, BrokerStore.milliseconds(now))
+            while try query.step() {
+                guard let asked = query.data(0) else { continue }
+                let question = try BrokerStore.decodeQuestion(asked: asked, resolution: query.data(1))
+                if question.asked.appBundleID == app { return question }
+            }
+            return nil
+        }
+    }
+
+    func askCount(child: MemberID, since: Date, upTo limit: Int, in db: Database) throws -> Int {
+        try with(.askCount, db) { query in
+            query.bind(1, child)
+            query.bind(2, BrokerStore.milliseconds(since))
+            query.bind(3, Int64(limit))
+            return try query.step() ? Int(query.int64(0)) : 0
+        }
+    }
+
+    func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {
+        var w = WireWriter()
+        w.askedQuestion(asked)
+        try execute(.insertQuestion, db) { query in
+            query.bind(1, asked.question.id.wireBytes)
+            query.bind(2, asked.childMemberID)
+            query.bind(3, BrokerStore.handlesKey(asked.question.handles))
+            query.bind(4, Data(w.bytes))
+            query.bind(5, asked.question.expirationDate.map(BrokerStore.milliseconds))
+            query.bind(6, Int64(resolution == nil ? 0 : 1))
+            query.bind(7, resolution.map(BrokerStore.encodeResolution))
+            query.bind(8, BrokerStore.milliseconds(asked.askedAt))
+        }
+    }
+
+    func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
+        try execute(.resolveQuestion, db) { query in
+            query.bind(1, BrokerStore.encodeResolution(resolution))
+            query.bind(2, id.wireBytes)
+        }
+    }
+
+    func knownHandles(
+        of child: MemberID, among handles: [CommunicationHandle], in db: Database
+    ) throws -> [CommunicationHandle] {
+        try handles.filter { handle in
+            try with(.knownHandle, db) { query in
+                query.bind(1, child)
+                query.bind(2, Int64(handle.kind.rawValue))
+                query.bind(3, handle.value)
+                return try query.step()
+            }
+        }
+    }
+
+    func addKnownHandles(
+        _ handles: [CommunicationHandle], child: MemberID, question: UUID?, in db: Database
+    ) throws -> [CommunicationHandle] {
+        try handles.filter { handle in
+            try with(.addKnownHandle, db) { query in
+                query.bind(1, child)
+                query.bind(2, Int64(handle.kind.rawValue))
+                query.bind(3, handle.value)
+                query.bind(4, question?.wireBytes)
+                while try query.step() {}
+                return query.changes > 0
+            }
+        }
+    }
+
+    func contactFlags(
+        of child: MemberID, among handles: [CommunicationHandle], in db: Database
+    ) throws -> [CommunicationHandle: Bool] {
+        var flags: [CommunicationHandle: Bool] = [:]
+        for handle in handles where flags[handle] == nil {
+            try with(.contactDowntime, db) { query in
+                query.bind(1, child)
+                query.bind(2, Int64(handle.kind.rawValue))
+                query.bind(3, handle.value)
+                if try query.step() { flags[handle] = query.int64(0) != 0 }
+            }
+        }
+        return flags
+    }
+
+    func settings(of child: MemberID, in db: Database) throws -> CommunicationSettings? {
+        let data = try with(.settings, db) { query in
+            query.bind(1, child)
+            return try query.step() ? query.data(0) : nil
+        }
+        return try data.map(DecodedSettingsCache.shared.settings(from:))
+    }
+
+    func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
+        try execute(.appendEvent, db) { query in
+            query.bind(1, event.memberID)
+            query.bind(2, Int64(event.sequence))
+            query.bind(3, bytes: body)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The writer's hottest statements, prepared once on the writer's connection and bound directly.
+///
+/// Through GRDB each call looked its statement up by hashing the SQL text and boxed its arguments as existentials,
+/// which cost more than SQLite executing these statements (issue 18, docs/PERFORMANCE.md). Only the write
+/// transaction uses them, on GRDB's writer queue; the store finalizes them before it closes its connections.
+final class WriterStatements: @unchecked Sendable {
+    /// A statement the writer runs on the hot path; its SQL is the only copy of that statement's text.
+    enum Query: Int, CaseIterable {
+        case savepoint, release, rollbackTo
+        case questionByID, pendingQuestion, askCount, insertQuestion, resolveQuestion
+        case knownHandle, addKnownHandle, contactDowntime, settings, appendEvent
+
+        var sql: String {
+            switch self {
+            case .savepoint: "SAVEPOINT command"
+            case .release: "RELEASE SAVEPOINT command"
+            case .rollbackTo: "ROLLBACK TO SAVEPOINT command"
+            case .questionByID: "SELECT asked, resolution FROM question WHERE id = ?"
+            case .pendingQuestion:
+                """
+                SELECT asked, resolution FROM question
+                WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
+                """
+            case .askCount:
+                "SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = ? AND asked_at >= ? LIMIT ?)"
+            case .insertQuestion:
+                """
+                INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            case .resolveQuestion: "UPDATE question SET status = 1, resolution = ? WHERE id = ?"
+            case .knownHandle: "SELECT 1 FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?"
+            case .addKnownHandle:
+                "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)"
+            case .contactDowntime: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?"
+            case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
+            case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
+            }
+        }
+    }
+
+    private var connection: OpaquePointer?
+    private var handles = [OpaquePointer?](repeating: nil, count: Query.allCases.count)
+
+    deinit { finalizeAll() }
+
+    /// `query` prepared on `db`'s connection, reset and ready to bind. Run `body` with it; it is reset afterwards, so
+    /// that no statement stays active past the call (an active read would hold its snapshot).
+    func with<T>(_ query: Query, _ db: Database, _ body: (PreparedQuery) throws -> T) throws -> T {
+        guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
+        if connection != self.connection {
+            finalizeAll()
+            self.connection = connection
+        }
+        let statement: OpaquePointer
+        if let prepared = handles[query.rawValue] {
+            statement = prepared
+        } else {
+            statement = try Self.prepare(query.sql, on: connection)
+            handles[query.rawValue] = statement
+        }
+        let prepared = PreparedQuery(statement: statement, connection: connection, sql: query.sql)
+        defer { sqlite3_reset(statement) }
+        return try body(prepared)
+    }
+
+    /// Runs a statement that returns no rows.
+    func execute(_ query: Query, _ db: Database, _ bind: (PreparedQuery) -> Void = { _ in }) throws {
+        try with(query, db) { statement in
+            bind(statement)
+            while try statement.step() {}
+        }
+    }
+
+    /// Finalizes every statement: before the connection closes (a prepared statement keeps it open).
+    func finalizeAll() {
+        for index in handles.indices {
+            if let statement = handles[index] { sqlite3_finalize(statement) }
+            handles[index] = nil
+        }
+        connection = nil
+    }
+
+    private static func prepare(_ sql: String, on connection: OpaquePointer) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        return statement
+    }
+}
