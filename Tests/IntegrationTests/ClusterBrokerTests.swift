@@ -44,7 +44,8 @@ struct ClusterBrokerTests {
         let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/\(device).key")
         let peer = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: keys)
         defer { Task { await peer.close() } }
-        return try? await peer.request(.hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 7, timeout: .seconds(2))
+        return try? await peer.request(
+            .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 7, timeout: .seconds(2))
     }
 
     static func isWelcome(_ message: Message?) -> Bool {
@@ -72,7 +73,8 @@ struct ClusterBrokerTests {
     }
 
     @Test func twoBrokersSplitThePartitionsAndOneTakesOverWhenTheOtherIsKilled() async throws {
-        try await Fleet.with(Self.spec, brokerArguments: Self.clusterArguments + ["--broker-name", "a"]) { fleet in
+        let arguments = Self.clusterArguments + ["--broker-name", "a", "--metrics", "127.0.0.1:0"]
+        try await Fleet.with(Self.spec, brokerArguments: arguments) { fleet in
             let b = try Self.secondBroker(of: fleet, name: "b")
             let bReady = fleet.directory + "/broker-b/broker.ready.json"
             try b.start()
@@ -88,6 +90,17 @@ struct ClusterBrokerTests {
             #expect(Self.isWelcome(try await Self.hello("alice-phone", readyFile: fleet.readyFile, fleet: fleet)))
             let aliceOnB = try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet)
             #expect(try Self.redirects(aliceOnB, to: fleet.readyFile, partition: 2), "\(String(describing: aliceOnB))")
+
+            // a's metrics and hearthctl status show the partitions it serves and their epochs: 0-3, taken once.
+            let probe = try OpsProbe(addressFile: fleet.directory + "/broker/metrics.address")
+            try await fleet.eventually("a's metrics show its 4 partitions") {
+                try await probe.metrics().total("hearth_broker_partitions_owned") == 4
+            }
+            let epochs = try await probe.metrics().byLabel("hearth_broker_partition_epoch", "partition")
+            #expect(epochs["0"] == 1 && epochs["3"] == 1 && epochs["4"] == 0, "\(epochs)")
+            let status = try FamilyRulesIntegrationTests.hearthctl(
+                ["status", "--endpoint", "family-broker=\(probe.address)"], fleet: fleet)
+            #expect(status.output.contains("partitions 4 (0@1 1@1 2@1 3@1)"), "\(status.output)")
 
             // b dies without a word: a takes its partitions once their leases (2 s) expire.
             let killed = ContinuousClock.now
