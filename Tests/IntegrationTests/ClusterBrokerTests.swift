@@ -132,4 +132,53 @@ struct ClusterBrokerTests {
             #expect(try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet) != nil, "others still get in")
         }
     }
+
+    @Test func aBrokerPausedPastItsLeaseCommitsNothingWhenItResumes() async throws {
+        var spec = Self.spec
+        spec.families[0].members.append(.child("emma", devices: ["emma-tablet"]))
+        try await Fleet.with(spec, brokerArguments: Self.clusterArguments + ["--broker-name", "a"]) { fleet in
+            let b = try Self.secondBroker(of: fleet, name: "b")
+            let bReady = fleet.directory + "/broker-b/broker.ready.json"
+            try b.start()
+            defer { b.signal(SIGKILL) }
+            try await fleet.eventually("b serves banks", timeout: .seconds(30)) {
+                Self.isWelcome(try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet))
+            }
+            // Emma's key, straight at a (which serves appleseed), without her daemon.
+            await (try fleet.daemon("emma-tablet")).stop()
+            let broker = try RawPeer.readyFile(fleet.readyFile)
+            let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/emma-tablet.key")
+            let peer = try await RawPeer(
+                ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: keys)
+            defer { Task { await peer.close() } }
+            let welcome = try await peer.request(
+                .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 1)
+            #expect(Self.isWelcome(welcome), "\(welcome)")
+
+            // a stops past its lease; b takes appleseed; an ask waits for a, which then resumes.
+            try fleet.currentBroker.pause()
+            try await fleet.eventually("b serves appleseed", timeout: .seconds(30)) {
+                Self.isWelcome(try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet))
+            }
+            peer.send(.ask(appBundleID: "com.example.chat", question: GracefulShutdownTests.question(1)), requestID: 2)
+            try await Task.sleep(for: .milliseconds(200))
+            try fleet.currentBroker.resume()
+            try await fleet.eventually("a answers the ask", timeout: .seconds(10)) { !peer.messages(on: 0).isEmpty }
+            let answer = try #require(peer.messages(on: 0).first)
+            // Refused by its fencing check (brokerUnavailable) or, once its keeper ran, redirected to b.
+            #expect(Self.isTurnedAway(answer), "\(answer)")
+
+            // Nothing of it is stored: emma's log, read from the database by b, is empty.
+            let onB = try RawPeer.readyFile(bReady)
+            let reader = try await RawPeer(ingress: onB.ingress, egress: onB.egress, brokerKey: onB.key, keys: keys)
+            defer { Task { await reader.close() } }
+            _ = try await reader.request(.hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 1)
+            let log = try await reader.request(.sync(after: 0, limit: 100), requestID: 2)
+            guard case .events(_, let events) = log else {
+                Issue.record("b answers emma's sync: \(log)")
+                return
+            }
+            #expect(events.isEmpty, "\(events)")
+        }
+    }
 }
