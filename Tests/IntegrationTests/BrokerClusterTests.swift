@@ -63,7 +63,7 @@ struct BrokerClusterTests {
             let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
             let phone = fleet.app("com.example.chat", on: "emma-phone", timeout: .seconds(10))
             let collectors = [AppResponses(tablet), AppResponses(phone)]
-            defer { collectors.forEach { $0.cancel() } }
+            defer { for collector in collectors { collector.cancel() } }
             let owner = try await Self.owner(of: fleet)
             var asked: [UUID] = []
             var killedAt: ContinuousClock.Instant?
@@ -103,7 +103,7 @@ struct BrokerClusterTests {
             let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
             let phone = fleet.app("com.example.chat", on: "emma-phone", timeout: .seconds(10))
             let collectors = [AppResponses(tablet), AppResponses(phone)]
-            defer { collectors.forEach { $0.cancel() } }
+            defer { for collector in collectors { collector.cancel() } }
             let owner = try await Self.owner(of: fleet)
             var asked: [UUID] = []
             func ask(_ name: String) async throws {
@@ -154,10 +154,10 @@ struct BrokerClusterTests {
         try await Fleet.with(Self.spread, brokerArguments: arguments, timeout: .seconds(60)) { fleet in
             let ids = ["f0", "f1", "f2", "f3"]
             let approvers = ids.map { Self.autoApprove(fleet, on: "\($0)-pd") }
-            defer { approvers.forEach { $0.cancel() } }
+            defer { for approver in approvers { approver.cancel() } }
             let apps = ids.map { fleet.app("com.example.chat", on: "\($0)-cd", timeout: .seconds(10)) }
             let collectors = apps.map(AppResponses.init)
-            defer { collectors.forEach { $0.cancel() } }
+            defer { for collector in collectors { collector.cancel() } }
             var asked: [[UUID]] = Array(repeating: [], count: ids.count)
             func askEach(_ round: String) async throws {
                 for (index, app) in apps.enumerated() {
