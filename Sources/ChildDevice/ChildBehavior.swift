@@ -16,8 +16,13 @@ public final class ChildBehavior: DeviceBehavior {
     /// Serializes outbox flushes so a question is never forwarded twice at once; `again` when one was asked for
     /// while another ran.
     private let flushing = Mutex((busy: false, again: false))
-    /// Whether a flush is already scheduled after the broker said it cannot store now (`brokerUnavailable`).
-    private let retryScheduled = Mutex(false)
+    /// Whether a flush is already scheduled after a send failed while linked (the broker said it cannot store now, or
+    /// did not answer in time), and how long the next one waits: `firstRetryDelay`, doubled after each failure up to
+    /// `maxRetryDelay`, back to the first once the broker takes a question. So a broker on a full or slow disk gets
+    /// at most one of this device's questions at a time, less and less often.
+    private let retry = Mutex((scheduled: false, delay: ChildBehavior.firstRetryDelay))
+    static let firstRetryDelay: Duration = .seconds(1)
+    static let maxRetryDelay: Duration = .seconds(8)
 
     /// A behaviour over `store`; a local client silent for `sessionIdleLimit` must say hello again.
     public convenience init(store: ChildStore, sessionIdleLimit: Duration = .seconds(60)) {
@@ -122,6 +127,7 @@ public final class ChildBehavior: DeviceBehavior {
             do {
                 let reply = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
+                brokerTook()
                 return reply
             } catch let error as ErrorReply where error.code != .brokerUnavailable {
                 // The broker refused it for good: the app learns why now, and it is not retried.
@@ -179,6 +185,7 @@ public final class ChildBehavior: DeviceBehavior {
             do {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
+                brokerTook()
             } catch let error as ErrorReply where error.code != .brokerUnavailable {
                 context.logger.warning(
                     "the broker refused a queued question",
@@ -198,20 +205,27 @@ public final class ChildBehavior: DeviceBehavior {
         }
     }
 
-    /// Flushes the outbox again in a second: the link is up, but the broker could not store (its database is away),
-    /// and no new link will come to trigger a flush.
+    /// Flushes the outbox again after the current retry delay: the link is up, but the broker could not store (its
+    /// database or disk is away) or did not answer in time (a slow disk, or a restart the link did not notice), and
+    /// no new link will come to trigger a flush.
     private func retryLater(context: any DeviceContext) {
-        guard
-            retryScheduled.withLock({ scheduled in
-                defer { scheduled = true }
-                return !scheduled
-            })
-        else { return }
+        let delay = retry.withLock { state -> Duration? in
+            guard !state.scheduled else { return nil }
+            state.scheduled = true
+            defer { state.delay = min(state.delay * 2, Self.maxRetryDelay) }
+            return state.delay
+        }
+        guard let delay else { return }
         Task {
-            try? await Task.sleep(for: .seconds(1))
-            retryScheduled.withLock { $0 = false }
+            try? await Task.sleep(for: delay)
+            retry.withLock { $0.scheduled = false }
             await flushOutbox(context: context)
         }
+    }
+
+    /// The broker stored a question: the next retry, if any, waits the shortest delay again.
+    private func brokerTook() {
+        retry.withLock { $0.delay = Self.firstRetryDelay }
     }
 
     // MARK: inbox

@@ -107,6 +107,8 @@ extension DeviceRuntime {
 extension DeviceRuntime {
     /// The owner, partition and epoch a `redirect` reply names; nil for any other reply.
     static func redirect(in reply: Message) -> (owner: BrokerAddress, partition: UInt32, epoch: UInt64)? {
-        nil
+        guard case .redirect(let redirect) = reply else { return nil }
+        let owner = BrokerAddress(ingress: redirect.ingress, egress: redirect.egress, publicKey: redirect.publicKey)
+        return (owner, redirect.partition, redirect.epoch)
     }
 }

@@ -264,15 +264,19 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     /// Says hello until welcomed, syncs, then pings; a missed pong starts over.
     private func maintainLink() async {
         while !Task.isCancelled {
+            let target = link.withLock { $0.route.target }
             do {
                 try await linkOnce()
             } catch is CancellationError {
                 break
             } catch let error as ErrorReply where error.code == .brokerUnavailable || error.code == .helloRequired {
-                // Redirected, the partition between owners, or a broker that forgot this device (restarted, or
-                // moved to while a ping was under way): hello again soon.
-                link.withLock { _ = $0.lost() }
-                try? await Task.sleep(for: .milliseconds(100))
+                // Redirected, the partition between owners, a broker that forgot this device (restarted, or moved
+                // to while a ping was under way), or one that cannot store now: not a refusal of this device.
+                if link.withLock({ $0.lost() }) {
+                    logger.warning("the broker cannot serve this link now", metadata: ["error": "\(error)"])
+                }
+                let moved = link.withLock { $0.route.target } != target
+                try? await Task.sleep(for: moved ? .milliseconds(100) : .seconds(1))
             } catch let error as ErrorReply {
                 link.withLock { $0.refused(error) }
                 logger.error("the broker refused this device", metadata: ["error": "\(error)"])

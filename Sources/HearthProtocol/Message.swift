@@ -49,6 +49,9 @@ public enum Message: Sendable, Hashable {
     case limits(childID: MemberID, settings: CommunicationSettings, contacts: [Contact])
     /// 0x88: the handles that stopped being known.
     case handlesRevoked([CommunicationHandle])
+    /// 0x89: in place of any reply, from a broker of a cluster that does not own the device's family: reconnect to the
+    /// owner it names (docs/PROTOCOL.md §6.2).
+    indirect case redirect(BrokerRedirect)
     /// 0xFF: a typed error in reply to any request.
     case error(ErrorReply)
 
@@ -120,6 +123,7 @@ public enum Message: Sendable, Hashable {
         case .pong: .pong
         case .limits: .limits
         case .handlesRevoked: .handlesRevoked
+        case .redirect: .redirect
         case .error: .error
         case .event: .event
         case .heartbeat: .heartbeat

@@ -94,6 +94,8 @@ public enum MessageCodec {
             w.array(contacts) { $0.contact($1) }
         case .handlesRevoked(let handles):
             w.array(handles) { $0.handle($1) }
+        case .redirect(let redirect):
+            w.brokerRedirect(redirect)
         case .adminRequest(let text), .adminResult(let text):
             w.string(text)
         case .ageRange(let message):
@@ -243,6 +245,7 @@ public enum MessageCodec {
                 try r.array("handlesRevoked.handles", max: 1000) { (r: inout WireReader) throws(WireError) in
                     try r.handle()
                 })
+        case .redirect: message = .redirect(try r.brokerRedirect())
         case .parentWatch:
             message = .parentWatch(
                 after: try r.optional("parentWatch.after") { (r: inout WireReader) throws(WireError) in

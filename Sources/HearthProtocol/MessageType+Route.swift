@@ -11,6 +11,7 @@ extension MessageType {
             .ageClearCache:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
+            .redirect,
             .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
             .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,
             .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate, .parentWatch,

@@ -24,6 +24,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case pong = 0x86
     case limits = 0x87
     case handlesRevoked = 0x88
+    case redirect = 0x89
     case error = 0xFF
     case event = 0x90
     case heartbeat = 0x91

@@ -26,6 +26,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: .hidden)  // tests only: "now" is the real time plus the seconds in this file (OffsetClock)
     var clockFile: String?
 
+    @Option(help: .hidden)  // tests only: each commit waits the seconds in this file (a slow disk)
+    var commitDelayFile: String?
+
     func run() async throws {
         let settings: BrokerSettings
         do {
@@ -43,8 +46,10 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
         MetricsExport.bootstrap()
         let logger = Logger(label: "family-broker")
         logger.debug("configuration", metadata: settings.sources.mapValues { "\($0)" })
+        var options = settings.options
+        options.commitDelayFile = commitDelayFile
         let service = FamilyBrokerService(
-            options: settings.options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
+            options: options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
         let ops = settings.metrics.map { address in
             OpsServer(
                 address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { service.readiness }

@@ -94,6 +94,19 @@ enum Fixtures {
 
     /// At least one message of every case, most with several variants.
     /// parent-device's notification messages (docs/PROTOCOL.md §6.5).
+    /// A cluster's redirect (docs/PROTOCOL.md §6.2, 0x89).
+    static let clusterMessages: [Message] = [
+        .redirect(
+            BrokerRedirect(
+                partition: 0, epoch: 1, ingress: "tcp://127.0.0.1:7711", egress: "tcp://127.0.0.1:7712",
+                publicKey: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7")),
+        .redirect(
+            BrokerRedirect(
+                partition: .max, epoch: .max, ingress: "ipc:///run/hearth/broker-2.sock",
+                egress: "ipc:///run/hearth/broker-2-events.sock", publicKey: "JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6")
+        ),
+    ]
+
     static let parentMessages: [Message] = [
         .parentWatch(after: nil),
         .parentWatch(after: .max),
@@ -177,14 +190,14 @@ enum Fixtures {
                     Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
         }
         // Last, so that the fuzz corpus's earlier seeds (numbered by position) stay as they are.
-        return all + ageMessages + parentMessages
+        return all + ageMessages + parentMessages + clusterMessages
     }()
 
     /// Every type code protocol v1 defines.
     static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
         0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
-        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x87, 0x88, 0x50, 0xD0,
+        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x87, 0x88, 0x89, 0x50, 0xD0,
     ]).union(ageTypeCodes)
 
     /// A frame with a valid header for `type` and a body written by `body`.

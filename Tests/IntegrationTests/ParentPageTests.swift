@@ -28,9 +28,7 @@ struct ParentPageTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
-    // Disabled in session 5: in a clean-clone CI run chromedriver did not answer /status within 20 s (the test passed
-    // on the working tree). Find out why and enable it again.
-    @Test(.disabled("chromedriver did not start in a clean-clone CI run; see the note above"))
+    @Test
     func aQuestionAppearsOnThePageAndAClickApprovesIt() async throws {
         guard WebDriver.available else {
             Issue.record("chromium and chromium-driver are not installed: run deploy/setup --tests")

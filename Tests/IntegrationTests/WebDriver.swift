@@ -8,31 +8,38 @@ final class WebDriver: @unchecked Sendable {
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
     }
 
-    private let driver = Process()
+    private let driver: SpawnedProcess
     private let base: String
+    private let log: String
     private var session = ""
 
+    /// Starts chromedriver on a free loopback port, its output in a log file that failures quote.
     init() async throws {
-        let port = Int.random(in: 20_000...60_000)
+        let port = try LoopbackPort.free()
         base = "http://127.0.0.1:\(port)"
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
-        driver.arguments = ["--port=\(port)"]
-        driver.standardOutput = FileHandle.nullDevice
-        driver.standardError = FileHandle.nullDevice
-        try driver.run()
-        // Killed, not terminated, whatever happens next: it may have SIGTERM blocked, inherited from the test.
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("chromedriver-\(port).log").path
+        driver = try SpawnedProcess.launch(
+            "/usr/bin/chromedriver", arguments: ["--port=\(port)", "--verbose"], output: log, append: false)
         do {
             try await waitForSession()
         } catch {
             await quit()
-            throw error
+            throw FleetError("\(error)", logs: recentLog())
         }
     }
 
+    /// The last lines chromedriver wrote.
+    func recentLog() -> String {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "(no log)"
+        return text.split(separator: "\n").suffix(30).joined(separator: "\n")
+    }
+
     private func waitForSession() async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        // The first start after an install reads a cold disk while the other suites run: allow it a minute.
+        let deadline = ContinuousClock.now + .seconds(60)
         while (try? await call("GET", "/status")) == nil {
-            guard ContinuousClock.now < deadline else { throw FleetError("chromedriver did not start on \(base)") }
+            guard driver.isRunning else { throw FleetError("chromedriver exited with \(driver.status ?? -1)") }
+            guard ContinuousClock.now < deadline else { throw FleetError("chromedriver did not answer on \(base)") }
             try await Task.sleep(for: .milliseconds(100))
         }
         let capabilities: [String: Any] = [
@@ -79,29 +86,24 @@ final class WebDriver: @unchecked Sendable {
 
     func quit() async {
         if !session.isEmpty { _ = try? await call("DELETE", "/session/\(session)") }
-        kill(driver.processIdentifier, SIGKILL)
-        driver.waitUntilExit()
+        kill(driver.pid, SIGKILL)
+        _ = await driver.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: log)
     }
 
     /// One WebDriver command, sent with curl (URLSession on Linux did not reach chromedriver reliably).
     private func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var arguments = ["-s", "--max-time", "60", "-X", method, base + path]
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("webdriver-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        var arguments = ["-s", "-S", "--max-time", "60", "-X", method, base + path, "-o", output.path]
         if let body {
             let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
             arguments += ["-H", "Content-Type: application/json", "--data-binary", json]
         }
-        curl.arguments = arguments
-        let output = Pipe()
-        curl.standardOutput = output
-        curl.standardError = FileHandle.nullDevice
-        try curl.run()
-        let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        curl.waitUntilExit()
-        guard curl.terminationStatus == 0 else {
-            throw FleetError("curl \(method) \(path): status \(curl.terminationStatus)")
-        }
+        let curl = try SpawnedProcess.launch("/usr/bin/curl", arguments: arguments)
+        let status = await curl.waitUntilExit()
+        guard status == 0 else { throw FleetError("curl \(method) \(path): status \(status)") }
+        let data = try Data(contentsOf: output)
         return (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
 }

@@ -66,15 +66,40 @@ public final class BrokerEngine: Sendable {
                 }
             }
         } catch {
-            // The commit itself failed: nothing is stored, so every command gets an error and no event leaves.
+            return await failedBatch(requests, error: error)
+        }
+    }
+
+    /// The commit itself failed: nothing is stored, so every command gets an error and no event leaves. When the
+    /// store cannot store now (a lost server, a full or failing disk: transient, devices keep the command and send
+    /// it again), the link commands of the batch (hello, ping, sync), which store nothing, are answered from committed
+    /// state in a transaction of their own: a broker whose disk is full still keeps its devices linked and in sync.
+    private func failedBatch(
+        _ requests: [BrokerRequest], error: any Error
+    ) async -> (outcomes: [CommandOutcome], output: Output) {
+        guard error is StoreUnavailable else {
             logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
-            // An unreachable store is transient: devices keep the command and send it again.
-            let reply =
-                error is StoreUnavailable
-                ? ErrorReply(.brokerUnavailable, "the broker's store is not reachable now; nothing was stored, retry")
-                : ErrorReply(.internalError, "the broker could not commit; retry")
+            let reply = ErrorReply(.internalError, "the broker could not commit; retry")
             return (Array(repeating: CommandOutcome.failure(reply), count: requests.count), Output())
         }
+        // Logged once by the store probe ("store cannot store"), not per batch: devices keep retrying meanwhile.
+        logger.debug("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
+        let reply = ErrorReply(.brokerUnavailable, "the broker cannot store now (\(error)); nothing was stored, retry")
+        var outcomes = Array(repeating: CommandOutcome.failure(reply), count: requests.count)
+        let link = requests.indices.filter { index in
+            switch requests[index].command {
+            case .hello, .ping, .sync: true
+            default: false
+            }
+        }
+        guard !link.isEmpty, link.count < requests.count else { return (outcomes, Output()) }
+        let answered = try? await transacting { tx in
+            link.map { index in
+                tx.inSavepoint(device: requests[index].deviceID) { tx in try tx.handle(requests[index]) }
+            }
+        }
+        for (index, outcome) in zip(link, answered?.0 ?? []) { outcomes[index] = outcome }
+        return (outcomes, Output())
     }
 
     /// Resolves every pending question whose expiration date has passed with its default choice (reason `expired`).
@@ -126,6 +151,7 @@ public final class BrokerEngine: Sendable {
                     policy: policy,
                     logger: logger)
                 let result = try work(&tx)
+                if let failure = tx.storeFailure { throw failure }
                 let output = Output(
                     events: tx.events, eventFrames: tx.eventFrames, disconnectedDevices: tx.disconnectedDevices)
                 return Committed(

@@ -26,6 +26,9 @@ struct Transaction {
     /// Passcode hashing done before the transaction, by command index (`PasscodeWork`).
     var secrets: [Int: PasscodeWork.Prepared] = [:]
     var commandIndex = 0
+    /// Set when a command's write was refused by the store (a full disk, a lost server): the whole transaction is
+    /// gone, so it must not commit what the other commands did (`BrokerEngine` throws it after the work).
+    var storeFailure: StoreUnavailable?
     let now: Date
     let policy: BrokerPolicy
     let logger: Logger
@@ -46,8 +49,11 @@ struct Transaction {
     mutating func inSavepoint(
         device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome
     ) -> CommandOutcome {
-        let saved = checkpoint()
         defer { commandIndex += 1 }
+        // After a refused write SQLite may have ended the transaction: a further statement would run, and commit, on
+        // its own. The batch fails; the rest of it does not run.
+        if let storeFailure { return .failure(ErrorReply(.brokerUnavailable, storeFailure.description)) }
+        let saved = checkpoint()
         let store = self.store
         do {
             return try store.savepoint { try body(&self) }
@@ -57,6 +63,10 @@ struct Transaction {
         } catch let error as WireError {
             rollback(to: saved)
             return .failure(ErrorReply(error.code, error.description))
+        } catch let error as StoreUnavailable {
+            rollback(to: saved)
+            storeFailure = storeFailure ?? error
+            return .failure(ErrorReply(.brokerUnavailable, error.description))
         } catch {
             rollback(to: saved)
             logger.error("command failed", metadata: ["device": "\(device)", "error": "\(error)"])

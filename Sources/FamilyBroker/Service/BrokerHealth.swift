@@ -11,7 +11,7 @@ final class BrokerHealth: Sendable {
     }
 
     private let phase = Mutex(Phase.starting)
-    /// Why the store cannot be reached now (a PostgreSQL server that went away); nil while it can.
+    /// Why the store cannot store now (a PostgreSQL server that went away, a full or failing disk); nil while it can.
     private let storeProblem = Mutex<String?>(nil)
     private let lastBeat = Mutex(ContinuousClock.now)
     private let beatWindow: Duration
@@ -36,13 +36,13 @@ final class BrokerHealth: Sendable {
     }
     func beat() { lastBeat.withLock { $0 = .now } }
 
-    /// Records whether the store answers (`problem` nil) or why not.
+    /// Records whether the store can store (`problem` nil) or why not.
     func store(problem: String?) { storeProblem.withLock { $0 = problem } }
 
-    /// Ready once both sockets are bound and the database is open, and while the store answers.
+    /// Ready once both sockets are bound and the database is open, and while the store can store.
     var readiness: HealthStatus {
         if let problem = storeProblem.withLock({ $0 }) {
-            return HealthStatus(ok: false, "store not reachable: \(problem)")
+            return HealthStatus(ok: false, "store cannot store: \(problem)")
         }
         return switch phase.withLock({ $0 }) {
         case .starting: HealthStatus(ok: false, "starting: binding sockets, opening the database")

@@ -7,6 +7,8 @@ import Synchronization
 /// The broker's metrics (swift-metrics; exported in Prometheus form by the daemon), counted from the frames and
 /// the engine's output around each batch, so the engine itself stays free of instrumentation.
 final class BrokerMetrics: Sendable {
+    /// Every command read from ingress, duplicates and link commands (hello, ping, sync) included.
+    private let commandsReceived = Counter(label: "hearth_broker_commands_total")
     private let asks = Counter(label: "hearth_broker_asks_total")
     private let answers = Counter(label: "hearth_broker_answers_total")
     private let syncs = Counter(label: "hearth_broker_syncs_total")
@@ -23,6 +25,8 @@ final class BrokerMetrics: Sendable {
     private let batchSize = Recorder(label: "hearth_broker_batch_commands", aggregate: true)
     private let connected = Gauge(label: "hearth_broker_connected_devices")
     private let subscribed = Gauge(label: "hearth_broker_subscribed_members")
+    /// 1 while the store cannot store (a full or failing disk, an unreachable PostgreSQL server), else 0.
+    private let storeDown = Gauge(label: "hearth_broker_store_unavailable")
     private let lastHeard = Mutex<[DeviceID: ContinuousClock.Instant]>([:])
 
     /// A device counts as connected while it was heard from this recently: devices ping every second.
@@ -48,6 +52,7 @@ final class BrokerMetrics: Sendable {
         commit.recordNanoseconds(
             Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         batchSize.record(commands.count)
+        commandsReceived.increment(by: commands.count)
         var asked = 0
         var answered = 0
         var synced = 0
@@ -86,6 +91,9 @@ final class BrokerMetrics: Sendable {
             }
         }
     }
+
+    /// Whether the store can store now (each store probe).
+    func storeUnavailable(_ unavailable: Bool) { storeDown.record(unavailable ? 1 : 0) }
 
     /// Updates the gauges; called on each heartbeat.
     func refresh(subscribedMembers: Int, newlyDropped: UInt64, checkpoints: WALCheckpointer.Counts) {

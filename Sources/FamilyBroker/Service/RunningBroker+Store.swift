@@ -7,7 +7,13 @@ extension FamilyBrokerService {
     static func openStore(_ options: BrokerOptions, logger: Logger) async throws -> any BrokerStorage {
         switch options.store {
         case .sqlite:
-            let store = try BrokerStore(path: options.databasePath)
+            // Tests only: a slow disk, each commit held for the seconds in this file (read as `OffsetClock` reads).
+            var commitDelay: (@Sendable () -> Duration)?
+            if let path = options.commitDelayFile {
+                let file = OffsetClock(path: path)
+                commitDelay = { Duration.milliseconds(Int64(file.offset * 1000)) }
+            }
+            let store = try BrokerStore(path: options.databasePath, commitDelay: commitDelay)
             try store.startBackgroundCheckpoints(logger: logger)
             return store
         case .postgres(let url, let password):
@@ -23,23 +29,36 @@ extension RunningBroker {
     /// The SQLite store's checkpoints (none on PostgreSQL).
     var checkpointCounts: WALCheckpointer.Counts { (store as? BrokerStore)?.checkpoints.counts ?? .init() }
 
-    /// Every second, on a PostgreSQL store: whether its server answers, for `/readyz` (commands meanwhile get
-    /// `brokerUnavailable`; the store reconnects by itself when the server is back).
+    /// Every second: whether the store can store, for `/readyz` and `hearth_broker_store_unavailable` (commands
+    /// meanwhile get `brokerUnavailable`). On PostgreSQL, whether its server answers (the store reconnects by
+    /// itself); on SQLite, after a commit the disk refused (no space, an I/O error), whether a probe write commits.
     func storeProbes() async {
-        guard let postgres = store as? PostgresStore else { return }
         var reported: String?
         while !Task.isCancelled {
-            let problem = await postgres.unreachableReason()
+            let problem = await storeProblem()
             health.store(problem: problem)
+            metrics.storeUnavailable(problem != nil)
             if problem != reported {
                 if let problem {
-                    logger.error("store not reachable", metadata: ["store": "\(postgres.url)", "error": "\(problem)"])
+                    logger.error("store cannot store", metadata: ["store": "\(storeName)", "error": "\(problem)"])
                 } else {
-                    logger.notice("store reachable again", metadata: ["store": "\(postgres.url)"])
+                    logger.notice("store can store again", metadata: ["store": "\(storeName)"])
                 }
                 reported = problem
             }
             try? await Task.sleep(for: .seconds(1))
         }
+    }
+
+    /// Why the store cannot store now, or nil.
+    private func storeProblem() async -> String? {
+        if let postgres = store as? PostgresStore { return await postgres.unreachableReason() }
+        if let sqlite = store as? BrokerStore, sqlite.writeProblem != nil { return await sqlite.probeWrite() }
+        return nil
+    }
+
+    private var storeName: String {
+        if let postgres = store as? PostgresStore { return "\(postgres.url)" }
+        return options.databasePath
     }
 }

@@ -109,14 +109,20 @@ struct RunningBroker: Sendable {
                     logger.info("questions expired", metadata: ["events": "\(output.events.count)"])
                 }
             } catch {
-                logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
+                sweepFailed("expiry sweep failed", error)
             }
             do {
                 try await engine.maintainAgeRanges()
             } catch {
-                logger.error("age range sweep failed", metadata: ["error": "\(error)"])
+                sweepFailed("age range sweep failed", error)
             }
         }
+    }
+
+    /// A store that cannot store now is logged once by `storeProbes`; a sweep tried again each second says so only
+    /// at debug level.
+    private func sweepFailed(_ message: Logger.Message, _ error: any Error) {
+        logger.log(level: error is StoreUnavailable ? .debug : .error, message, metadata: ["error": "\(error)"])
     }
 
     /// Flushes and closes the sockets, removes the ready file and the admin socket.

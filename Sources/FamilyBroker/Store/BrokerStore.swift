@@ -12,9 +12,15 @@ public final class BrokerStore: Sendable {
     let pool: DatabasePool
     /// Who checkpoints the log, and how often it happened.
     public let checkpoints: WALCheckpointer
+    /// The last commit the disk refused, until a probe writes again (`probeWrite`).
+    let writeHealth = SQLiteWriteHealth()
+    /// Tests only (a slow disk): how long each commit waits, on the writer, before it commits.
+    let commitDelay: (@Sendable () -> Duration)?
 
-    /// Opens (creating if needed) the database at `path` and migrates it.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the database at `path` and migrates it. `commitDelay` is a test's fault: each
+    /// transaction holds the writer that long before its commit, as a disk that takes seconds to sync would.
+    public init(path: String, commitDelay: (@Sendable () -> Duration)? = nil) throws {
+        self.commitDelay = commitDelay
         let checkpoints = WALCheckpointer(
             pagesPerPass: Self.backgroundCheckpointPages, writerPages: Self.walCheckpointPages)
         self.checkpoints = checkpoints

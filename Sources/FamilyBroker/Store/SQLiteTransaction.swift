@@ -12,14 +12,22 @@ extension BrokerStore: BrokerStorage {
         _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
     ) async throws -> T {
         // On GRDB's serial writer queue: `committed` runs there too, before the next transaction starts.
-        try await pool.writeWithoutTransaction { db in
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try work(SQLiteTransaction(db: db))
-                return .commit
+        let commitDelay = self.commitDelay
+        return try await recordingDiskFailures {
+            try await pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try work(SQLiteTransaction(db: db))
+                    if let delay = commitDelay?(), delay > .zero {
+                        Thread.sleep(
+                            forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds)
+                                * 1e-18)
+                    }
+                    return .commit
+                }
+                committed(result!)
+                return result!
             }
-            committed(result!)
-            return result!
         }
     }
 }
@@ -37,6 +45,13 @@ struct SQLiteTransaction: StorageWriter {
             try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
             return result
         } catch {
+            let error = BrokerStore.classify(error)
+            // After a refused write SQLite may have rolled the whole transaction back, savepoint and all: the batch
+            // fails (`StoreUnavailable` leaves the engine's savepoint), so only the first error matters.
+            guard !(error is StoreUnavailable) else {
+                try? db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
+                throw error
+            }
             try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT command").execute()
             try db.cachedStatement(sql: "RELEASE SAVEPOINT command").execute()
             throw error
