@@ -66,7 +66,7 @@ public final class ChildBehavior: DeviceBehavior {
             return nil
         }
         switch envelope.message {
-        case .ask, .knownHandles, .appAck:
+        case .ask, .knownHandles, .appAck, .withdraw:
             let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
             guard let app else { return Self.helloRequired }
             return await handleApp(envelope.message, app: app, context: context)
@@ -96,6 +96,10 @@ public final class ChildBehavior: DeviceBehavior {
         switch message {
         case .ask(_, let question):
             return await ask(question, app: app, context: context)
+        case .withdraw:
+            // A question still in the outbox goes first, so that there is something at the broker to withdraw.
+            if context.isLinked { await flushOutbox(context: context) }
+            return await context.forward(message)
         case .knownHandles(let handles):
             if context.isLinked, let reply = try? await context.request(.knownHandles(handles), timeout: .seconds(2)) {
                 return reply
@@ -117,6 +121,10 @@ public final class ChildBehavior: DeviceBehavior {
         if let violation = QuestionBudget.check(question) {
             return .error(ErrorReply(.questionTooLarge, violation.description))
         }
+        // Refused here too: stored, it would be sent while unlinked and refused by the broker with nobody told.
+        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+            return .error(ErrorReply(.invalidText, violation.description))
+        }
         do {
             // Durable before anything else: an ask made while the broker is down goes out when it is back.
             try await store.enqueue(question, app: app)
@@ -130,7 +138,8 @@ public final class ChildBehavior: DeviceBehavior {
                 brokerTook()
                 return reply
             } catch let error as ErrorReply where error.code != .brokerUnavailable {
-                // The broker refused it for good: the app learns why now, and it is not retried.
+                // Refused (an ask limit or the command rate included): the app learns why now, and it is not
+                // retried.
                 try? await store.removeFromOutbox(question.id)
                 return .error(error)
             } catch is ErrorReply {
@@ -186,7 +195,7 @@ public final class ChildBehavior: DeviceBehavior {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
                 brokerTook()
-            } catch let error as ErrorReply where error.code != .brokerUnavailable {
+            } catch let error as ErrorReply where !error.code.isTransient {
                 context.logger.warning(
                     "the broker refused a queued question",
                     metadata: [
@@ -194,7 +203,7 @@ public final class ChildBehavior: DeviceBehavior {
                     ])
                 try? await store.removeFromOutbox(question.id)
             } catch is ErrorReply {
-                // brokerUnavailable: the broker's store is away for now.
+                // Transient: the broker's store is away, or this device is over its command rate, for now.
                 retryLater(context: context)
                 return
             } catch {

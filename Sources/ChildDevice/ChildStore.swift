@@ -66,8 +66,9 @@ public struct ChildStore: Sendable {
                     sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?",
                     arguments: [handle.kind.rawValue, handle.value])
             }
-        case .ageRange, .omitted:
-            break  // AgeRangeSupport's; nothing to apply (DeviceRuntime logs an omitted event)
+        case .ageRange, .omitted, .questionReminder:
+            // AgeRangeSupport's; nothing to apply (DeviceRuntime logs an omitted event); reminders are for parents.
+            break
         }
     }
 

@@ -23,24 +23,31 @@ public final class ParentConsole: Sendable {
         return list
     }
 
-    /// Answers with the given choice; a refusal is thrown as `ErrorReply` (e.g. `alreadyAnswered`).
+    /// Answers with the given choice and, optionally, a message the child's app receives with the response. A message
+    /// that breaks the `ShortText` rules is thrown as `ClientError` naming `answer.message`, and nothing is sent; a
+    /// refusal is thrown as `ErrorReply` (e.g. `alreadyAnswered`).
     @discardableResult
-    public func answer(_ questionID: UUID, choiceID: String) async throws -> Resolution {
-        let reply = try await client.request(.answer(questionID: questionID, choiceID: choiceID))
+    public func answer(_ questionID: UUID, choiceID: String, message: String? = nil) async throws -> Resolution {
+        if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
+            throw ClientError(field: violation.field, reason: violation.reason)
+        }
+        let reply = try await client.request(.answer(questionID: questionID, choiceID: choiceID, message: message))
         guard case .answerAccepted(let resolution) = reply else {
             throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
         }
         return resolution
     }
 
+    /// Answers with the standard `approve` choice, and `message` if given.
     @discardableResult
-    public func approve(_ questionID: UUID) async throws -> Resolution {
-        try await answer(questionID, choiceID: PermissionChoice.approve.id)
+    public func approve(_ questionID: UUID, message: String? = nil) async throws -> Resolution {
+        try await answer(questionID, choiceID: PermissionChoice.approve.id, message: message)
     }
 
+    /// Answers with the standard `decline` choice, and `message` if given.
     @discardableResult
-    public func decline(_ questionID: UUID) async throws -> Resolution {
-        try await answer(questionID, choiceID: PermissionChoice.decline.id)
+    public func decline(_ questionID: UUID, message: String? = nil) async throws -> Resolution {
+        try await answer(questionID, choiceID: PermissionChoice.decline.id, message: message)
     }
 
     /// Waits until a question with this id is pending here.

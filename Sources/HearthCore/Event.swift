@@ -8,6 +8,8 @@ public struct Event: Hashable, Sendable {
         case questionPending(AskedQuestion)
         /// A question was answered; sent to the child (every device) and to every parent.
         case questionResolved(AskedQuestion, Resolution)
+        /// A pending question expires soon and nobody has answered: sent once, to the child's parents only.
+        case questionReminder(AskedQuestion)
         /// Handles became known or stopped being known to the child.
         case handlesChanged(added: [CommunicationHandle], removed: [CommunicationHandle])
         /// Declared Age Range: an answer, a prompt, a prompt closed; on the member's own log only.

@@ -5,7 +5,9 @@ extension ParentNotification {
     public init?(id: UInt64, event: Event) {
         switch event.body {
         case .questionPending(let asked):
-            let text = "\(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID)"
+            let text =
+                "\(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID)"
+                + Self.quoted(asked.question.note)
             self.init(id: id, kind: .questionPending, asked: asked, at: event.createdAt, text: text)
         case .questionResolved(let asked, let resolution):
             let kind = Self.kind(of: resolution.reason)
@@ -14,11 +16,13 @@ extension ParentNotification {
                 switch resolution.reason {
                 case .parentAnswered:
                     "\(resolution.answeredBy ?? "a parent") chose \"\(choice)\" for \(asked.childMemberID): "
-                        + Self.subject(asked.question)
+                        + Self.subject(asked.question) + Self.quoted(resolution.message)
                 case .approvedInPerson:
                     "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
                 case .expired:
                     "expired unanswered, so \"\(choice)\" for \(asked.childMemberID): \(Self.subject(asked.question))"
+                case .withdrawn:
+                    "\(asked.childMemberID) withdrew the question \(Self.subject(asked.question)) in \(asked.appBundleID)"
                 default:
                     "closed with \"\(choice)\" (\(resolution.reason)) for \(asked.childMemberID): "
                         + Self.subject(asked.question)
@@ -26,6 +30,12 @@ extension ParentNotification {
             self.init(id: id, kind: kind, asked: asked, at: event.createdAt, text: text)
             answeredBy = resolution.answeredBy
             choiceID = resolution.choice.id
+        case .questionReminder(let asked):
+            let expiry = asked.question.expirationDate.map { " at \($0.formatted(.iso8601))" } ?? " soon"
+            let text =
+                "still waiting: \(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID);"
+                + " it expires\(expiry)"
+            self.init(id: id, kind: .questionReminder, asked: asked, at: event.createdAt, text: text)
         case .handlesChanged, .ageRange, .omitted:
             return nil
         }
@@ -44,10 +54,17 @@ extension ParentNotification {
         text.count <= maxTextCharacters ? text : String(text.prefix(maxTextCharacters - 1)) + "…"
     }
 
+    /// ` — "words"` on one line, or nothing without words.
+    private static func quoted(_ words: String?) -> String {
+        guard let words else { return "" }
+        return " — \"\(words.replacingOccurrences(of: "\n", with: " "))\""
+    }
+
     private static func kind(of reason: Resolution.Reason) -> Kind {
         switch reason {
         case .parentAnswered, .approvedInPerson: .questionAnswered
         case .expired: .questionExpired
+        case .withdrawn: .questionWithdrawn
         default: .questionClosed
         }
     }

@@ -13,6 +13,10 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
         case questionExpired = 3
         /// The question was closed otherwise (e.g. the child left the family).
         case questionClosed = 4
+        /// A question still waits and expires soon: told once, before it expires.
+        case questionReminder = 5
+        /// The child's app withdrew the question; nobody can answer it any more.
+        case questionWithdrawn = 6
 
         /// The kind's name, as `hearthctl parent watch --json` prints it.
         public var name: String {
@@ -21,6 +25,8 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
             case .questionAnswered: "questionAnswered"
             case .questionExpired: "questionExpired"
             case .questionClosed: "questionClosed"
+            case .questionReminder: "questionReminder"
+            case .questionWithdrawn: "questionWithdrawn"
             }
         }
     }

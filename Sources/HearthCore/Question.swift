@@ -17,16 +17,19 @@ public struct Question: Hashable, Sendable, Identifiable {
     public var defaultChoiceID: String
     /// After this moment nobody can answer.
     public var expirationDate: Date?
+    /// A short word from the app (or the child through it) to the parents; `ShortText` rules.
+    public var note: String?
 
     public init(
         id: UUID = UUID(), topic: Topic, choices: [PermissionChoice] = [.approve, .decline],
-        defaultChoiceID: String = PermissionChoice.decline.id, expirationDate: Date? = nil
+        defaultChoiceID: String = PermissionChoice.decline.id, expirationDate: Date? = nil, note: String? = nil
     ) {
         self.id = id
         self.topic = topic
         self.choices = choices
         self.defaultChoiceID = defaultChoiceID
         self.expirationDate = expirationDate
+        self.note = note
     }
 
     /// The choice named `defaultChoiceID`, if it is one of `choices`.

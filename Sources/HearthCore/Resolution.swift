@@ -18,6 +18,8 @@ public struct Resolution: Hashable, Sendable {
         case childRemoved = 6
         /// A parent approved on the child's device with the Screen Time passcode.
         case approvedInPerson = 7
+        /// The child's app withdrew the question before anyone answered: default response.
+        case withdrawn = 8
     }
 
     public var questionID: UUID
@@ -26,12 +28,18 @@ public struct Resolution: Hashable, Sendable {
     /// The parent who chose, when one did.
     public var answeredBy: MemberID?
     public var resolvedAt: Date
+    /// The answering parent's words to the child's app, when they gave some; `ShortText` rules.
+    public var message: String?
 
-    public init(questionID: UUID, choice: PermissionChoice, reason: Reason, answeredBy: MemberID?, resolvedAt: Date) {
+    public init(
+        questionID: UUID, choice: PermissionChoice, reason: Reason, answeredBy: MemberID?, resolvedAt: Date,
+        message: String? = nil
+    ) {
         self.questionID = questionID
         self.choice = choice
         self.reason = reason
         self.answeredBy = answeredBy
         self.resolvedAt = resolvedAt
+        self.message = message
     }
 }

@@ -149,7 +149,10 @@ public final class Fleet: Sendable {
                 communicationLimits: member.communicationLimits, devices: devices)
         }
         for family in spec.families {
-            file.families.append(.init(id: family.id, name: family.id, members: try family.members.map(entry)))
+            file.families.append(
+                .init(
+                    id: family.id, name: family.id, members: try family.members.map(entry),
+                    questionLifetime: family.questionLifetime, questionReminder: family.questionReminder))
         }
         file.unaffiliated = try spec.unaffiliated.map(entry)
         // Yams' encoder slows down faster than linearly with the document (minutes at 100,000 families); a JSON

@@ -42,10 +42,18 @@ public struct FleetSpec: Sendable {
     public struct Family: Sendable {
         public var id: FamilyID
         public var members: [Member]
+        /// The family file's `questionLifetime`, e.g. `"3d"`; nil: the broker's default.
+        public var questionLifetime: String?
+        /// The family file's `questionReminder`, e.g. `"1h"`; nil: the broker's default.
+        public var questionReminder: String?
 
-        public init(_ id: FamilyID, members: [Member]) {
+        public init(
+            _ id: FamilyID, members: [Member], questionLifetime: String? = nil, questionReminder: String? = nil
+        ) {
             self.id = id
             self.members = members
+            self.questionLifetime = questionLifetime
+            self.questionReminder = questionReminder
         }
     }
 

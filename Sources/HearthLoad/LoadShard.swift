@@ -441,7 +441,7 @@ private final class ShardRunner {
                 markSubscribed(index)
             case .ask(_, let question):
                 scheduleAnswer(question.id, parent: index)
-            case .answer(let id, _):
+            case .answer(let id, _, _):
                 complete(id, device: index)
             default:
                 break

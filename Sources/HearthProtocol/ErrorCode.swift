@@ -40,6 +40,11 @@ public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
     /// The question's encoding is over its budget (`QuestionBudget`, 1,044,480 bytes); the message names the
     /// question's size, the budget and its largest field. Nothing was stored.
     case questionTooLarge = 23
+    /// A note or message breaks the `ShortText` rules (too long in bytes or characters, empty, a control character);
+    /// the message reads `FIELD: REASON`, naming the field. Nothing was stored.
+    case invalidText = 24
+    /// The question was withdrawn by the child's app: nobody can answer it any more.
+    case withdrawn = 25
     /// An unknown code from a newer peer.
     case unknown = 0xFFFF
 }

@@ -15,6 +15,8 @@ extension Event {
                 trimmed.body = .questionPending(asked.trimmed(level))
             case .questionResolved(let asked, let resolution):
                 trimmed.body = .questionResolved(asked.trimmed(level), resolution)
+            case .questionReminder(let asked):
+                trimmed.body = .questionReminder(asked.trimmed(level))
             default:
                 break
             }
@@ -53,6 +55,7 @@ extension Event.Body {
         case .questionResolved: 2
         case .handlesChanged: 3
         case .omitted: 4
+        case .questionReminder: 5
         case .ageRange(.answerChanged): 0x10
         case .ageRange(.promptOpened): 0x11
         case .ageRange(.promptClosed): 0x12

@@ -52,11 +52,22 @@ public struct FamilyFile: Codable, Sendable, Equatable {
         public var id: FamilyID
         public var name: String?
         public var members: [Member]
+        /// How long a question without an earlier expiration date waits for a parent, e.g. `72h`, `3d`, `90m`
+        /// (default 72 hours; 1 minute to 30 days).
+        public var questionLifetime: String?
+        /// How long before a question expires its parents are reminded, once, e.g. `1h` (default 1 hour; `0s`: no
+        /// reminder). A question with a shorter life is reminded of halfway through it.
+        public var questionReminder: String?
 
-        public init(id: FamilyID, name: String? = nil, members: [Member]) {
+        public init(
+            id: FamilyID, name: String? = nil, members: [Member], questionLifetime: String? = nil,
+            questionReminder: String? = nil
+        ) {
             self.id = id
             self.name = name
             self.members = members
+            self.questionLifetime = questionLifetime
+            self.questionReminder = questionReminder
         }
     }
 

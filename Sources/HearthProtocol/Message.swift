@@ -11,8 +11,9 @@ public enum Message: Sendable, Hashable {
     case sync(after: UInt64, limit: UInt32)
     /// 0x03: a child's app asks a question (also sent by an app to child-device, where `appBundleID` is ignored).
     case ask(appBundleID: BundleID, question: Question)
-    /// 0x04: a parent answers a question with one of its choices (also sent by a person to parent-device).
-    case answer(questionID: UUID, choiceID: String)
+    /// 0x04: a parent answers a question with one of its choices and, optionally, a message for the child's app
+    /// (also sent by a person to parent-device).
+    case answer(questionID: UUID, choiceID: String, message: String? = nil)
     /// 0x05: which of these handles are known to the child; the reply is `knownHandlesResult`.
     case knownHandles([CommunicationHandle])
     /// 0x06: a heartbeat; the reply is `pong` with the caller's head sequence.
@@ -29,6 +30,9 @@ public enum Message: Sendable, Hashable {
     case setPasscode(childID: MemberID, passcode: String)
     /// 0x0C: on the child's device, a parent types the passcode to approve a pending question; reply `answerAccepted`.
     case approveInPerson(questionID: UUID, passcode: String)
+    /// 0x0D: the child's app takes back its pending question (also sent by an app to child-device); the reply is
+    /// `answerAccepted` with the resolution, reason `withdrawn`.
+    case withdraw(questionID: UUID)
 
     // MARK: broker → device replies
 
@@ -115,6 +119,7 @@ public enum Message: Sendable, Hashable {
         case .revokeApproval: .revokeApproval
         case .setPasscode: .setPasscode
         case .approveInPerson: .approveInPerson
+        case .withdraw: .withdraw
         case .welcome: .welcome
         case .events: .events
         case .askAccepted: .askAccepted

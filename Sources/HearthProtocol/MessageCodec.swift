@@ -19,9 +19,10 @@ public enum MessageCodec {
         case .ask(let app, let question):
             w.string(app)
             w.question(question)
-        case .answer(let questionID, let choiceID):
+        case .answer(let questionID, let choiceID, let message):
             w.uuid(questionID)
             w.string(choiceID)
+            w.optional(message) { $0.string($1) }
         case .knownHandles(let handles), .knownHandlesResult(let handles):
             w.array(handles) { $0.handle($1) }
         case .ping, .ok, .listPending:
@@ -85,6 +86,8 @@ public enum MessageCodec {
         case .setPasscode(let child, let passcode):
             w.string(child)
             w.string(passcode)
+        case .withdraw(let questionID):
+            w.uuid(questionID)
         case .approveInPerson(let questionID, let passcode):
             w.uuid(questionID)
             w.string(passcode)
@@ -137,7 +140,11 @@ public enum MessageCodec {
             message = .ask(appBundleID: app, question: try r.question())
         case .answer:
             let id = try r.uuid("answer.questionID")
-            message = .answer(questionID: id, choiceID: try r.string("answer.choiceID", max: 64))
+            let choiceID = try r.string("answer.choiceID", max: 64)
+            let text = try r.optional("answer.message") { (r: inout WireReader) throws(WireError) in
+                try r.string("answer.message")
+            }
+            message = .answer(questionID: id, choiceID: choiceID, message: text)
         case .knownHandles:
             message = .knownHandles(
                 try r.array("knownHandles.handles", max: 1000) { (r: inout WireReader) throws(WireError) in
@@ -230,6 +237,8 @@ public enum MessageCodec {
             let child = try r.identifier("setPasscode.childID")
             message = .setPasscode(
                 childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
+        case .withdraw:
+            message = .withdraw(questionID: try r.uuid("withdraw.questionID"))
         case .approveInPerson:
             let id = try r.uuid("approveInPerson.questionID")
             message = .approveInPerson(

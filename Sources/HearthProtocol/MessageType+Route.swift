@@ -7,7 +7,8 @@ extension MessageType {
     public var isBrokerCommand: Bool {
         switch self {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .setLimits, .getLimits, .editContacts,
-            .revokeApproval, .setPasscode, .approveInPerson, .ageRangeRequest, .ageSetSharing, .ageAnswerPrompt,
+            .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .ageRangeRequest, .ageSetSharing,
+            .ageAnswerPrompt,
             .ageClearCache:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,

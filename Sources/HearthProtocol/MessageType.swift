@@ -15,6 +15,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case revokeApproval = 0x0A
     case setPasscode = 0x0B
     case approveInPerson = 0x0C
+    case withdraw = 0x0D
     // broker → device
     case welcome = 0x81
     case events = 0x82

@@ -26,8 +26,8 @@ public enum QuestionBudget {
             question: question, childMemberID: longID, appBundleID: String(repeating: "a", count: 255),
             askingDeviceID: longID, askedAt: Date())
         let resolution = Resolution(
-            questionID: question.id, choice: longChoice, reason: .parentAnswered, answeredBy: longID, resolvedAt: Date()
-        )
+            questionID: question.id, choice: longChoice, reason: .parentAnswered, answeredBy: longID,
+            resolvedAt: Date(), message: String(repeating: "🐉", count: ShortText.maxBytes / 4))
         let event = Event(
             memberID: longID, sequence: .max, createdAt: Date(), body: .questionResolved(asked, resolution))
         let messages: [Message] = [
@@ -86,6 +86,7 @@ public enum QuestionBudget {
         size += 4 + question.choices.reduce(0) { $0 + 4 + $1.id.utf8.count + 4 + $1.title.utf8.count + 1 }
         size += 4 + question.defaultChoiceID.utf8.count
         size += 1 + (question.expirationDate == nil ? 0 : 8)
+        size += 1 + (question.note.map { 4 + $0.utf8.count } ?? 0)
         return size
     }
 
@@ -103,7 +104,9 @@ public enum QuestionBudget {
 
     private static func largestField(of question: Question) -> (String, Int) {
         let choices = question.choices.reduce(0) { $0 + $1.id.utf8.count + $1.title.utf8.count }
-        var fields: [(String, Int)] = [("question.choices", choices)]
+        var fields: [(String, Int)] = [
+            ("question.choices", choices), ("question.note", question.note?.utf8.count ?? 0),
+        ]
         switch question.topic {
         case .communication(let topic):
             for (index, person) in topic.personInformation.enumerated() {

@@ -82,8 +82,12 @@ extension WireReader {
         let expiration = try optional("question.expirationDate") { (r: inout WireReader) throws(WireError) in
             try r.date("question.expirationDate")
         }
+        let note = try optional("question.note") { (r: inout WireReader) throws(WireError) in
+            try r.string("question.note")
+        }
         return Question(
-            id: id, topic: topic, choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expiration)
+            id: id, topic: topic, choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expiration,
+            note: note)
     }
 
     public mutating func askedQuestion() throws(WireError) -> AskedQuestion {
@@ -106,7 +110,11 @@ extension WireReader {
             try r.identifier("resolution.answeredBy")
         }
         let at = try date("resolution.resolvedAt")
-        return Resolution(questionID: id, choice: choice, reason: reason, answeredBy: by, resolvedAt: at)
+        let message = try optional("resolution.message") { (r: inout WireReader) throws(WireError) in
+            try r.string("resolution.message")
+        }
+        return Resolution(
+            questionID: id, choice: choice, reason: reason, answeredBy: by, resolvedAt: at, message: message)
     }
 
     public mutating func event() throws(WireError) -> Event {
@@ -122,6 +130,7 @@ extension WireReader {
             let removed = try array("event.removed") { (r: inout WireReader) throws(WireError) in try r.handle() }
             body = .handlesChanged(added: added, removed: removed)
         case 4: body = .omitted(kind: try u8("event.omittedKind"), reason: try string("event.reason"))
+        case 5: body = .questionReminder(try askedQuestion())
         case let kind where (0x10...0x1F).contains(kind): body = .ageRange(try ageRangeEvent(kind: kind))
         case let other: throw .unknownEnumValue(field: "event.kind", value: UInt64(other))
         }

@@ -38,6 +38,7 @@ extension WireWriter {
         array(q.choices) { $0.choice($1) }
         string(q.defaultChoiceID)
         optional(q.expirationDate) { $0.date($1) }
+        optional(q.note) { $0.string($1) }
     }
 
     public mutating func askedQuestion(_ a: AskedQuestion) {
@@ -54,6 +55,7 @@ extension WireWriter {
         u8(r.reason.rawValue)
         optional(r.answeredBy) { $0.string($1) }
         date(r.resolvedAt)
+        optional(r.message) { $0.string($1) }
     }
 
     public mutating func event(_ e: Event) {
@@ -68,6 +70,9 @@ extension WireWriter {
             u8(2)
             askedQuestion(asked)
             self.resolution(resolution)
+        case .questionReminder(let asked):
+            u8(5)
+            askedQuestion(asked)
         case .handlesChanged(let added, let removed):
             u8(3)
             array(added) { $0.handle($1) }

@@ -59,6 +59,8 @@ public final class DesktopNotifier: Sendable {
         case .questionAnswered: "Question answered"
         case .questionExpired: "Question expired"
         case .questionClosed: "Question closed"
+        case .questionReminder: "Question expires soon"
+        case .questionWithdrawn: "Question withdrawn"
         }
     }
 

@@ -49,9 +49,15 @@ struct PageView {
         if case .significantAppUpdate(let description) = asked.question.topic {
             html += "<p>App update: \(Self.escape(description))</p>"
         }
+        if let note = asked.question.note {
+            html += "<p class=\"note\" id=\"note-\(id)\">“\(Self.escape(note))”</p>"
+        }
         if let expiry = asked.question.expirationDate { html += "<p><small>expires \(Self.time(expiry))</small></p>" }
         html += "<form method=\"post\" action=\"/answer\"><input type=\"hidden\" name=\"token\" value=\"\(token)\">"
         html += "<input type=\"hidden\" name=\"question\" value=\"\(id)\">"
+        html += "<p><input type=\"text\" name=\"message\" id=\"message-\(id)\" "
+        html += "maxlength=\"\(ShortText.maxCharacters)\" "
+        html += "placeholder=\"A message with your answer (optional)\" aria-label=\"message\"></p>"
         for choice in asked.question.choices {
             let kind = choice.answer == .approval ? "approve" : "decline"
             html += "<button class=\"\(kind)\" name=\"choice\" value=\"\(Self.escape(choice.id))\" "
@@ -101,6 +107,8 @@ struct PageView {
         .who{color:#666;margin-top:0}section{background:#fff;border-radius:10px;padding:.8rem 1rem;margin:.6rem 0;
         box-shadow:0 1px 3px #0002}button{font:inherit;border:0;border-radius:6px;padding:.4rem 1rem;cursor:pointer}
         .approve{background:#2e7d32;color:#fff}.decline{background:#c62828;color:#fff}.notice{background:#fff3c4;
-        padding:.5rem 1rem;border-radius:6px}.history{padding-left:1.2rem}time{color:#777;font-size:.85em}
+        padding:.5rem 1rem;border-radius:6px}.note{font-style:italic;white-space:pre-line}
+        input[type=text]{font:inherit;width:100%;box-sizing:border-box;padding:.3rem}.history{padding-left:1.2rem}
+        time{color:#777;font-size:.85em}
         """
 }

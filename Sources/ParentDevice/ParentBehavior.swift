@@ -63,6 +63,8 @@ public final class ParentBehavior: DeviceBehavior {
                         "question": "\(asked.question.id)", "choice": "\(resolution.choice.id)",
                         "by": "\(resolution.answeredBy ?? "-")", "reason": "\(resolution.reason)",
                     ])
+            case .questionReminder(let asked):
+                context.logger.info("question expires soon", metadata: ["question": "\(asked.question.id)"])
             case .handlesChanged, .ageRange, .omitted: break
             }
         }

@@ -32,7 +32,14 @@ extension ParentPage {
         guard let text = form["question"], let id = UUID(uuidString: text), let choice = form["choice"],
             Identifier.isValid(choice)
         else { return "That answer was not understood; nothing was sent." }
-        switch await context.forward(.answer(questionID: id, choiceID: choice)) {
+        // A browser sends a text area's newlines as CR LF; an empty field is no message.
+        let message = form["message"].map { $0.replacingOccurrences(of: "\r\n", with: "\n") }.flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
+            return "Not answered: the message \(violation.reason)."
+        }
+        switch await context.forward(.answer(questionID: id, choiceID: choice, message: message)) {
         case .answerAccepted(let resolution):
             // The page shown next should no longer list it: wait (briefly) for the broker's event to be applied.
             let deadline = ContinuousClock.now + .seconds(2)

@@ -60,6 +60,11 @@ public struct ParentStore: Sendable {
                 sql: "INSERT OR REPLACE INTO resolved (question_id, asked, resolution) VALUES (?, ?, ?)",
                 arguments: [id, Data(a.bytes), Data(r.bytes)])
             return try record(event, in: db)
+        case .questionReminder(let asked):
+            // Told only while it still waits here.
+            let sql = "SELECT 1 FROM pending WHERE question_id = ?"
+            guard try Bool.fetchOne(db, sql: sql, arguments: [asked.question.id.wireBytes]) ?? false else { return nil }
+            return try record(event, in: db)
         case .handlesChanged, .ageRange, .omitted:
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import HearthProtocol
 import HearthTransport
 
@@ -7,7 +8,7 @@ extension AskError {
     init(_ reply: ErrorReply) {
         let message = reply.message
         switch reply.code {
-        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
+        case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge, .withdrawn:
             self = .invalidQuestion(reason: message)
         case .notAvailable: self = .notAvailable(reason: .notAChild(message: message))
         case .notAuthorized: self = .notAvailable(reason: .notAuthorized(message: message))
@@ -20,6 +21,9 @@ extension AskError {
             .invalidAgeRequest, .ageNotDeclared:
             self = .unknown(reason: reply.description)
         case .deviceNotEnrolled: self = .notAvailable(reason: .notAuthorized(message: message))
+        case .invalidText:
+            let violation = ShortText.Violation(parsing: message)
+            self = .invalidText(field: violation?.field ?? "question.note", reason: violation?.reason ?? message)
         }
     }
 

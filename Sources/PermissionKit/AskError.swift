@@ -12,6 +12,9 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     /// The question's encoding (`bytes`) is over its budget (`budget`, docs/PROTOCOL.md §4.1), with its avatar images
     /// and names; `largestField` names its largest field, such as `topic.personInformation[0].avatarImage`.
     case questionTooLarge(bytes: Int, budget: Int, largestField: String)
+    /// A text field breaks its rules (`ShortText`: length in bytes and characters, control characters); `field` is
+    /// its wire name, such as `question.note`, and `reason` the rule.
+    case invalidText(field: String, reason: String)
     /// PermissionKit cannot serve this app now; `reason` says why.
     case notAvailable(reason: NotAvailableReason)
     /// Something unexpected failed; `reason` says what.
@@ -26,6 +29,7 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         case .questionTooLarge(let bytes, let budget, let field):
             "invalid question: it is \(bytes) bytes encoded, over its budget of \(budget) bytes; its largest field is "
                 + "\(field): use smaller avatar images or fewer people"
+        case .invalidText(let field, let reason): "invalid question: \(field) \(reason)"
         case .notAvailable(let reason): "PermissionKit is not available: \(reason)"
         case .unknown(let reason): "ask failed: \(reason)"
         }

@@ -95,6 +95,30 @@ public final class CommunicationLimits: Sendable {
         if let resolution { hub.receive(asked, resolution, inboxID: nil) }
     }
 
+    /// Takes back a question this app asked that nobody has answered yet: the parents are told and can no longer
+    /// answer it, and the app receives its response through `updates` with its default choice and reason
+    /// `.withdrawn`. Withdrawing it again is harmless. Throws `AskError`: `invalidQuestion` when it was already
+    /// answered or expired (the reason says which), `notAvailable` when the daemon or its broker cannot be reached.
+    public func withdraw<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) async throws {
+        try await withdraw(questionWithID: question.id)
+    }
+
+    /// `withdraw(_:)` by the question's id.
+    public func withdraw(questionWithID id: UUID) async throws {
+        let reply: Message
+        do {
+            reply = try await connection.request(.withdraw(questionID: id))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw AskError(error, socketPath: socketPath)
+        }
+        guard case .answerAccepted = reply else {
+            throw AskError.unknown(
+                reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
+        }
+    }
+
     /// Apple's `ask(_:in:)`: the same as `ask(_:)`. Hearth has no UI to present, so `context` (a view controller or
     /// window on Apple platforms) is ignored.
     nonisolated(nonsending)

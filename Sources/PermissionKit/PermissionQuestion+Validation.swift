@@ -10,6 +10,9 @@ extension PermissionQuestion {
         if let reason = QuestionRules.firstViolation(in: question, now: now) {
             throw .invalidQuestion(reason: reason)
         }
+        if let note, let violation = ShortText.violation(in: note, field: "question.note") {
+            throw .invalidText(field: violation.field, reason: violation.reason)
+        }
         // After the per-field limits, so that the error names the first rule a question breaks.
         if let violation = QuestionBudget.check(question) {
             throw .questionTooLarge(

@@ -13,18 +13,22 @@ public struct PermissionQuestion<Topic: PermissionTopic>: Sendable, Hashable, Id
     public var defaultChoice: PermissionChoice
     /// After this moment nobody can answer.
     public var expirationDate: Date?
+    /// A short word to the parents, shown with the question: why the child asks. At most 280 characters and 1024
+    /// bytes of UTF-8, with no control characters but newlines (`ShortText`).
+    public var note: String?
 
     /// A question about `topic`. A nil `defaultChoice` means the most restrictive choice: the first denial among
     /// `choices`, else `.decline`.
     public init(
         id: UUID = UUID(), topic: Topic, choices: [PermissionChoice] = [.approve, .decline],
-        defaultChoice: PermissionChoice? = nil, expirationDate: Date? = nil
+        defaultChoice: PermissionChoice? = nil, expirationDate: Date? = nil, note: String? = nil
     ) {
         self.id = id
         self.topic = topic
         self.choices = choices
         self.defaultChoice = defaultChoice ?? Self.mostRestrictive(of: choices)
         self.expirationDate = expirationDate
+        self.note = note
     }
 
     /// The question `question` carries; nil when its topic is not a `Topic`.
@@ -35,7 +39,7 @@ public struct PermissionQuestion<Topic: PermissionTopic>: Sendable, Hashable, Id
         guard let topic = Topic(questionTopic: question.topic) else { return nil }
         self.init(
             id: question.id, topic: topic, choices: question.choices,
-            defaultChoice: question.defaultChoice, expirationDate: question.expirationDate
+            defaultChoice: question.defaultChoice, expirationDate: question.expirationDate, note: question.note
         )
     }
 

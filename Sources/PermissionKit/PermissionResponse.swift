@@ -16,17 +16,20 @@ public struct PermissionResponse<Topic: PermissionTopic>: Sendable, Hashable {
     public var answeredBy: String?
     /// When the question was resolved.
     public var resolvedAt: Date
+    /// The parent's words with the answer ("ask me again after the weekend"), when they wrote some.
+    public var message: String?
 
     /// A response with every field given.
     public init(
         choice: PermissionChoice, question: PermissionQuestion<Topic>, reason: Reason, answeredBy: String?,
-        resolvedAt: Date
+        resolvedAt: Date, message: String? = nil
     ) {
         self.choice = choice
         self.question = question
         self.reason = reason
         self.answeredBy = answeredBy
         self.resolvedAt = resolvedAt
+        self.message = message
     }
 
     /// The response for `asked` resolved by `resolution`; nil when the question's topic is not a `Topic`.
@@ -34,7 +37,7 @@ public struct PermissionResponse<Topic: PermissionTopic>: Sendable, Hashable {
         guard let question = PermissionQuestion<Topic>(asked.question) else { return nil }
         self.init(
             choice: resolution.choice, question: question, reason: resolution.reason,
-            answeredBy: resolution.answeredBy, resolvedAt: resolution.resolvedAt
+            answeredBy: resolution.answeredBy, resolvedAt: resolution.resolvedAt, message: resolution.message
         )
     }
 }

@@ -5,7 +5,7 @@ extension Question {
     public init<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) {
         self.init(
             id: question.id, topic: question.topic.questionTopic, choices: question.choices,
-            defaultChoiceID: question.defaultChoice.id, expirationDate: question.expirationDate
+            defaultChoiceID: question.defaultChoice.id, expirationDate: question.expirationDate, note: question.note
         )
     }
 }

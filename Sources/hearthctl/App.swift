@@ -5,8 +5,8 @@ import PermissionKit
 
 struct App: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Act as an app on a child-device, through the PermissionKit library: ask, known, watch.",
-        subcommands: [Ask.self, Known.self, Watch.self])
+        abstract: "Act as an app on a child-device, through the PermissionKit library: ask, withdraw, known, watch.",
+        subcommands: [Ask.self, Withdraw.self, Known.self, Watch.self])
 
     struct AppOptions: ParsableArguments {
         @Option(help: "The app's bundle id.")
@@ -51,6 +51,7 @@ struct App: AsyncParsableCommand {
         @Option(help: "The person's display name (for the first handle).") var name: String?
         @Option(help: "Actions: message, call, videoCall, chat, follow, friend, ...") var action: [String] = ["message"]
         @Option(help: "Seconds until nobody can answer any more.") var expiresIn: Double?
+        @Option(help: "A note for the parents, shown with the question (at most 280 characters).") var note: String?
 
         func run() async throws {
             let parsed = try handles.map(App.parseHandle)
@@ -75,6 +76,7 @@ struct App: AsyncParsableCommand {
                 })
             var question = PermissionQuestion(communicationTopic: topic)
             if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
+            question.note = note
             let limits = try app.limits()
             do {
                 try await limits.ask(question)
@@ -82,6 +84,28 @@ struct App: AsyncParsableCommand {
             } catch {
                 await limits.close()
                 throw ValidationError("ask failed: \(error)")
+            }
+            await limits.close()
+        }
+    }
+
+    struct Withdraw: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take back a question nobody has answered yet; the parents are told.")
+        @OptionGroup var app: AppOptions
+        @Argument(help: "The question's id, as `app ask` printed it.") var question: String
+
+        func run() async throws {
+            guard let id = UUID(uuidString: question) else {
+                throw ValidationError("'\(question)' is not a question id")
+            }
+            let limits = try app.limits()
+            do {
+                try await limits.withdraw(questionWithID: id)
+                print("withdrawn: question \(id)")
+            } catch {
+                await limits.close()
+                throw ValidationError("withdraw failed: \(error)")
             }
             await limits.close()
         }

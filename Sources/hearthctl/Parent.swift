@@ -38,9 +38,12 @@ struct Parent: AsyncParsableCommand {
         @OptionGroup var options: SocketOption
         @Argument(help: "The question's id, or a unique prefix of it.") var question: String
         @Option(help: "The choice id (default: the question's first approving choice).") var choice: String?
+        @Option(help: "A message the child's app receives with the answer (at most 280 characters).")
+        var message: String?
 
         func run() async throws {
-            try await Parent.answer(question, choice: choice, answer: .approval, socket: options.socket)
+            try await Parent.answer(
+                question, choice: choice, answer: .approval, message: message, socket: options.socket)
         }
     }
 
@@ -49,9 +52,12 @@ struct Parent: AsyncParsableCommand {
         @OptionGroup var options: SocketOption
         @Argument(help: "The question's id, or a unique prefix of it.") var question: String
         @Option(help: "The choice id (default: the question's first declining choice).") var choice: String?
+        @Option(help: "A message the child's app receives with the answer (at most 280 characters).")
+        var message: String?
 
         func run() async throws {
-            try await Parent.answer(question, choice: choice, answer: .denial, socket: options.socket)
+            try await Parent.answer(
+                question, choice: choice, answer: .denial, message: message, socket: options.socket)
         }
     }
 
@@ -65,8 +71,12 @@ struct Parent: AsyncParsableCommand {
     }
 
     static func answer(
-        _ idOrPrefix: String, choice: String?, answer: PermissionChoice.Answer, socket: String
+        _ idOrPrefix: String, choice: String?, answer: PermissionChoice.Answer, message: String?, socket: String
     ) async throws {
+        // Checked before anything is sent, so a bad message changes nothing.
+        if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
+            throw ValidationError("--message: \(violation.reason)")
+        }
         let client = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
         defer { Task { await client.close() } }
         let pending = try await pending(client)
@@ -80,7 +90,7 @@ struct Parent: AsyncParsableCommand {
         do {
             guard
                 case .answerAccepted(let resolution) = try await client.request(
-                    .answer(questionID: questionID, choiceID: chosen))
+                    .answer(questionID: questionID, choiceID: chosen, message: message))
             else {
                 throw ValidationError("parent-device sent an unexpected reply")
             }
@@ -111,6 +121,9 @@ struct Parent: AsyncParsableCommand {
             }
         case .significantAppUpdate(let description):
             lines.append("  significant app update: \(description)")
+        }
+        if let note = asked.question.note {
+            lines.append("  note: " + note.replacingOccurrences(of: "\n", with: "\n        "))
         }
         if let expiration = asked.question.expirationDate { lines.append("  expires \(expiration)") }
         lines.append("  choices: " + asked.question.choices.map { "\($0.id) (\($0.title))" }.joined(separator: ", "))

@@ -51,6 +51,22 @@ struct ParentNotificationStoreTests {
         #expect(pushed().map(\.id) == [2])
     }
 
+    @Test func aReminderIsToldOnlyWhileTheQuestionWaitsAndAWithdrawalIsNamed() async throws {
+        let question = Fixtures.question("mallory")
+        let asked = Fixtures.asked(question)
+        try await apply([Fixtures.event(1, .questionPending(asked)), Fixtures.event(2, .questionReminder(asked))])
+        var withdrawn = Fixtures.resolution(question)
+        withdrawn.reason = .withdrawn
+        withdrawn.answeredBy = nil
+        try await apply([Fixtures.event(3, .questionResolved(asked, withdrawn))])
+        // A reminder that arrives after the question closed (a device catching up) tells nothing.
+        try await apply([Fixtures.event(4, .questionReminder(asked))])
+        let told = try await ParentStore(store.pool).notifications(after: 0)
+        #expect(told.map(\.kind) == [.questionPending, .questionReminder, .questionWithdrawn])
+        #expect(told[1].text.hasPrefix("still waiting: "), "\(told[1].text)")
+        #expect(told[2].text.contains("withdrew"), "\(told[2].text)")
+    }
+
     @Test func shownOnTheDesktopOnceAcrossARestart() async throws {
         let question = Fixtures.question("mallory")
         try await apply([Fixtures.event(1, .questionPending(Fixtures.asked(question)))])

@@ -18,8 +18,8 @@ struct BrokerEngineAskTests {
             #expect(
                 accepted.asked
                     == AskedQuestion(
-                        question: q, childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
-                        askedAt: broker.clock.now))
+                        question: pendingForm(of: q, askedAt: broker.clock.now), childMemberID: "emma",
+                        appBundleID: "com.example.chat", askingDeviceID: "e1", askedAt: broker.clock.now))
 
             // Child first, then the parents in family-file order.
             #expect(outcome.events.map(\.memberID) == ["emma", "alice", "bob"])

@@ -101,9 +101,9 @@ struct BrokerEngineFrameTests {
                 ("e1", MessageCodec.encode(.sync(after: 0, limit: 100), requestID: 8)),
             ])
             #expect(replies.count == 9)
-            #expect(replies[0].accepted?.asked.question == q1)
+            #expect(replies[0].accepted?.asked.question == pendingForm(of: q1, askedAt: broker.clock.now))
             #expect(replies[1].errorCode == .malformedMessage)
-            #expect(replies[2].accepted?.asked.question == q2)
+            #expect(replies[2].accepted?.asked.question == pendingForm(of: q2, askedAt: broker.clock.now))
             #expect(replies[3].errorCode == .unsupportedVersion)
             #expect(replies[4].answerResolution?.choice == .approve)
             #expect(replies[5].errorCode == .malformedMessage)

@@ -283,7 +283,11 @@ struct FamilyRulesTests {
             #expect(swept.events.recipients == ["emma", "alice", "bob"])
             let resolution = try #require(swept.events.of("emma").first?.body.resolved?.resolution)
             #expect(resolution.reason == .expired && resolution.choice == .decline)
-            #expect(try await broker.answer(id, "approve", from: "alice").reply.errorCode == .alreadyAnswered)
+            // After the sweep too: refused as expired, not as answered.
+            let late = try await broker.answer(id, "approve", from: "alice").reply.errorReply
+            #expect(
+                late?.code == .expired && late?.message.contains("expired unanswered") == true,
+                "\(String(describing: late))")
             #expect(try await broker.engine.expireQuestions().events.isEmpty, "a question expires once")
         }
     }

@@ -314,6 +314,15 @@ func question(
         choices: choices, defaultChoiceID: defaultChoiceID, expirationDate: expirationDate)
 }
 
+/// `question` as the broker keeps it once it is pending from `date`: expiring after the standard lifetime unless
+/// it expires earlier.
+func pendingForm(of question: Question, askedAt date: Date) -> Question {
+    var pending = question
+    let latest = date.addingTimeInterval(QuestionTimes.standard.lifetime)
+    pending.expirationDate = min(question.expirationDate ?? latest, latest)
+    return pending
+}
+
 // MARK: - reading replies and events
 
 extension Message {

@@ -31,7 +31,7 @@ enum Fixtures {
         return name
     }
 
-    /// Every optional field set: names, avatar, actions, custom choices, a non-default default, an expiration.
+    /// Every optional field set: names, avatar, actions, custom choices, a non-default default, an expiration, a note.
     static let fullQuestion = Question(
         id: id1,
         topic: .communication(
@@ -48,7 +48,8 @@ enum Fixtures {
             PermissionChoice(id: "once", title: "Einmal erlauben ✅", answer: .approval),
         ],
         defaultChoiceID: "once",
-        expirationDate: t1
+        expirationDate: t1,
+        note: "Zoë is in my class 🐉\nwe do homework together"
     )
 
     /// Every optional field unset.
@@ -73,7 +74,8 @@ enum Fixtures {
     )
 
     static let answered = Resolution(
-        questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1)
+        questionID: id1, choice: .approve, reason: .parentAnswered, answeredBy: "mum", resolvedAt: t1,
+        message: "Ja — aber nicht nach 20 Uhr 🌙")
     static let defaulted = Resolution(
         questionID: id2, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil, resolvedAt: t0)
 
@@ -85,6 +87,7 @@ enum Fixtures {
             body: .handlesChanged(added: [dragon, emojiHandle], removed: [phone])),
         Event(memberID: "mum", sequence: .max, createdAt: beforeEpoch, body: .handlesChanged(added: [], removed: [])),
         Event(memberID: "kid_2", sequence: 0, createdAt: t0, body: .questionResolved(askedMinimal, defaulted)),
+        Event(memberID: "mum", sequence: 4, createdAt: t1, body: .questionReminder(askedFull)),
     ]
 
     static let teenSettings = CommunicationSettings(
@@ -129,6 +132,7 @@ enum Fixtures {
             .ask(appBundleID: "com.example.game", question: updateQuestion),
             .answer(questionID: id1, choiceID: "approve"),
             .answer(questionID: id2, choiceID: ""),
+            .answer(questionID: id2, choiceID: "decline", message: "not this one\nsorry ✓"),
             .knownHandles([]),
             .knownHandles([dragon, phone, email, emojiHandle]),
             .ping,
@@ -170,6 +174,7 @@ enum Fixtures {
             .setPasscode(childID: "kid-1", passcode: "1234"),
             .setPasscode(childID: "kid-1", passcode: ""),
             .approveInPerson(questionID: id1, passcode: "1234"),
+            .withdraw(questionID: id2),
             .limits(
                 childID: "kid-1", settings: teenSettings,
                 contacts: [Contact(handle: emojiHandle, allowedDuringDowntime: true)]),
@@ -197,7 +202,7 @@ enum Fixtures {
     static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
         0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
-        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x87, 0x88, 0x89, 0x50, 0xD0,
+        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x87, 0x88, 0x89, 0x50, 0xD0,
     ]).union(ageTypeCodes)
 
     /// A frame with a valid header for `type` and a body written by `body`.

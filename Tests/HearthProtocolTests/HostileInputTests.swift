@@ -125,13 +125,13 @@ import Testing
         }
         #expect(failure(reason0) == .unknownEnumValue(field: "resolution.reason", value: 0))
 
-        let kind5 = Fixtures.frame(type: 0x90) { w in
+        let kind6 = Fixtures.frame(type: 0x90) { w in
             w.string("kid")
             w.u64(1)
             w.i64(0)
-            w.u8(5)
+            w.u8(6)
         }
-        #expect(failure(kind5) == .unknownEnumValue(field: "event.kind", value: 5))
+        #expect(failure(kind6) == .unknownEnumValue(field: "event.kind", value: 6))
     }
 
     @Test func invalidUTF8IsRefused() {

@@ -43,7 +43,8 @@ struct QuestionBudgetTests {
         let choice = PermissionChoice(
             id: String(repeating: "c", count: 64), title: String(repeating: "t", count: 256), answer: .denial)
         let resolution = Resolution(
-            questionID: question.id, choice: choice, reason: .parentAnswered, answeredBy: longID, resolvedAt: Self.t)
+            questionID: question.id, choice: choice, reason: .parentAnswered, answeredBy: longID, resolvedAt: Self.t,
+            message: String(repeating: "🐉", count: ShortText.maxBytes / 4))
         let pending = Event(memberID: longID, sequence: .max, createdAt: Self.t, body: .questionPending(asked))
         let resolved = Event(
             memberID: longID, sequence: .max, createdAt: Self.t, body: .questionResolved(asked, resolution))
@@ -89,6 +90,17 @@ struct QuestionBudgetTests {
         #expect(violation.description.contains("1044481 bytes encoded, over its budget of 1044480 bytes"))
     }
 
+    @Test func aNoteCountsAgainstTheBudget() throws {
+        var question = Self.question(encodedBytes: QuestionBudget.maxQuestionBytes - 8)
+        #expect(QuestionBudget.check(question) == nil)
+        question.note = "hello"  // 4 + 5 bytes more than without a note (its presence byte is there either way)
+        let violation = try #require(QuestionBudget.check(question))
+        #expect(violation.bytes == QuestionBudget.maxQuestionBytes + 1)
+        let bare = Question(topic: .significantAppUpdate(description: "x"))
+        let noted = Question(topic: .significantAppUpdate(description: "x"), note: String(repeating: "n", count: 200))
+        #expect(QuestionBudget.encodedSize(of: noted) == QuestionBudget.encodedSize(of: bare) + 4 + 200)
+    }
+
     @Test func theCountedSizeIsTheEncodedSize() {
         var name = PersonNameComponents()
         name.familyName = "Lovelace"
@@ -104,6 +116,7 @@ struct QuestionBudgetTests {
                                 nameComponents: name,
                                 avatarImage: [1, 2, 3]),
                         ], actions: [.call, .message])), expirationDate: Self.t),
+            Question(topic: .significantAppUpdate(description: "x"), note: "Please 🙏\nit has my class's quiz"),
             Self.question(encodedBytes: 300_000, names: false),
         ]
         for question in questions {

@@ -56,7 +56,7 @@ let appleseeds = FleetSpec(families: [
             responses.responses(for: question.id).first?.reason == .expired
         }
         let refusal = await #expect(throws: ErrorReply.self) { try await alice.approve(question.id) }
-        #expect(refusal?.code == .alreadyAnswered)  // settled by the expiry
+        #expect(refusal?.code == .expired)  // settled by the expiry: the error says why
         responses.cancel()
         await alice.close()
         await app.close()

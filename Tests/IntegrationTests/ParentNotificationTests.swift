@@ -34,7 +34,7 @@ struct ParentNotificationTests {
             let kit = ParentNotifications(socketPath: fleet.socket(of: "alice-phone"))
             let seen = NotificationCollector(kit.updates(after: 0))
             let watch = try WatchProcess([
-                "parent", "watch", "--json", "--after", "0", "--count", "4",
+                "parent", "watch", "--json", "--after", "0", "--count", "5",
                 "--socket", fleet.socket(of: "bob-phone"),
             ])
             let bob = try await fleet.parent(on: "bob-phone")
@@ -58,16 +58,21 @@ struct ParentNotificationTests {
             #expect(answered.answeredBy == "bob")
             #expect(answered.choiceID == PermissionChoice.approve.id)
 
-            let soon = Self.question("oscar", expiresIn: 1.5)
+            let soon = Self.question("oscar", expiresIn: 6)  // reminded 3 s before: the 1 s sweep cannot miss it
             try await app.ask(soon)
             try await fleet.eventually("alice is told the question expired", timeout: .seconds(15)) {
                 seen.items.contains { $0.kind == .questionExpired && $0.questionID == soon.id }
             }
 
-            // hearthctl printed the same four, one JSON object a line, and stopped.
+            // hearthctl printed the same five (the short-lived question was reminded of halfway through its life),
+            // one JSON object a line, and stopped.
             let lines = try await watch.finish(within: .seconds(15))
             let kinds = lines.compactMap { Self.object($0)?["kind"] as? String }
-            #expect(kinds == ["questionPending", "questionAnswered", "questionPending", "questionExpired"], "\(lines)")
+            #expect(
+                kinds == [
+                    "questionPending", "questionAnswered", "questionPending", "questionReminder", "questionExpired",
+                ],
+                "\(lines)")
             #expect(Self.object(lines[1])?["answeredBy"] as? String == "bob")
             #expect(Self.object(lines[0])?["question"] as? String == first.id.uuidString.lowercased())
 
@@ -81,7 +86,7 @@ struct ParentNotificationTests {
             }
             #expect(recorded == kinds, "\(history.output)")
             let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
-            #expect(human.output.split(separator: "\n").count == 4, "\(human.output)")
+            #expect(human.output.split(separator: "\n").count == 5, "\(human.output)")
             #expect(human.output.contains("questionAnswered  bob chose"), "\(human.output)")
             let later = try await hearthctl([
                 "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket",
@@ -103,7 +108,7 @@ struct ParentNotificationTests {
             }
             let ids = seen.items.map(\.id)
             #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(seen.items)")
-            #expect(seen.items.count == 5, "\(seen.items.map(\.text))")
+            #expect(seen.items.count == 6, "\(seen.items.map(\.text))")
             seen.cancel()
             await kit.close()
             await bob.close()

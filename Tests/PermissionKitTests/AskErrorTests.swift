@@ -11,7 +11,7 @@ import Testing
         let error = AskError(ErrorReply(code, "detail-\(code.rawValue)"))
         let expected: AskError =
             switch code {
-            case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge:
+            case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge, .withdrawn:
                 .invalidQuestion(reason: "detail-\(code.rawValue)")
             case .notAvailable: .notAvailable(reason: .notAChild(message: "detail-10"))
             case .notAuthorized: .notAvailable(reason: .notAuthorized(message: "detail-4"))
@@ -24,9 +24,16 @@ import Testing
                 .invalidAgeRequest, .ageNotDeclared:
                 .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
             case .deviceNotEnrolled: .notAvailable(reason: .notAuthorized(message: "detail-22"))
+            case .invalidText: .invalidText(field: "question.note", reason: "detail-24")
             }
         #expect(error == expected)
         #expect(error.description.contains("detail-\(code.rawValue)"))
+    }
+
+    @Test func anInvalidTextReplyNamesItsField() {
+        let error = AskError(ErrorReply(.invalidText, "question.note: is 281 characters, at most 280 allowed"))
+        #expect(error == .invalidText(field: "question.note", reason: "is 281 characters, at most 280 allowed"))
+        #expect(error.description == "invalid question: question.note is 281 characters, at most 280 allowed")
     }
 
     @Test func transportErrorsNameTheSocket() throws {

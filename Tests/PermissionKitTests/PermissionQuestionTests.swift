@@ -90,7 +90,35 @@ import Testing
         #expect(response.reason == .parentAnswered)
         #expect(response.answeredBy == "mum")
         #expect(response.resolvedAt == Date(timeIntervalSince1970: 1_750_000_100))
+        #expect(response.message == nil)
         #expect(PermissionResponse<SignificantAppUpdateTopic>(asked: asked, resolution: resolution) == nil)
+    }
+
+    @Test func theNoteAndTheMessageTravel() throws {
+        var (asked, resolution) = answered(uuid(4), handle: "alice", choice: .decline, reason: .parentAnswered)
+        asked.question.note = "my cousin"
+        resolution.message = "ask again at the weekend"
+        let response = try #require(PermissionResponse<CommunicationTopic>(asked: asked, resolution: resolution))
+        #expect(response.question.note == "my cousin")
+        #expect(response.message == "ask again at the weekend")
+        let question = PermissionQuestion(topic: Self.fullTopic(), note: "hello")
+        #expect(Question(question).note == "hello")
+    }
+
+    @Test(arguments: [
+        ("", "must not be empty"), (String(repeating: "x", count: 281), "281 characters"),
+        (String(repeating: "🐉", count: 257), "1028 bytes"), ("a\tb", "U+0009"), ("\u{7F}", "U+007F"),
+    ])
+    func aNoteBreakingTheTextRulesIsNamed(note: String, rule: String) {
+        let question = PermissionQuestion(topic: Self.fullTopic(), note: note)
+        #expect {
+            try question.validate(now: Date(timeIntervalSince1970: 1_750_000_000))
+        } throws: { error in
+            guard case .invalidText(let field, let reason) = error as? AskError else { return false }
+            return field == "question.note" && reason.contains(rule)
+        }
+        let fine = PermissionQuestion(topic: Self.fullTopic(), note: "two\nlines, 🐉 and all")
+        #expect(Self.violation(of: fine) == nil)
     }
 
     // MARK: Validation

@@ -35,6 +35,9 @@ public struct Directory: Sendable {
     public private(set) var devices: [DeviceID: Device] = [:]
     public private(set) var deviceByKey: [String: DeviceID] = [:]
     public private(set) var parentsByFamily: [FamilyID: [MemberID]] = [:]
+    /// The families that set their own question times (`questionLifetime`, `questionReminder`); the others have
+    /// `QuestionTimes.standard`.
+    public private(set) var questionTimesByFamily: [FamilyID: QuestionTimes] = [:]
     /// The file this directory was built from, keys resolved inline: what the broker stores and admin commands edit.
     public private(set) var file = FamilyFile(families: [], unaffiliated: [])
     public let rules: RegionRules
@@ -100,6 +103,11 @@ public struct Directory: Sendable {
             let found = organizerCount[family.id, default: 0]
             throw check.fail("families[\(f)].members", "a family has exactly one organizer, found \(found)")
         }
+        for (f, family) in file.families.enumerated() {
+            if let times = try check.questionTimes(of: family, path: "families[\(f)]") {
+                questionTimesByFamily[family.id] = times
+            }
+        }
         self.file = resolved
     }
 
@@ -111,6 +119,7 @@ public struct Directory: Sendable {
         devices = directory.devices
         deviceByKey = directory.deviceByKey
         parentsByFamily = directory.parentsByFamily
+        questionTimesByFamily = directory.questionTimesByFamily
         file = FamilyFile(
             families: directory.file.families.sorted { $0.id < $1.id }, unaffiliated: directory.file.unaffiliated ?? [])
     }
@@ -118,6 +127,11 @@ public struct Directory: Sendable {
     /// The member a device belongs to.
     public func member(ofDevice id: DeviceID) -> Member? {
         devices[id].flatMap { members[$0.memberID] }
+    }
+
+    /// How long a family's questions wait, and when their parents are reminded.
+    public func questionTimes(of family: FamilyID?) -> QuestionTimes {
+        family.flatMap { questionTimesByFamily[$0] } ?? .standard
     }
 
     /// The parents and guardians of a family.

@@ -33,7 +33,7 @@ extension Transaction {
                 "\(child.id) reached its ask limit: at most \(limit.count) questions in \(limit.perSeconds) s are allowed, ask again later"
             )
         }
-        let asked = AskedQuestion(
+        var asked = AskedQuestion(
             question: question, childMemberID: child.id, appBundleID: app, askingDeviceID: device, askedAt: now)
         let settings = try settings(of: child)
 
@@ -54,6 +54,7 @@ extension Transaction {
             // Parents are not asked twice about the same people by the same app: the app gets the pending question.
             return .askAccepted(pending.asked, nil)
         }
+        try schedule(&asked, family: child.familyID)
         try store.insert(asked, resolution: nil)
         try publish(.questionPending(asked), to: child.id)
         for parent in directory.parents(of: child.familyID) {
@@ -83,6 +84,9 @@ extension Transaction {
         if let expiration = question.expirationDate, expiration <= now {
             throw invalid("expirationDate is in the past")
         }
+        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+            throw ErrorReply(.invalidText, violation.description)
+        }
     }
 
     private mutating func resolveAtOnce(
@@ -98,7 +102,9 @@ extension Transaction {
 
     // MARK: answer
 
-    mutating func answer(_ questionID: UUID, choiceID: String, parent: Directory.Member) throws -> BrokerReply {
+    mutating func answer(
+        _ questionID: UUID, choiceID: String, message: String?, parent: Directory.Member
+    ) throws -> BrokerReply {
         guard parent.role.isParent else {
             throw ErrorReply(
                 .notAuthorized,
@@ -106,6 +112,9 @@ extension Transaction {
             )
         }
         let (stored, child) = try pendingQuestion(questionID, family: parent.familyID)
+        if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
+            throw ErrorReply(.invalidText, violation.description)
+        }
         if let resolution = stored.resolution {
             if resolution.answeredBy == parent.id, resolution.choice.id == choiceID {
                 return .answerAccepted(resolution)  // the same parent retrying: one effect
@@ -123,7 +132,8 @@ extension Transaction {
             )
         }
         let resolution = Resolution(
-            questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now)
+            questionID: questionID, choice: choice, reason: .parentAnswered, answeredBy: parent.id, resolvedAt: now,
+            message: message)
         try record(resolution, of: asked, child: child)
         return .answerAccepted(resolution)
     }
@@ -139,7 +149,18 @@ extension Transaction {
         return (stored, child)
     }
 
-    private func alreadyAnswered(_ questionID: UUID, _ resolution: Resolution) -> ErrorReply {
+    /// The error for answering a question that is closed: `withdrawn` or `expired` when that is why, else
+    /// `alreadyAnswered` naming who answered.
+    func alreadyAnswered(_ questionID: UUID, _ resolution: Resolution) -> ErrorReply {
+        let at = resolution.resolvedAt.formatted(.iso8601)
+        switch resolution.reason {
+        case .withdrawn:
+            return ErrorReply(.withdrawn, "question \(questionID) was withdrawn by the child's app at \(at)")
+        case .expired:
+            return ErrorReply(.expired, "question \(questionID) expired unanswered at \(at)")
+        default:
+            break
+        }
         let by = resolution.answeredBy.map { "by \($0)" } ?? "(\(resolution.reason))"
         return ErrorReply(
             .alreadyAnswered, "question \(questionID) was already answered \(by): \(resolution.choice.id)")
@@ -213,6 +234,7 @@ extension Transaction {
 
     /// Resolves pending questions past their expiration date with their default choice.
     mutating func expireQuestions() throws {
+        try sendReminders()
         for stored in try store.expiredPendingQuestions(now: now, limit: 1000) {
             let family = directory.members[stored.asked.childMemberID]?.familyID
             // On a cluster, another broker's partitions are its own sweep's.

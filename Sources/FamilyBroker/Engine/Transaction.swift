@@ -135,10 +135,12 @@ struct Transaction {
             return .success(.knownHandles(try knownHandles(of: member, among: handles)))
         case .ask(let app, let question):
             return .success(try ask(question, app: app, child: member, device: request.deviceID))
-        case .answer(let questionID, let choiceID):
-            return .success(try answer(questionID, choiceID: choiceID, parent: member))
+        case .answer(let questionID, let choiceID, let message):
+            return .success(try answer(questionID, choiceID: choiceID, message: message, parent: member))
         case .approveInPerson(let questionID, _):
             return try approveInPerson(questionID, caller: member)
+        case .withdraw(let questionID):
+            return .success(try withdraw(questionID, caller: member))
         default:
             return try handleSettings(request.command, member: member)
         }
@@ -181,9 +183,12 @@ struct Transaction {
     }
 
     /// Resolves a pending question without a parent's answer and tells the child and the family's parents.
-    mutating func resolveWithDefault(_ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]) throws {
+    @discardableResult
+    mutating func resolveWithDefault(
+        _ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]
+    ) throws -> Resolution? {
         let asked = stored.asked
-        guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return }
+        guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return nil }
         let resolution = Resolution(
             questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
         try store.resolve(asked.question.id, with: resolution)
@@ -191,6 +196,7 @@ struct Transaction {
         for parent in parents {
             try publish(.questionResolved(asked, resolution), to: parent)
         }
+        return resolution
     }
 
     // MARK: authorization

@@ -20,9 +20,11 @@ public enum BrokerFrames {
         case .sync(let after, let limit): return .sync(after: after, limit: limit)
         case .knownHandles(let handles): return .knownHandles(handles)
         case .ask(let app, let question): return .ask(app: app, question: question)
-        case .answer(let questionID, let choiceID): return .answer(questionID: questionID, choiceID: choiceID)
+        case .answer(let questionID, let choiceID, let message):
+            return .answer(questionID: questionID, choiceID: choiceID, message: message)
         case .approveInPerson(let questionID, let passcode):
             return .approveInPerson(questionID: questionID, passcode: passcode)
+        case .withdraw(let questionID): return .withdraw(questionID: questionID)
         case .setLimits(let childID, let settings): return .setLimits(childID: childID, settings: settings)
         case .getLimits(let childID): return .getLimits(childID: childID)
         case .editContacts(let childID, let add, let remove):

@@ -50,6 +50,8 @@ protocol StorageReader {
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int
     /// The subset of `handles` the child has had approved, in `handles`' order.
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle]
+    /// Questions whose reminder is due at `now`, earliest first, at most `limit` (pending or not: the caller checks).
+    func dueReminders(at now: Date, limit: Int) throws -> [UUID]
 
     // MARK: events
 
@@ -106,6 +108,10 @@ protocol StorageWriter: StorageReader {
     ) throws -> [CommunicationHandle]
     /// Removes approved handles; returns those that were known.
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle]
+    /// Keeps a reminder for `question` due at `date` (replacing one it had).
+    func scheduleReminder(_ question: UUID, at date: Date) throws
+    /// Forgets the question's reminder, sent or moot.
+    func removeReminder(_ question: UUID) throws
 
     // MARK: events
 

@@ -134,6 +134,7 @@ public final class BrokerStore: Sendable {
                     """)
         }
         registerAgeRangeMigrations(&migrator)
+        registerReminderMigrations(&migrator)
         return migrator
     }
 

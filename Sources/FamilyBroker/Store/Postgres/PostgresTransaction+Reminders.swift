@@ -1,0 +1,38 @@
+import Foundation
+import HearthCore
+import PostgresNIO
+
+/// Question reminders (`BrokerStore+Reminders` on SQLite): one row per question until its reminder is sent or moot.
+extension PostgresTransaction {
+    func dueReminders(at now: Date, limit: Int) throws -> [UUID] {
+        try rows(
+            """
+            SELECT question_id FROM question_reminder WHERE remind_at <= \(Self.milliseconds(now))
+            ORDER BY remind_at LIMIT \(limit)
+            """
+        ).map { try $0.decode(UUID.self) }
+    }
+
+    func scheduleReminder(_ question: UUID, at date: Date) throws {
+        try execute(
+            """
+            INSERT INTO question_reminder (question_id, remind_at) VALUES (\(question), \(Self.milliseconds(date)))
+            ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
+            """)
+    }
+
+    func removeReminder(_ question: UUID) throws {
+        try execute("DELETE FROM question_reminder WHERE question_id = \(question)")
+    }
+}
+
+extension PostgresStore {
+    /// Version 2: `question_reminder`, as SQLite's migration `parents-reminders-v1`.
+    static let schemaV2Reminders = """
+        CREATE TABLE question_reminder (
+            question_id uuid PRIMARY KEY,
+            remind_at bigint NOT NULL
+        );
+        CREATE INDEX question_reminder_due ON question_reminder (remind_at);
+        """
+}
