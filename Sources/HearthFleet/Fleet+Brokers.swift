@@ -95,26 +95,24 @@ extension Fleet {
         try FileManager.default.createDirectory(
             atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let keys = try KeyFiles.generate(at: root + "/keys/broker-\(number)")
-        let ports = (try PostgresServer.freePort(), try PostgresServer.freePort())
+        let ports = (try LoopbackPort.free(), try LoopbackPort.free())
         let ingress = try await TCPRelay.start(upstreamPort: ports.0)
         let egress = try await TCPRelay.start(upstreamPort: ports.1)
         let store = try await TCPRelay.start(upstreamPort: server.port)
         let ready = RelayedReady(ingress: ingress.endpoint, egress: egress.endpoint, publicKey: keys.publicKey)
         let readyFile = clusterReadyFile(root: root, number: number)
         try JSONEncoder().encode(ready).write(to: URL(fileURLWithPath: readyFile), options: .atomic)
+        let name = "broker-\(number)"
+        var arguments = ["--state", state, "--families", root + "/families.yaml"]
+        arguments += ["--key-file", root + "/keys/\(name).key", "--broker-name", name]
+        arguments += ["--ingress", "tcp://127.0.0.1:\(ports.0)", "--egress", "tcp://127.0.0.1:\(ports.1)"]
+        arguments += ["--advertise-ingress", ingress.endpoint, "--advertise-egress", egress.endpoint]
+        arguments += ["--heartbeat", "0.5", "--log-level", "debug", "--clock-file", root + "/clock"]
+        arguments += ["--store", "postgres://\(server.user)@127.0.0.1:\(store.port)/\(server.database)"]
+        arguments += ["--store-password-file", server.passwordFile]
         let daemon = DaemonProcess(
-            name: "family-broker broker-\(number)", executable: try BinaryLocator.directory() + "/family-broker",
-            arguments: [
-                "--state", state, "--families", root + "/families.yaml", "--key-file",
-                root + "/keys/broker-\(number).key",
-                "--ingress", "tcp://127.0.0.1:\(ports.0)", "--egress", "tcp://127.0.0.1:\(ports.1)",
-                "--advertise-ingress", ingress.endpoint, "--advertise-egress", egress.endpoint,
-                "--broker-name", "broker-\(number)", "--heartbeat", "0.5", "--log-level", "debug",
-                "--clock-file", root + "/clock",
-                "--store", "postgres://\(server.user)@127.0.0.1:\(store.port)/\(server.database)",
-                "--store-password-file", server.passwordFile,
-            ] + template.arguments,
-            environment: [:], logFile: root + "/logs/broker-\(number).log")
+            name: "family-broker \(name)", executable: try BinaryLocator.directory() + "/family-broker",
+            arguments: arguments + template.arguments, environment: [:], logFile: root + "/logs/\(name).log")
         return FleetBroker(
             number: number, stateDirectory: state, deviceReadyFile: readyFile, publicKey: keys.publicKey,
             relays: (ingress, egress, store), daemon: daemon)
