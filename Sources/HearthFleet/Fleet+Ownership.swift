@@ -20,7 +20,8 @@ extension Fleet {
     public func leaseOwners() async throws -> [Int: FleetBroker] {
         guard let server = postgresServer else { throw FleetError("a fleet of several brokers has the leases") }
         let rows = try await server.query(
-            "SELECT partition_id, owner FROM partition_lease WHERE owner IS NOT NULL AND expires_at > clock_timestamp()")
+            "SELECT partition_id, owner FROM partition_lease WHERE owner IS NOT NULL AND expires_at > clock_timestamp()"
+        )
         let byName = Dictionary(uniqueKeysWithValues: brokers.map { ($0.name, $0) })
         var owners: [Int: FleetBroker] = [:]
         for row in rows where row.count == 2 {
