@@ -9,7 +9,7 @@ public struct DeviceSettings: Sendable {
     public static let brokers = SettingKey(
         "brokers", default: "none",
         help:
-            "Comma-separated brokers to try in order: a ready file, or 'INGRESS EGRESS KEYFILE'; overrides the four broker* keys."
+            "Brokers in order, comma-separated: ready files or 'INGRESS EGRESS KEYFILE'; overrides the broker* keys."
     )
     public static let brokerReady = SettingKey(
         "brokerReady", default: "none",
