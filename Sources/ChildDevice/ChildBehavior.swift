@@ -138,7 +138,8 @@ public final class ChildBehavior: DeviceBehavior {
                 brokerTook()
                 return reply
             } catch let error as ErrorReply where error.code != .brokerUnavailable {
-                // The broker refused it for good: the app learns why now, and it is not retried.
+                // Refused (an ask limit or the command rate included): the app learns why now, and it is not
+                // retried.
                 try? await store.removeFromOutbox(question.id)
                 return .error(error)
             } catch is ErrorReply {
@@ -194,7 +195,7 @@ public final class ChildBehavior: DeviceBehavior {
                 _ = try await context.request(.ask(appBundleID: app, question: question))
                 try? await store.removeFromOutbox(question.id)
                 brokerTook()
-            } catch let error as ErrorReply where error.code != .brokerUnavailable {
+            } catch let error as ErrorReply where !error.code.isTransient {
                 context.logger.warning(
                     "the broker refused a queued question",
                     metadata: [
@@ -202,7 +203,7 @@ public final class ChildBehavior: DeviceBehavior {
                     ])
                 try? await store.removeFromOutbox(question.id)
             } catch is ErrorReply {
-                // brokerUnavailable: the broker's store is away for now.
+                // Transient: the broker's store is away, or this device is over its command rate, for now.
                 retryLater(context: context)
                 return
             } catch {

@@ -86,6 +86,7 @@ struct Status: AsyncParsableCommand {
             parts.append(count("hearth_broker_syncs_total", "syncs"))
             parts.append("connected devices \(Int(m.total("hearth_broker_connected_devices")))")
             parts.append("subscribed members \(Int(m.total("hearth_broker_subscribed_members")))")
+            if let partitions = partitions(m) { parts.append(partitions) }
             let commits = m.total("hearth_broker_commit_seconds_count")
             if commits > 0 {
                 let mean = m.total("hearth_broker_commit_seconds_sum") / commits * 1000
@@ -104,6 +105,16 @@ struct Status: AsyncParsableCommand {
             parts.append(count("hearth_device_broker_errors_total", "broker errors"))
         }
         return parts.joined(separator: "  ")
+    }
+
+    /// A cluster's broker: the partitions it serves, each with its lease epoch (`partition@epoch`).
+    static func partitions(_ m: MetricsSnapshot) -> String? {
+        guard m.samples.contains(where: { $0.name == "hearth_broker_partitions_owned" }) else { return nil }
+        let epochs = m.byLabel("hearth_broker_partition_epoch", "partition").compactMap { label, epoch in
+            Int(label).flatMap { epoch > 0 ? ($0, Int(epoch)) : nil }
+        }.sorted { $0.0 < $1.0 }
+        let list = epochs.map { "\($0.0)@\($0.1)" }.joined(separator: " ")
+        return "partitions \(Int(m.total("hearth_broker_partitions_owned")))" + (list.isEmpty ? "" : " (\(list))")
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

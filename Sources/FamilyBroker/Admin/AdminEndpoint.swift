@@ -48,6 +48,11 @@ struct AdminEndpoint: Sendable {
         }
     }
 
+    /// Closes every connection after another broker of the cluster revoked `keys`: only enrolled keys get back in.
+    func cutOff(keys: Set<String>) async {
+        await cutOff(keys.sorted())
+    }
+
     private func cutOff(_ devices: [DeviceID]) async {
         do {
             try await sockets.reopenCURVE()

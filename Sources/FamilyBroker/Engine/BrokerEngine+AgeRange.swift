@@ -6,7 +6,7 @@ extension BrokerEngine {
     /// anniversary of a first declaration makes new, so an app's watchers learn it without asking.
     @discardableResult
     public func maintainAgeRanges() async throws -> Output {
-        try await transact { tx in try tx.maintainAgeRanges() }
+        try await transacting(admitting: ownership.map { Set($0.served.keys) }) { tx in try tx.maintainAgeRanges() }.1
     }
 }
 

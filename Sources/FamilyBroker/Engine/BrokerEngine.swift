@@ -25,6 +25,8 @@ public final class BrokerEngine: Sendable {
     public let directory: DirectoryBox
     public let sequences: SequenceBook
     public let policy: BrokerPolicy
+    /// On a cluster (the PostgreSQL store): the partitions this broker serves; every write checks their leases.
+    public let ownership: PartitionOwnership?
     private let clock: @Sendable () -> Date
     private let logger: Logger
     private let deliver: @Sendable (Output) -> Void
@@ -43,8 +45,10 @@ public final class BrokerEngine: Sendable {
     init(
         storage: any BrokerStorage, directory: DirectoryBox, sequences: SequenceBook, logger: Logger,
         policy: BrokerPolicy,
-        clock: @escaping @Sendable () -> Date, deliver: @escaping @Sendable (Output) -> Void
+        clock: @escaping @Sendable () -> Date, deliver: @escaping @Sendable (Output) -> Void,
+        ownership: PartitionOwnership? = nil
     ) {
+        self.ownership = ownership
         self.store = storage
         self.directory = directory
         self.sequences = sequences
@@ -58,11 +62,17 @@ public final class BrokerEngine: Sendable {
     func process(_ requests: [BrokerRequest]) async -> (outcomes: [CommandOutcome], output: Output) {
         let secrets = await PasscodeWork.prepare(
             requests, store: store, policy: policy, directory: directory.current, now: clock())
+        let partitions = ownership.map { ownership in
+            let directory = directory.current
+            return Set(requests.map { ownership.partition(of: directory.members[$0.memberID]?.familyID) })
+        }
         do {
-            return try await transacting { tx in
+            return try await transacting(admitting: partitions) { tx in
                 tx.secrets = secrets
                 return requests.map { request in
-                    tx.inSavepoint(device: request.deviceID) { tx in try tx.handle(request) }
+                    // The lease moved since the intake checked it: nothing of this command may be stored here.
+                    guard tx.mayWrite(member: request.memberID) else { return .failure(Self.partitionMoved) }
+                    return tx.inSavepoint(device: request.deviceID) { tx in try tx.handle(request) }
                 }
             }
         } catch {
@@ -79,7 +89,9 @@ public final class BrokerEngine: Sendable {
     ) async -> (outcomes: [CommandOutcome], output: Output) {
         guard error is StoreUnavailable else {
             logger.error("batch commit failed", metadata: ["error": "\(error)", "commands": "\(requests.count)"])
-            let reply = ErrorReply(.internalError, "the broker could not commit; retry")
+            let reply =
+                error is PartitionMoved
+                ? Self.partitionMoved : ErrorReply(.internalError, "the broker could not commit; retry")
             return (Array(repeating: CommandOutcome.failure(reply), count: requests.count), Output())
         }
         // Logged once by the store probe ("store cannot store"), not per batch: devices keep retrying meanwhile.
@@ -105,7 +117,7 @@ public final class BrokerEngine: Sendable {
     /// Resolves every pending question whose expiration date has passed with its default choice (reason `expired`).
     @discardableResult
     public func expireQuestions() async throws -> Output {
-        try await transact { tx in try tx.expireQuestions() }
+        try await transacting(admitting: ownership.map { Set($0.served.keys) }) { tx in try tx.expireQuestions() }.1
     }
 
     /// Applies the family file's families whose entry changed since last applied (at start-up and on `reload`).
@@ -127,6 +139,8 @@ public final class BrokerEngine: Sendable {
             return .failure(error)
         } catch let error as ConfigurationError {
             return .failure(ErrorReply(.invalidRequest, error.description))
+        } catch let error as PartitionMoved {
+            return .failure(ErrorReply(.brokerUnavailable, "\(error): run it on the broker that owns the family"))
         } catch {
             logger.error("admin command failed", metadata: ["command": "\(request.command)", "error": "\(error)"])
             return .failure(ErrorReply(.internalError, "the broker could not apply this command; nothing was changed"))
@@ -138,20 +152,28 @@ public final class BrokerEngine: Sendable {
         try await transacting(work).1
     }
 
-    private func transacting<T: Sendable>(
-        _ work: @escaping @Sendable (inout Transaction) throws -> T
+    /// One transaction; on a cluster, the leases of `partitions` are checked (and locked) first, and any other
+    /// partition the transaction gives an event to is checked before the commit (`PartitionMoved` otherwise).
+    func transacting<T: Sendable>(
+        admitting partitions: Set<Int>? = nil, _ work: @escaping @Sendable (inout Transaction) throws -> T
     ) async throws -> (T, Output) {
         let policy = self.policy
         let logger = self.logger
         let clock = self.clock
+        let ownership = self.ownership
         return try await store.transaction(
             { store in
                 var tx = Transaction(
                     store: store, directory: self.directory.current, heads: self.sequences.snapshot(), now: clock(),
                     policy: policy,
                     logger: logger)
+                if let ownership {
+                    tx.partitioning = ownership.partitioning
+                    tx.admitted = try ownership.admit(partitions ?? [], in: store)
+                }
                 let result = try work(&tx)
                 if let failure = tx.storeFailure { throw failure }
+                if let ownership { try Self.fence(&tx, ownership: ownership) }
                 let output = Output(
                     events: tx.events, eventFrames: tx.eventFrames, disconnectedDevices: tx.disconnectedDevices)
                 return Committed(

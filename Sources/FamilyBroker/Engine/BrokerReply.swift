@@ -19,6 +19,8 @@ public enum BrokerReply: Sendable, Hashable {
     case ageSharingSet(member: MemberID, AgeSharing)
     case agePromptAnswered(id: UUID, AgeRangeAnswer)
     case ageCacheCleared(app: BundleID, existed: Bool)
+    /// On a cluster: the device's family is served by another broker (in place of any reply).
+    case redirect(BrokerRedirect)
 }
 
 /// The outcome of one command: its reply, or the typed error that is its reply.

@@ -14,6 +14,11 @@ public final class SequenceBook: Sendable {
 
     public func snapshot() -> [MemberID: UInt64] { heads.withLock { $0 } }
 
+    /// Sets these members' heads as read from the store (a partition taken over from another broker).
+    func replace(_ exact: [MemberID: UInt64]) {
+        heads.withLock { heads in heads.merge(exact) { _, stored in stored } }
+    }
+
     func update(_ changes: [MemberID: UInt64]) {
         heads.withLock { heads in
             for (member, head) in changes where head > heads[member] ?? 0 { heads[member] = head }

@@ -173,8 +173,10 @@ extension Transaction {
     /// Closes expired prompts and reveals anniversaries' new information under Always Share, so watchers learn of
     /// it without asking. Run by the broker's sweeper, in a transaction of its own.
     mutating func maintainAgeRanges() throws {
-        for prompt in try store.expiredAgePrompts(at: now) { try expire(prompt) }
-        for entry in try store.ageCacheDue(at: now) { try review(entry) }
+        for prompt in try store.expiredAgePrompts(at: now) where mayWrite(member: prompt.memberID) {
+            try expire(prompt)
+        }
+        for entry in try store.ageCacheDue(at: now) where mayWrite(member: entry.memberID) { try review(entry) }
     }
 
     /// The member as Declared Age Range sees them today.

@@ -237,6 +237,8 @@ extension Transaction {
         try sendReminders()
         for stored in try store.expiredPendingQuestions(now: now, limit: 1000) {
             let family = directory.members[stored.asked.childMemberID]?.familyID
+            // On a cluster, another broker's partitions are its own sweep's.
+            guard mayWrite(family) else { continue }
             try resolveWithDefault(stored, reason: .expired, parents: directory.parents(of: family))
         }
     }

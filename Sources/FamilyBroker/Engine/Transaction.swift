@@ -29,6 +29,9 @@ struct Transaction {
     /// Set when a command's write was refused by the store (a full disk, a lost server): the whole transaction is
     /// gone, so it must not commit what the other commands did (`BrokerEngine` throws it after the work).
     var storeFailure: StoreUnavailable?
+    /// On a cluster: the partitions whose leases this transaction checked and holds (nil: no cluster, all).
+    var admitted: Set<Int>?
+    var partitioning: Partitioning?
     let now: Date
     let policy: BrokerPolicy
     let logger: Logger

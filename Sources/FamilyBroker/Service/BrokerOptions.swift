@@ -41,6 +41,8 @@ public struct BrokerOptions: Sendable {
     /// Tests only (family-broker's hidden `--commit-delay-file`): a file holding the seconds each SQLite commit is
     /// held before it commits, to make a slow disk.
     public var commitDelayFile: String?
+    /// The broker's part in a cluster of brokers sharing one PostgreSQL store (unused on SQLite).
+    public var cluster = ClusterOptions()
 
     public init(
         ingress: String, egress: String, stateDirectory: String, familyFile: String, keysDirectory: String? = nil,

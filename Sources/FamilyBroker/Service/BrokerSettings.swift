@@ -69,6 +69,40 @@ public struct BrokerSettings: Sendable {
             b.options.storeConnectRetry = try s.get(key, default: .zero, SettingParsers.seconds(in: 0...86_400))
         },
         Setting(
+            "partitions", default: "64", "count",
+            "PostgreSQL store: partitions of the families, the same on every broker of the cluster (1 to 65536)."
+        ) { s, key, b in
+            b.options.cluster.partitions = try s.get(key, default: 64, SettingParsers.integer(in: 1...65_536))
+        },
+        Setting(
+            "brokerName", default: "<host name>:<ingress port>", "name",
+            "PostgreSQL store: this broker's name in the cluster, unique among its brokers."
+        ) { s, key, b in
+            b.options.cluster.brokerName = try s.optional(key) { text in
+                let name = text.trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty, name.count <= 200 else { throw SettingProblem("'\(text)' is not a broker name") }
+                return name
+            }
+        },
+        Setting(
+            "advertiseIngress", default: "the bound ingress", "endpoint",
+            "PostgreSQL store: the ingress endpoint devices are redirected to (when it differs from the bound one)."
+        ) { s, key, b in
+            b.options.cluster.advertiseIngress = try s.optional(key, SettingParsers.endpoint)
+        },
+        Setting(
+            "advertiseEgress", default: "the bound egress", "endpoint",
+            "PostgreSQL store: the egress endpoint devices are redirected to (when it differs from the bound one)."
+        ) { s, key, b in
+            b.options.cluster.advertiseEgress = try s.optional(key, SettingParsers.endpoint)
+        },
+        Setting(
+            "leaseSeconds", default: "10", "seconds",
+            "PostgreSQL store: seconds a partition's lease lasts unrenewed; renewed every third of it (1 to 3600)."
+        ) { s, key, b in
+            b.options.cluster.leaseDuration = try s.get(key, default: .seconds(10), SettingParsers.seconds(in: 1...3600))
+        },
+        Setting(
             "families", default: "config/demo-family.yaml", "file",
             "The family file (YAML): families, members, devices."
         ) { s, key, b in

@@ -31,6 +31,7 @@ extension FamilyBrokerService {
         let sockets = try await BrokerSockets.open(
             options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, logger: logger)
         let metrics = BrokerMetrics()
+        let ownership = (store is PostgresStore) ? Self.ownership(options, sockets: sockets, logger: logger) : nil
         let engine = BrokerEngine(
             storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
             deliver: { output in
@@ -40,12 +41,14 @@ extension FamilyBrokerService {
                 }
                 metrics.record(output)
                 logResolutions(output.events, logger: logger)
-            })
+            }, ownership: ownership)
+        let admin = AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger)
         return RunningBroker(
             options: options, logger: logger, health: health, store: store, engine: engine,
             intake: CommandIntake(engine: engine), gate: gate, sockets: sockets,
-            admin: AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger),
-            metrics: metrics, sequences: sequences, subscribed: subscribed)
+            admin: admin, metrics: metrics, sequences: sequences, subscribed: subscribed,
+            cluster: cluster(store, ownership: ownership, engine: engine, options: options, sockets: sockets,
+                admin: admin, logger: logger))
     }
 
     static func loadPolicy(_ options: BrokerOptions) throws -> BrokerPolicy {
@@ -105,5 +108,35 @@ extension FamilyBrokerService {
             deliver: { _ in }
         ).applyConfiguration(configured)
         return (directory, applied)
+    }
+}
+
+extension FamilyBrokerService {
+    /// On the PostgreSQL store: this broker's view of the cluster's partitions, serving none yet.
+    static func ownership(_ options: BrokerOptions, sockets: BrokerSockets, logger: Logger) -> PartitionOwnership {
+        PartitionOwnership(
+            partitioning: Partitioning(count: options.cluster.partitions),
+            brokerName: options.cluster.name(boundIngress: sockets.ingress), logger: logger)
+    }
+
+    /// The broker's part in its cluster, on the PostgreSQL store (nil on SQLite).
+    static func cluster(
+        _ store: any BrokerStorage, ownership: PartitionOwnership?, engine: BrokerEngine, options: BrokerOptions,
+        sockets: BrokerSockets, admin: AdminEndpoint, logger: Logger
+    ) -> BrokerCluster? {
+        guard let postgres = store as? PostgresStore, let ownership else { return nil }
+        let advertised = (
+            ingress: options.cluster.advertiseIngress ?? sockets.ingress,
+            egress: options.cluster.advertiseEgress ?? sockets.egress, publicKey: sockets.keys.publicKey
+        )
+        logger.info(
+            "joining the cluster",
+            metadata: [
+                "broker": "\(ownership.brokerName)", "partitions": "\(ownership.partitioning.count)",
+                "advertisedIngress": "\(advertised.ingress)", "advertisedEgress": "\(advertised.egress)",
+            ])
+        return BrokerCluster(
+            store: postgres, ownership: ownership, engine: engine, options: options.cluster, advertised: advertised,
+            logger: logger, cutOff: { keys in await admin.cutOff(keys: keys) })
     }
 }

@@ -30,14 +30,22 @@ public final class FamilyBrokerService: Service {
 
     public func run() async throws {
         let broker = try await Self.open(options: options, logger: logger, clock: clock, health: health)
+        // A cluster's broker takes its share of the partitions before it says it is ready.
+        await broker.cluster?.keeper.round()
         try broker.announce()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await broker.heartbeats() }
             group.addTask { await broker.sweeps() }
             group.addTask { await broker.storeProbes() }
+            if let cluster = broker.cluster {
+                group.addTask { await cluster.keeper.run() }
+                group.addTask { await cluster.listener.run() }
+            }
             await broker.serve()
             group.cancelAll()
         }
+        // The others take this broker's partitions at once rather than after a lease.
+        await broker.cluster?.keeper.resign()
         await broker.close()
     }
 }

@@ -18,7 +18,9 @@ extension FamilyBrokerService {
             return store
         case .postgres(let url, let password):
             let store = try await PostgresStore.connect(
-                url, password: password, retryFor: options.storeConnectRetry, logger: logger)
+                url, password: password, retryFor: options.storeConnectRetry,
+                leaseDuration: options.cluster.leaseDuration, logger: logger)
+            try await store.prepareCluster(partitions: options.cluster.partitions)
             logger.info("store open", metadata: ["store": "\(url)", "schema": "\(PostgresStore.schemaVersion)"])
             return store
         }

@@ -19,6 +19,8 @@ struct RunningBroker: Sendable {
     let metrics: BrokerMetrics
     let sequences: SequenceBook
     let subscribed: SubscribedMembers
+    /// The broker's part in its cluster, on the PostgreSQL store.
+    let cluster: BrokerCluster?
 
     /// Writes the ready file, logs where it listens, and reports ready.
     func announce() throws {
@@ -92,8 +94,13 @@ struct RunningBroker: Sendable {
                 subscribedMembers: subscribed.all.count, newlyDropped: drops - min(drops, reportedDrops),
                 checkpoints: checkpointCounts)
             reportedDrops = max(drops, reportedDrops)
+            if let ownership = engine.ownership {
+                metrics.recordPartitions(ownership.served, of: ownership.partitioning.count)
+            }
             health.beat()
-            for member in subscribed.all {
+            let directory = engine.directory.current
+            for member in subscribed.all where engine.ownership?.serves(directory.members[member]?.familyID) ?? true {
+                // A lost family's devices hear nothing more here: their next command gets the redirect.
                 sockets.publish(BrokerFrames.heartbeat(head: sequences.head(of: member)), to: member)
             }
         }

@@ -98,6 +98,7 @@ public enum BrokerFrames {
         case .ageSharingSet(let member, let setting): .ageRange(.sharingSet(member: member, setting))
         case .agePromptAnswered(let id, let answer): .ageRange(.promptAnswered(id: id, answer))
         case .ageCacheCleared(let app, let existed): .ageRange(.cacheCleared(app: app, existed: existed))
+        case .redirect(let redirect): .redirect(redirect)
         }
     }
 }

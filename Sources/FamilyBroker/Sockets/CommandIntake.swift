@@ -47,6 +47,10 @@ public struct CommandIntake: Sendable {
             requestIDs[index] = MessageCodec.peekRequestID(inbound.frame)
             switch Self.check(inbound, directory: directory) {
             case .success(let request):
+                if let ownership = engine.ownership, let refusal = Self.refusal(request, ownership, directory) {
+                    outcomes[index] = refusal
+                    continue
+                }
                 requests.append(request)
                 positions.append(index)
             case .failure(let error):

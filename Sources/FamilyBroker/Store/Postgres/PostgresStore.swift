@@ -15,17 +15,30 @@ public final class PostgresStore: Sendable {
     let writer: PostgresSession
     let reader: PostgresSession
     let logger: Logger
+    /// For the cluster's own connections (`leaseSession`, the directory's listener).
+    let password: String
     /// A commit whose reply was lost with the connection, settled before the writer's next transaction.
     let unsettled = UnsettledCommit()
 
     /// Connects to `url` and brings its schema up to date; throws `StoreUnavailable` when the server cannot be
-    /// reached, `PostgresStore.SchemaTooNew` when the database was migrated by a newer broker.
-    public init(url: PostgresURL, password: String, logger: Logger = Logger(label: "family-broker.postgres")) throws {
+    /// reached, `PostgresStore.SchemaTooNew` when the database was migrated by a newer broker. With a
+    /// `leaseDuration` (a broker of a cluster), the server ends a write transaction left idle that long (a broker
+    /// paused mid-transaction), so that its locks on partition leases never hold up a takeover for longer.
+    public init(
+        url: PostgresURL, password: String, leaseDuration: Duration? = nil,
+        logger: Logger = Logger(label: "family-broker.postgres")
+    ) throws {
         self.url = url
         self.logger = logger
+        self.password = password
         // `on` whatever the server's default: an acknowledged command must survive the server's crash.
-        writer = PostgresSession(
-            name: "writer", url: url, password: password, setUp: ["SET synchronous_commit TO on"], logger: logger)
+        var setUp = ["SET synchronous_commit TO on"]
+        if let leaseDuration {
+            let (seconds, attoseconds) = leaseDuration.components
+            let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            setUp.append("SET idle_in_transaction_session_timeout TO \(milliseconds)")
+        }
+        writer = PostgresSession(name: "writer", url: url, password: password, setUp: setUp, logger: logger)
         reader = PostgresSession(name: "reader", url: url, password: password, logger: logger)
         try writer.runBlocking { connection in try Self.migrate(connection, url: url, logger: logger) }
     }

@@ -46,7 +46,7 @@ extension PostgresStore {
     /// Connects as the broker starts: tries for `retryFor` (zero: once) before giving up with a
     /// `ConfigurationError` naming the URL and why, which makes the broker exit 78.
     static func connect(
-        _ url: PostgresURL, password: String, retryFor: Duration, logger: Logger
+        _ url: PostgresURL, password: String, retryFor: Duration, leaseDuration: Duration? = nil, logger: Logger
     ) async throws -> PostgresStore {
         let deadline = ContinuousClock.now + retryFor
         while true {
@@ -56,7 +56,8 @@ extension PostgresStore {
                     DispatchQueue.global().async {
                         continuation.resume(
                             with: Result {
-                                try PostgresStore(url: url, password: password, logger: logger)
+                                try PostgresStore(
+                                    url: url, password: password, leaseDuration: leaseDuration, logger: logger)
                             })
                     }
                 }

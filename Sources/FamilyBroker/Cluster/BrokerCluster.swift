@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+/// A broker's part in its cluster (on the PostgreSQL store): the partitions it serves, the task keeping its leases,
+/// and the listener that learns the directory changes other brokers make.
+struct BrokerCluster: Sendable {
+    let ownership: PartitionOwnership
+    let keeper: LeaseKeeper
+    let listener: DirectoryListener
+
+    /// Joins the cluster of `store`'s database: the engine's writes are fenced by `ownership`, devices are told
+    /// `advertised` in redirects, a revoked key is cut off by `cutOff`.
+    init(
+        store: PostgresStore, ownership: PartitionOwnership, engine: BrokerEngine, options: ClusterOptions,
+        advertised: (ingress: String, egress: String, publicKey: String), logger: Logger,
+        cutOff: @escaping @Sendable (Set<String>) async -> Void
+    ) {
+        self.ownership = ownership
+        keeper = LeaseKeeper(
+            session: store.leaseSession(), ownership: ownership, engine: engine, advertised: advertised,
+            leaseDuration: options.leaseDuration, logger: logger)
+        listener = DirectoryListener(store: store, brokerName: ownership.brokerName) {
+            do {
+                let removed = try await engine.reloadDirectory()
+                if !removed.isEmpty { await cutOff(removed) }
+            } catch {
+                logger.error("could not read the directory again", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import HearthCore
+
+/// What a cluster of brokers needs of a write transaction on the store they share (PostgreSQL's): the fencing check,
+/// the heads of a partition's members when it is taken over, and the directory's change notice.
+protocol ClusterStorage {
+    /// The lease rows of `partitions`, locked against any change until the transaction ends (`FOR SHARE`): a lease
+    /// checked here cannot move to another broker before this transaction commits or rolls back.
+    func lockLeases(_ partitions: [Int]) throws -> [Int: LeaseRow]
+    /// The last sequence number of each of `members` that has events.
+    func heads(of members: [MemberID]) throws -> [MemberID: UInt64]
+    /// Tells every broker, once this transaction commits, that the directory changed (`NOTIFY`).
+    func announceDirectoryChange(by broker: String) throws
+}
+
+/// One partition's lease as stored: its owner (nil before anyone took it) and epoch.
+struct LeaseRow: Sendable, Equatable {
+    var owner: String?
+    var epoch: UInt64
+}
+
+/// A transaction would write for a partition this broker does not hold (any more): it is rolled back.
+struct PartitionMoved: Error, CustomStringConvertible {
+    var partitions: [Int]
+    var description: String {
+        "partition \(partitions.map(String.init).joined(separator: ", ")) is not this broker's (any more); nothing was stored"
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import NIOPosix
+import PostgresNIO
+
+/// Learns at once what another broker of the cluster changed in the directory (enrolments, revocations, families):
+/// `LISTEN` on a connection of its own, reading the whole directory again on each notice from another broker and
+/// after every (re)connection, since notices sent while it was away are lost.
+struct DirectoryListener: Sendable {
+    let url: PostgresURL
+    let password: String
+    /// This broker's name: its own notices are not news.
+    let brokerName: String
+    let logger: Logger
+    /// Reads the directory again and cuts off the keys no longer enrolled.
+    let reload: @Sendable () async -> Void
+
+    init(store: PostgresStore, brokerName: String, reload: @escaping @Sendable () async -> Void) {
+        url = store.url
+        password = store.password
+        self.brokerName = brokerName
+        logger = store.logger
+        self.reload = reload
+    }
+
+    /// Listens until cancelled, reconnecting a second after a lost connection.
+    func run() async {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: password, database: url.database,
+            tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        var reported = false
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 2,
+                    logger: logger)
+                reported = false
+                try await withTaskCancellationHandler {
+                    try await connection.listen(on: PostgresStore.directoryChannel) { notices in
+                        // Listening before reading: a change committed from here on is either read or noticed.
+                        await reload()
+                        for try await notice in notices where notice.payload != brokerName { await reload() }
+                    }
+                } onCancel: {
+                    Task { try? await connection.close() }
+                }
+                try? await connection.close()
+            } catch {
+                if !reported, !Task.isCancelled {
+                    logger.error("directory listener lost its connection", metadata: ["error": "\(error)"])
+                    reported = true
+                }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}

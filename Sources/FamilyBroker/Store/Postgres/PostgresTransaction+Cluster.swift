@@ -1,0 +1,36 @@
+import HearthCore
+import PostgresNIO
+
+extension PostgresTransaction: ClusterStorage {
+    func lockLeases(_ partitions: [Int]) throws -> [Int: LeaseRow] {
+        guard !partitions.isEmpty else { return [:] }
+        let ids = partitions.map { Int32($0) }
+        var leases: [Int: LeaseRow] = [:]
+        for row in try rows(
+            """
+            SELECT partition_id, owner, epoch FROM partition_lease WHERE partition_id = ANY(\(ids))
+            ORDER BY partition_id FOR SHARE
+            """)
+        {
+            let (partition, owner, epoch) = try row.decode((Int32, String?, Int64).self)
+            leases[Int(partition)] = LeaseRow(owner: owner, epoch: UInt64(epoch))
+        }
+        return leases
+    }
+
+    func heads(of members: [MemberID]) throws -> [MemberID: UInt64] {
+        guard !members.isEmpty else { return [:] }
+        var heads: [MemberID: UInt64] = [:]
+        for row in try rows(
+            "SELECT member_id, MAX(seq) FROM event WHERE member_id = ANY(\(members)) GROUP BY member_id")
+        {
+            let (member, head) = try row.decode((String, Int64).self)
+            heads[member] = UInt64(head)
+        }
+        return heads
+    }
+
+    func announceDirectoryChange(by broker: String) throws {
+        try execute("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
+    }
+}
