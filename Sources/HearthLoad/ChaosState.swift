@@ -21,7 +21,8 @@ enum ChaosState {
             verdict.lastApplied[device] = (member, value.flatMap { UInt64($0) } ?? 0)
         }
         let logs = try readOnly(fleet.directory + "/broker/broker.sqlite") { db in
-            try Row.fetchAll(db, sql: "SELECT member_id, COUNT(*) AS n, MAX(seq) AS head FROM event GROUP BY member_id")
+            try Row.fetchAll(
+                db, sql: "SELECT member_id, COUNT(*) AS n, MAX(seq) AS head FROM event_log GROUP BY member_id")
         }
         for row in logs {
             let member: String = row["member_id"]

@@ -100,9 +100,10 @@ struct QuestionBudgetEngineTests {
             #expect(tooLong.count > Wire.maxEventBytes)
             try await broker.store.pool.write { db in
                 try db.execute(
-                    sql: "INSERT INTO event (member_id, seq, body) VALUES ('emma', 2, ?)", arguments: [tooLong])
+                    sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', 2, ?)", arguments: [tooLong])
                 try db.execute(
-                    sql: "INSERT INTO event (member_id, seq, body) VALUES ('emma', 3, ?)", arguments: [Data([1, 2, 3])])
+                    sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', 3, ?)",
+                    arguments: [Data([1, 2, 3])])
             }
         }
         let broker = try BrokerHarness(temp: temp)

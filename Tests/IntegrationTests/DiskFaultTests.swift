@@ -129,7 +129,7 @@ struct DiskFaultTests {
         let queue = try DatabaseQueue(path: fleet.directory + "/broker/broker.sqlite", configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT member_id, COUNT(*), MAX(seq) FROM event GROUP BY member_id").map {
+            try Row.fetchAll(db, sql: "SELECT member_id, COUNT(*), MAX(seq) FROM event_log GROUP BY member_id").map {
                 ($0[0], $0[1], $0[2])
             }
         }

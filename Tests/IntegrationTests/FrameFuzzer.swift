@@ -319,6 +319,7 @@ struct FrameFuzzer {
             .revokeApproval(childID: child, handles: [pal]),
             .setPasscode(childID: child, passcode: "1357"),
             .approveInPerson(questionID: questionID, passcode: "2468"),
+            .withdraw(questionID: questionID),
             .welcome(version: 1, familyID: "f", memberID: child, deviceID: "d", role: .child, head: 3),
             .events(
                 head: 1,

@@ -45,6 +45,7 @@ extension BrokerStore {
                         try append(.questionResolved(asked, resolution), to: parent)
                     }
                 }
+                try Self.settleRecentEvents(atLeast: 1, in: db)
                 return count
             }
         }

@@ -135,17 +135,13 @@ public final class BrokerStore: Sendable {
         }
         registerAgeRangeMigrations(&migrator)
         registerReminderMigrations(&migrator)
+        registerEventLogMigration(&migrator)
         return migrator
     }
 
     /// The last sequence number of every member's log.
     public func heads() throws -> [MemberID: UInt64] {
-        try pool.read { db in
-            var heads: [MemberID: UInt64] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT member_id, MAX(seq) FROM event GROUP BY member_id")
-            while let row = try rows.next() { heads[row[0]] = UInt64(row[1] as Int64) }
-            return heads
-        }
+        try pool.read { db in try Self.heads(in: db) }
     }
 
     /// Runs `body` in one write transaction on GRDB's writer queue (not the cooperative pool).
@@ -231,31 +227,6 @@ extension BrokerStore {
             if db.changesCount > 0 { added.append(handle) }
         }
         return added
-    }
-
-    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once.
-    static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
-        try db.cachedStatement(
-            sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)"
-        ).execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
-    }
-
-    /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
-    /// A stored event that cannot be read, or would not fit (stored by an older broker), is sent in a form that can:
-    /// trimmed, or `omitted` at its position, so that it never blocks the member's log.
-    static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT seq, body FROM event WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
-            arguments: [member, Int64(clamping: after), limit])
-        var events: [Event] = []
-        var bytes = 0
-        while let row = try rows.next() {
-            let (event, size) = deliverableEvent(member: member, sequence: UInt64(row[0] as Int64), body: row[1])
-            bytes += size
-            if bytes > Wire.maxReplyBodyBytes, !events.isEmpty { break }
-            events.append(event)
-        }
-        return events
     }
 
     static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {

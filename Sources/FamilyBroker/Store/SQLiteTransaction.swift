@@ -17,6 +17,7 @@ extension BrokerStore: BrokerStorage {
             try await pool.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
+                    try BrokerStore.settleRecentEvents(in: db)
                     result = try work(SQLiteTransaction(db: db))
                     if let delay = commitDelay?(), delay > .zero {
                         Thread.sleep(

@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+import Testing
+
+@testable import FamilyBroker
+
+/// The SQLite store's event log (`BrokerStore+EventLog`): appended in commit order, its (member, sequence) map in a
+/// small recent part that moves to the index part once full, and the older layout migrated into it.
+@Suite("Event log layout")
+struct EventLogLayoutTests {
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    func event(_ member: MemberID, _ sequence: UInt64) -> Event {
+        Event(
+            memberID: member, sequence: sequence, createdAt: Self.now,
+            body: .handlesChanged(added: [handle("h\(sequence)")], removed: []))
+    }
+
+    func append(_ events: [Event], to store: BrokerStore) async throws {
+        try await store.transaction(
+            { tx in
+                for event in events {
+                    try tx.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
+                }
+            }, committed: { _ in })
+    }
+
+    func counts(_ store: BrokerStore) async throws -> (recent: Int, index: Int) {
+        try await store.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event_recent") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event_index") ?? -1
+            )
+        }
+    }
+
+    @Test func recentEntriesMoveToTheIndexOnceFullAndEveryEventStaysReadable() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try BrokerStore(path: temp.databasePath)
+        let limit = BrokerStore.recentEventLimit
+        // Two members interleaved, in transactions of 1,000 events, past the limit.
+        var heads: [MemberID: UInt64] = ["emma": 0, "alice": 0]
+        var written = 0
+        while written < limit + 1_500 {
+            var batch: [Event] = []
+            for _ in 0..<500 {
+                for member in ["emma", "alice"] {
+                    heads[member]! += 1
+                    batch.append(event(member, heads[member]!))
+                }
+            }
+            try await append(batch, to: store)
+            written += batch.count
+        }
+        heads["emma"]! += 1
+        try await append([event("emma", heads["emma"]!)], to: store)
+        let (recent, index) = try await counts(store)
+        #expect(index >= limit, "the recent part moved to the index")
+        #expect(recent < limit)
+        #expect(recent + index == written + 1)
+        #expect(try store.heads() == heads)
+        // A read that spans both parts, in sequence order.
+        let start = UInt64(index / 2 - 10)
+        let events = try await store.reading { try $0.events(of: "emma", after: start, limit: 100) }
+        #expect(events.map(\.sequence) == Array(start + 1...start + 100))
+        #expect(events.allSatisfy { $0.memberID == "emma" })
+        #expect(events.first == event("emma", start + 1))
+        let all = try await store.reading { try $0.events(of: "alice", after: 0, limit: 100_000) }
+        #expect(all.map(\.sequence) == Array(1...heads["alice"]!))
+        // A sequence is stored once per member, in either part.
+        for sequence: UInt64 in [1, heads["emma"]!] {
+            await #expect(throws: (any Error).self, "emma \(sequence) again") {
+                try await append([event("emma", sequence)], to: store)
+            }
+        }
+        let after = try await counts(store)
+        #expect(after.recent == recent && after.index == index, "a refused event leaves no position behind")
+        #expect(try BrokerStore(path: temp.databasePath).heads() == heads)
+    }
+
+    @Test func aRolledBackMoveLeavesBothPartsAsTheyWere() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try BrokerStore(path: temp.databasePath)
+        try await append((1...UInt64(BrokerStore.recentEventLimit)).map { event("emma", $0) }, to: store)
+        await #expect(throws: ContractError.self) {
+            try await store.transaction({ (_) throws -> Int in throw ContractError() }, committed: { _ in })
+        }
+        let (recent, index) = try await counts(store)
+        #expect(recent == BrokerStore.recentEventLimit)
+        #expect(index == 0)
+        #expect(try store.heads() == ["emma": UInt64(BrokerStore.recentEventLimit)])
+    }
+
+    @Test func theOlderLayoutIsMigratedWithEveryEvent() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let events = (1...30).map { event("emma", UInt64($0)) } + (1...7).map { event("alice", UInt64($0)) }
+        do {
+            // The schema and rows as a broker before the event log layout left them.
+            let queue = try DatabaseQueue(path: temp.databasePath)
+            try BrokerStore.migrator.migrate(queue, upTo: "age-range-v1")
+            try await queue.write { db in
+                for event in events {
+                    let body = BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame)
+                    try db.execute(
+                        sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)",
+                        arguments: [event.memberID, Int64(event.sequence), Data(body)])
+                }
+            }
+            try queue.close()
+        }
+        let store = try BrokerStore(path: temp.databasePath)
+        #expect(try store.heads() == ["emma": 30, "alice": 7])
+        #expect(try await store.reading { try $0.events(of: "emma", after: 0, limit: 100) } == Array(events[0..<30]))
+        #expect(try await store.reading { try $0.events(of: "alice", after: 3, limit: 2) } == Array(events[33..<35]))
+        let hasOldTable = try await store.read { db in try db.tableExists("event") }
+        #expect(!hasOldTable)
+        await #expect(throws: (any Error).self, "a migrated sequence is stored once") {
+            try await append([event("emma", 30)], to: store)
+        }
+        try await append([event("emma", 31)], to: store)
+        #expect(try store.heads() == ["emma": 31, "alice": 7])
+    }
+}
