@@ -28,6 +28,21 @@ struct ChaosRunTests {
         }
     }
 
+    /// The same on a cluster of three brokers on PostgreSQL: the brokers killed, paused, restarted and cut off move
+    /// their families to the others (docs/SCALING.md).
+    @Test func aShortChaosRunOnAClusterLosesNothing() async throws {
+        let (status, output) = try await ExecutableRun.run(
+            "hearth-loadtest",
+            [
+                "chaos", "--brokers", "3", "--seed", Self.seed, "--kills", "1", "--max-gap", "800",
+                "--max-outage", "1500", "--settle", "60",
+            ],
+            timeout: .seconds(150))
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("PASSED"), "\(output)")
+        #expect(output.contains("family-broker "), "a broker of the cluster was named: \(output)")
+    }
+
     @Test func theVerdictNamesLossesDuplicatesGapsAndSecondAnswers() {
         let ledger = ChaosLedger()
         let (a, b, c) = (UUID(), UUID(), UUID())
