@@ -7,8 +7,10 @@ import HearthProtocol
 /// connecting ─welcomed─▶ catchingUp ─caughtUp─▶ linked ─lost─▶ brokerGone ─welcomed─▶ catchingUp
 /// any ─handshakeRefused─▶ keyRefused ─handshakeSucceeded─▶ connecting (never welcomed) or brokerGone
 /// any ─refused─▶ refused ─welcomed─▶ catchingUp;  catchingUp ─lost─▶ brokerGone
+/// any ─moved─▶ connecting (never welcomed) or brokerGone
 /// ```
 /// Syncing runs beside the phase: a sync wanted while one runs makes that one run once more when it ends.
+/// Which broker the link is to runs beside it too (`route`): a redirect or an unreachable broker moves it.
 package struct BrokerLink: Sendable, Equatable {
     package enum Phase: Sendable, Equatable {
         /// No welcome yet in this run: saying hello until one comes.
@@ -36,8 +38,13 @@ package struct BrokerLink: Sendable, Equatable {
     package private(set) var sync: Sync = .idle
     /// The broker's word on who this device is, from the last welcome; kept while the link is down.
     package private(set) var identity: DeviceIdentity?
+    /// The broker the link is to, among the configured ones and the owners redirects named.
+    package private(set) var route: BrokerRoute
 
-    package init() {}
+    /// A link to the first of `brokers` (never empty).
+    package init(brokers: [BrokerAddress]) {
+        route = BrokerRoute(brokers)
+    }
 
     package var isLinked: Bool { phase == .linked }
     package var isKeyRefused: Bool { phase == .keyRefused }
@@ -109,5 +116,29 @@ package struct BrokerLink: Sendable, Equatable {
             sync = .running
             return true
         }
+    }
+
+    // MARK: which broker
+
+    /// A broker answered with a redirect to `owner`, holder of `partition`'s lease at `epoch`. Returns the broker to
+    /// reconnect to: the owner, or for a stale redirect (lower epoch than one followed) the next broker; nil to stay.
+    package mutating func redirected(to owner: BrokerAddress, partition: UInt32, epoch: UInt64) -> BrokerAddress? {
+        switch route.follow(owner, partition: partition, epoch: epoch) {
+        case .moved: return move()
+        case .alreadyThere: return nil
+        case .stale: return route.unreachable() ? move() : nil
+        }
+    }
+
+    /// The broker the link is to did not answer. Returns the broker to reconnect to, or nil when there is no other
+    /// (one configured broker and no redirect: ZeroMQ keeps reconnecting to it).
+    package mutating func unreachable() -> BrokerAddress? {
+        route.unreachable() ? move() : nil
+    }
+
+    /// The link leaves its broker for `route.target`: hello again there.
+    private mutating func move() -> BrokerAddress {
+        phase = identity == nil ? .connecting : .brokerGone
+        return route.target
     }
 }

@@ -8,6 +8,7 @@ import Logging
 /// environment and the config file; the defaults are in `DeviceSettings`. Names match its keys.
 public struct DeviceArguments: ParsableArguments {
     @Option(help: ArgumentHelp(DaemonSettings.configKey.help, valueName: "file")) public var config: String?
+    @Option(help: ArgumentHelp(DeviceSettings.brokers.help, valueName: "list")) public var brokers: String?
     @Option(help: ArgumentHelp(DeviceSettings.brokerReady.help, valueName: "file")) public var brokerReady: String?
     @Option(help: ArgumentHelp(DeviceSettings.brokerIngress.help, valueName: "endpoint")) public var brokerIngress:
         String?
@@ -32,7 +33,8 @@ public struct DeviceArguments: ParsableArguments {
 
     var flags: [String: String?] {
         [
-            "config": config, "brokerReady": brokerReady, "brokerIngress": brokerIngress, "brokerEgress": brokerEgress,
+            "config": config, "brokers": brokers, "brokerReady": brokerReady, "brokerIngress": brokerIngress,
+            "brokerEgress": brokerEgress,
             "brokerKeyFile": brokerKeyFile, "keyFile": keyFile, "state": state, "socket": socket, "logLevel": logLevel,
             "metrics": metrics, "shutdownTimeout": shutdownTimeout,
         ]

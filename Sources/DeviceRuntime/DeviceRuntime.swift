@@ -26,11 +26,15 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     public let behavior: any DeviceBehavior
     public let logger: Logger
     public let store: DeviceStore
-    private let keys: CurveKeyPair
-    private let loop: SocketLoop
+    let keys: CurveKeyPair
+    let loop: SocketLoop
     private let tracker: RequestTracker
-    private let link = Mutex(BrokerLink())
+    let link: Mutex<BrokerLink>
+    /// Bumped at each move to another broker: the handshake monitor of each DEALER gets an endpoint of its own.
+    let monitorGeneration = Atomic<Int>(0)
     private let metrics = DeviceMetrics()
+    /// The broker the sockets are connected to, and whether a move to another is under way.
+    let sockets: Mutex<(on: BrokerAddress, moving: Bool)>
 
     /// A daemon over `store` (opened with `behavior`'s stores' tables); the daemons' factories build it.
     public init(options: DeviceOptions, store: DeviceStore, behavior: some DeviceBehavior, logger: Logger) throws {
@@ -42,34 +46,17 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         try LocalEndpoints.prepareSocketDirectory(socketDirectory)
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         self.store = store
-        tracker = RequestTracker(peer: "family-broker at \(options.brokerIngress)")
+        link = Mutex(BrokerLink(brokers: options.brokers))
+        sockets = Mutex((options.brokers[0], false))
+        tracker = RequestTracker(peer: "family-broker")
         let keys = self.keys
         let options = self.options
-        @Sendable func secure(_ socket: ZMQSocket) throws {
-            try socket.setLinger(milliseconds: 200)
-            try socket.makeCurveClient(serverPublicKey: options.brokerPublicKey, keys: keys)
-            try socket.setMaxMessageSize(Int64(Wire.maxCurveMessageSize))
-            try socket.setReconnectInterval(milliseconds: 100, max: 2000)
-            // A device finds a dead broker by its PINGs; it advertises no TTL, which would make the broker keep (and
-            // cancel, by a scan of all of them, on every PING) a timer per device connection (libzmq 4.3).
-            try socket.setHeartbeat(intervalMilliseconds: 2000, timeoutMilliseconds: 6000, ttlMilliseconds: 0)
-        }
+        let first = options.brokers[0]
         loop = try SocketLoop(
             name: "\(behavior.name)-io",
             sockets: [
-                .init(.dealer) { socket in
-                    try secure(socket)
-                    try socket.monitor(
-                        Self.monitorEndpoint,
-                        events: ZMQMonitorEvent.handshakeFailedAuth | ZMQMonitorEvent.handshakeSucceeded)
-                    try socket.connect(options.brokerIngress)
-                },
-                .init(.sub) { socket in
-                    try secure(socket)
-                    // Everything: the broker narrows it to this device's own member topic.
-                    try socket.subscribe([])
-                    try socket.connect(options.brokerEgress)
-                },
+                .init(.dealer, configure: Self.commands(to: first, keys: keys, monitor: Self.monitorEndpoint(0))),
+                .init(.sub, configure: Self.events(from: first, keys: keys)),
                 .init(.router) { socket in
                     try socket.setLinger(milliseconds: 0)
                     try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
@@ -78,10 +65,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
                     // Only the owning user may talk to the daemon.
                     chmod(options.localSocket, 0o600)
                 },
-                .init(.pair) { socket in
-                    try socket.setLinger(milliseconds: 0)
-                    try socket.connect(Self.monitorEndpoint)
-                },
+                .init(.pair, configure: Self.monitorReader(Self.monitorEndpoint(0))),
             ])
     }
 
@@ -109,16 +93,14 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         return (member ?? nil, device ?? nil)
     }
 
-    static let monitorEndpoint = "inproc://broker-link-monitor"
-
     /// Ready while linked to the broker (the `/readyz` probe).
     public var readiness: HealthStatus {
-        guard isLinked, let identity else {
-            return HealthStatus(ok: false, "not linked to the broker at \(options.brokerIngress)")
+        let (linked, identity, broker) = link.withLock { ($0.isLinked, $0.identity, $0.route.target) }
+        guard linked, let identity else {
+            return HealthStatus(ok: false, "not linked to the broker at \(broker.ingress)")
         }
         return HealthStatus(
-            ok: true, "linked to the broker at \(options.brokerIngress) as \(identity.deviceID) of \(identity.memberID)"
-        )
+            ok: true, "linked to the broker at \(broker.ingress) as \(identity.deviceID) of \(identity.memberID)")
     }
 
     public func run() async throws {
@@ -126,7 +108,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         logger.info(
             "\(behavior.name) started",
             metadata: [
-                "broker": "\(options.brokerIngress)", "socket": "\(options.localSocket)",
+                "broker": "\(options.brokers[0].ingress)", "socket": "\(options.localSocket)",
                 "publicKey": "\(keys.publicKey)",
             ])
         let link = Task { await maintainLink() }
@@ -159,6 +141,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             metrics.brokerError(error.code)
             throw error
         }
+        try await followIfRedirect(reply.message)
         return reply.message
     }
 
@@ -281,16 +264,19 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     /// Says hello until welcomed, syncs, then pings; a missed pong starts over.
     private func maintainLink() async {
         while !Task.isCancelled {
+            let target = link.withLock { $0.route.target }
             do {
                 try await linkOnce()
             } catch is CancellationError {
                 break
-            } catch let error as ErrorReply where error.code == .brokerUnavailable {
-                // The broker is there but cannot store now (its disk, its database): not a refusal of this device.
+            } catch let error as ErrorReply where error.code == .brokerUnavailable || error.code == .helloRequired {
+                // Redirected, the partition between owners, a broker that forgot this device (restarted, or moved
+                // to while a ping was under way), or one that cannot store now: not a refusal of this device.
                 if link.withLock({ $0.lost() }) {
                     logger.warning("the broker cannot serve this link now", metadata: ["error": "\(error)"])
                 }
-                try? await Task.sleep(for: .seconds(1))
+                let moved = link.withLock { $0.route.target } != target
+                try? await Task.sleep(for: moved ? .milliseconds(100) : .seconds(1))
             } catch let error as ErrorReply {
                 link.withLock { $0.refused(error) }
                 logger.error("the broker refused this device", metadata: ["error": "\(error)"])
@@ -299,6 +285,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
                 if link.withLock({ $0.lost() }) {
                     logger.warning("lost the broker", metadata: ["error": "\(error)"])
                 }
+                await moveOnFromUnreachable()
             }
             metrics.setLinked(false)
         }
@@ -317,7 +304,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         metrics.setLinked(true)
         logger.info("linked to the broker", metadata: ["member": "\(member)", "device": "\(device)"])
         await behavior.linked(context: self)
-        while !Task.isCancelled {
+        while !Task.isCancelled && link.withLock({ $0.isLinked }) {
             try await Task.sleep(for: options.pingInterval)
             guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
             if head > (try await store.lastApplied()) { startSync() }

@@ -6,6 +6,11 @@ import Logging
 
 /// child-device's and parent-device's configuration keys, their defaults, and how they become `DeviceOptions`.
 public struct DeviceSettings: Sendable {
+    public static let brokers = SettingKey(
+        "brokers", default: "none",
+        help:
+            "Brokers in order, comma-separated: ready files or 'INGRESS EGRESS KEYFILE'; overrides the broker* keys."
+    )
     public static let brokerReady = SettingKey(
         "brokerReady", default: "none",
         help:
@@ -37,7 +42,7 @@ public struct DeviceSettings: Sendable {
 
     /// Every key, in the order the documentation lists them.
     public static let keys = [
-        brokerReady, brokerIngress, brokerEgress, brokerKeyFile, keyFile, state, socket, logLevel, metrics,
+        brokers, brokerReady, brokerIngress, brokerEgress, brokerKeyFile, keyFile, state, socket, logLevel, metrics,
         shutdownTimeout,
     ]
 
@@ -72,30 +77,9 @@ public struct DeviceSettings: Sendable {
                 "'\(socket)' is \(socket.utf8.count) bytes, longer than the \(Self.maxSocketPath) a Unix socket path holds"
             )
         }
-        var ingress = try settings.get(Self.brokerIngress, default: "tcp://127.0.0.1:7701", SettingParsers.endpoint)
-        var egress = try settings.get(Self.brokerEgress, default: "tcp://127.0.0.1:7702", SettingParsers.endpoint)
-        let brokerKey: String
-        if let readyFile = try settings.optional(Self.brokerReady, SettingParsers.path) {
-            guard let data = FileManager.default.contents(atPath: readyFile),
-                let ready = try? JSONDecoder().decode(ReadyFile.self, from: data)
-            else {
-                throw try settings.problem(
-                    Self.brokerReady, "cannot read the broker's ready file '\(readyFile)'; is family-broker running?")
-            }
-            ingress = ready.ingress
-            egress = ready.egress
-            brokerKey = ready.publicKey
-        } else {
-            let path = try settings.get(Self.brokerKeyFile, default: ".hearth/broker/broker.pub", SettingParsers.path)
-            do {
-                brokerKey = try KeyFiles.loadPublic(path)
-            } catch let failure as KeyFiles.Failure {
-                throw try settings.problem(Self.brokerKeyFile, failure.description)
-            }
-        }
+        let brokers = try Self.brokers(settings)
         options = DeviceOptions(
-            brokerIngress: ingress, brokerEgress: egress, brokerPublicKey: brokerKey, secretKeyFile: keyFile,
-            stateDirectory: state, localSocket: socket)
+            brokers: brokers, secretKeyFile: keyFile, stateDirectory: state, localSocket: socket)
         logLevel = try settings.get(Self.logLevel, default: .info, SettingParsers.logLevel)
         metrics = try settings.get(Self.metrics, default: nil, SettingParsers.listenAddress)
         shutdownTimeout = try settings.get(
@@ -105,9 +89,32 @@ public struct DeviceSettings: Sendable {
     /// Where the ops endpoint writes the address it listens on.
     public var metricsAddressFile: String { options.stateDirectory + "/metrics.address" }
 
-    private struct ReadyFile: Decodable {
-        var ingress: String
-        var egress: String
-        var publicKey: String
+    /// The `brokers` list, else the one broker of `brokerReady`, else of `brokerIngress`, `brokerEgress` and
+    /// `brokerKeyFile`; each ready or key file is read now.
+    static func brokers(_ settings: DaemonSettings) throws -> [BrokerAddress] {
+        if let entries = try settings.optional(Self.brokers, BrokerListEntry.parseList) {
+            return try entries.enumerated().map { index, entry in
+                do {
+                    return try entry.resolve()
+                } catch let problem as SettingProblem {
+                    throw try settings.problem(Self.brokers, "entry \(index + 1): \(problem.reason)")
+                }
+            }
+        }
+        if let readyFile = try settings.optional(Self.brokerReady, SettingParsers.path) {
+            do {
+                return [try BrokerListEntry.readyFile(readyFile).resolve()]
+            } catch let problem as SettingProblem {
+                throw try settings.problem(Self.brokerReady, problem.reason)
+            }
+        }
+        let ingress = try settings.get(Self.brokerIngress, default: "tcp://127.0.0.1:7701", SettingParsers.endpoint)
+        let egress = try settings.get(Self.brokerEgress, default: "tcp://127.0.0.1:7702", SettingParsers.endpoint)
+        let path = try settings.get(Self.brokerKeyFile, default: ".hearth/broker/broker.pub", SettingParsers.path)
+        do {
+            return [BrokerAddress(ingress: ingress, egress: egress, publicKey: try KeyFiles.loadPublic(path))]
+        } catch let failure as KeyFiles.Failure {
+            throw try settings.problem(Self.brokerKeyFile, failure.description)
+        }
     }
 }

@@ -34,3 +34,15 @@ extension ParentConsole {
         return stored
     }
 }
+
+extension ParentConsole {
+    /// The handles approved for `child`, by kind then value, with who approved each and when; `complete` is false
+    /// when more did not fit in one reply. A refusal is thrown as `ErrorReply`.
+    public func approved(of child: MemberID) async throws -> (approvals: [Approval], complete: Bool) {
+        let reply = try await request(.listApproved(childID: child))
+        guard case .approvedList(_, let approvals, let complete) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return (approvals, complete)
+    }
+}

@@ -42,26 +42,45 @@ public final class Fleet: Sendable {
     let clockOffset = Mutex<TimeInterval>(0)
     /// The fleet's PostgreSQL server, for a spec on `.postgres`: removed on teardown.
     let postgres = Mutex<PostgresServer?>(nil)
+    /// The brokers of a fleet of several (`FleetSpec.brokers` > 1), and what a joining one shares with them.
+    let cluster = Mutex<[FleetBroker]>([])
+    let clusterTemplate = Mutex<ClusterTemplate?>(nil)
 
     /// Launches the broker and one daemon per device, and waits until every device is linked.
     /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`; in-process,
-    /// only `--heartbeat` and `--subscriber-hwm` are understood.
+    /// only `--heartbeat` and `--subscriber-hwm` are understood. With `deviceDaemons` false only the brokers run (the
+    /// devices' key files are written), for programs that speak the protocol themselves.
     public static func launch(
-        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30)
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30),
+        deviceDaemons: Bool = true
     ) async throws -> Fleet {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hearth-fleet-\(UUID().uuidString.prefix(8))"
         ).path
         let fleet: Fleet
+        guard spec.brokers == 1 || (spec.store == .postgres && mode == .processes) else {
+            throw FleetError("a fleet of \(spec.brokers) brokers needs store: postgres and processes")
+        }
         let (server, storeArguments) = try await startStore(spec, mode: mode)
         do {
-            fleet = try make(spec, mode: mode, root: root, brokerArguments: brokerArguments + storeArguments)
+            fleet = try make(
+                spec, mode: mode, root: root,
+                brokerArguments: brokerArguments + (spec.brokers > 1 ? [] : storeArguments),
+                deviceDaemons: deviceDaemons)
         } catch {
             try? FileManager.default.removeItem(atPath: root)
             await server?.remove()
             throw error
         }
         fleet.postgres.withLock { $0 = server }
+        if spec.brokers > 1, let server {
+            do {
+                try await fleet.makeCluster(spec, server: server, arguments: brokerArguments)
+            } catch {
+                await fleet.shutdown()
+                throw error
+            }
+        }
         try await fleet.start(timeout: timeout)
         return fleet
     }
@@ -88,7 +107,11 @@ public final class Fleet: Sendable {
     /// fleet is shut down and the error carries the daemons' logs.
     public func start(timeout: Duration = .seconds(30)) async throws {
         do {
-            try await startBroker(timeout: timeout)
+            if brokers.isEmpty {
+                try await startBroker(timeout: timeout)
+            } else {
+                try await startCluster(timeout: timeout)
+            }
             for device in devices.values { try device.start() }
             try await waitUntilAllLinked(timeout: timeout)
         } catch {
@@ -148,7 +171,7 @@ public final class Fleet: Sendable {
             case .processes:
                 try processDaemons(
                     roles: deviceDaemons ? roles : [:], sockets: sockets, root: root, clockFile: clockFile,
-                    brokerArguments: brokerArguments)
+                    brokerArguments: brokerArguments, brokers: spec.brokers)
             case .inProcess:
                 try inProcessDaemons(
                     roles: roles, sockets: sockets, root: root, clockFile: clockFile, brokerArguments: brokerArguments)
@@ -164,9 +187,11 @@ public final class Fleet: Sendable {
     /// The broker and device daemons as processes of the package's executables.
     private static func processDaemons(
         roles: [DeviceID: MemberRole], sockets: [DeviceID: String], root: String, clockFile: String,
-        brokerArguments: [String]
+        brokerArguments: [String], brokers: Int
     ) throws -> (BrokerMaker, [DeviceID: any FleetDaemon]) {
         let bin = try BinaryLocator.directory()
+        // Several brokers: every device is given all of them, in the same order.
+        let list = (1...max(1, brokers)).map { clusterReadyFile(root: root, number: $0) }.joined(separator: ", ")
         let makeBroker: BrokerMaker = { ingress, egress in
             DaemonProcess(
                 name: "family-broker", executable: bin + "/family-broker",
@@ -183,9 +208,10 @@ public final class Fleet: Sendable {
                 name: "\(kind) \(device)", executable: bin + "/" + kind,
                 arguments: [
                     "--key-file", root + "/keys/\(device).key", "--state", root + "/devices/\(device)",
-                    "--socket", sockets[device]!, "--broker-ready", relayReadyFile(root: root, device: device),
-                    "--log-level", "debug",
-                ],
+                    "--socket", sockets[device]!, "--log-level", "debug",
+                ]
+                    + (brokers > 1
+                        ? ["--brokers", list] : ["--broker-ready", relayReadyFile(root: root, device: device)]),
                 environment: [:], logFile: root + "/logs/\(device).log")
         }
         return (makeBroker, devices)
@@ -421,7 +447,8 @@ public final class Fleet: Sendable {
 
     /// Every daemon's recent log lines, headed by its name.
     public func logs(lines: Int = 25) -> String {
-        ([currentBroker] + devices.keys.sorted().compactMap { devices[$0] }).map { daemon in
+        let brokers = self.brokers.isEmpty ? [currentBroker] : self.brokers.map(\.daemon)
+        return (brokers + devices.keys.sorted().compactMap { devices[$0] }).map { daemon in
             "---- \(daemon.name) (\(daemon.logFile)):\n" + daemon.recentLog(lines: lines)
         }.joined(separator: "\n")
     }
@@ -445,6 +472,10 @@ public final class Fleet: Sendable {
         }
         await currentBroker.stop()
         await broker.stop()
+        for broker in brokers {
+            await broker.daemon.stop()
+            await broker.closeRelays()
+        }
         for (ingress, egress) in relays.withLock({ Array($0.values) }) {
             await ingress.close()
             await egress.close()

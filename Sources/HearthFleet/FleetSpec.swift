@@ -69,11 +69,15 @@ public struct FleetSpec: Sendable {
     /// Members in no family.
     public var unaffiliated: [Member]
     public var store: Store
+    /// How many brokers share the families; more than one needs `.postgres` (each its own process, key, ports and
+    /// state directory, on the fleet's one PostgreSQL server) and every device is configured with all of them.
+    public var brokers: Int
 
-    public init(families: [Family], unaffiliated: [Member] = [], store: Store = .sqlite) {
+    public init(families: [Family], unaffiliated: [Member] = [], store: Store = .sqlite, brokers: Int = 1) {
         self.families = families
         self.unaffiliated = unaffiliated
         self.store = store
+        self.brokers = brokers
     }
 
     /// Every member, with its family.

@@ -20,8 +20,8 @@ public final class PostgresServer: Sendable {
     public let database = "hearth"
     /// The password of `user`; also written to `passwordFile` (mode 0600).
     public let password: String
-    private let binaries: String
-    private let runAs: String?
+    let binaries: String
+    let runAs: String?
     private let running = Mutex(false)
 
     /// The connection URL without the password: `postgres://hearth@127.0.0.1:PORT/hearth`.

@@ -13,6 +13,9 @@ public struct Scenario: Sendable, Decodable {
     public var families: [Family]
     /// Members in no family.
     public var unaffiliated: [Member]?
+    /// How many brokers share the families (default 1); more than one runs them on a PostgreSQL server of the
+    /// fleet's own, and fault steps name them `broker 1`, `broker 2`…
+    public var brokers: Int?
     public var steps: [Step]
 
     public struct Family: Sendable, Decodable {
@@ -44,7 +47,8 @@ public struct Scenario: Sendable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         try Self.allowOnly(
-            ["name", "mode", "timeout", "families", "unaffiliated", "steps"], in: decoder, what: "a scenario")
+            ["name", "mode", "timeout", "families", "unaffiliated", "brokers", "steps"], in: decoder, what: "a scenario"
+        )
         let c = try decoder.container(keyedBy: Key.self)
         name = try c.decode(String.self, forKey: Key("name"))
         if let mode = try c.decodeIfPresent(String.self, forKey: Key("mode")) {
@@ -56,6 +60,10 @@ public struct Scenario: Sendable, Decodable {
         timeout = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("timeout"))
         families = try c.decodeIfPresent([Family].self, forKey: Key("families")) ?? []
         unaffiliated = try c.decodeIfPresent([Member].self, forKey: Key("unaffiliated"))
+        brokers = try c.decodeIfPresent(Int.self, forKey: Key("brokers"))
+        if let brokers, !(1...16).contains(brokers) {
+            throw ScenarioError("brokers: \(brokers) is not from 1 to 16")
+        }
         steps = try c.decode([Step].self, forKey: Key("steps"))
     }
 
@@ -105,7 +113,8 @@ public struct Scenario: Sendable, Decodable {
         }
         return FleetSpec(
             families: try families.map { FleetSpec.Family($0.id, members: try $0.members.map(member)) },
-            unaffiliated: try (unaffiliated ?? []).map(member))
+            unaffiliated: try (unaffiliated ?? []).map(member), store: (brokers ?? 1) > 1 ? .postgres : .sqlite,
+            brokers: brokers ?? 1)
     }
 
     /// Each device's role, from the families.
@@ -159,8 +168,15 @@ public struct Scenario: Sendable, Decodable {
                 }
             case .fault(let fault, let target):
                 if target == Self.broker {
+                    guard (brokers ?? 1) == 1 else {
+                        throw fail("name one of the brokers: broker 1 to broker \(brokers!)")
+                    }
                     guard [.crash, .restart, .stop, .start].contains(fault) else {
                         throw fail("the broker can crash, restart, stop or start")
+                    }
+                } else if let number = Self.brokerNumber(target) {
+                    guard (1...(brokers ?? 1)).contains(number), (brokers ?? 1) > 1 else {
+                        throw fail("no \(target): the scenario has \(brokers ?? 1) broker(s); one is named 'broker'")
                     }
                 } else {
                     try device(target)
@@ -173,6 +189,13 @@ public struct Scenario: Sendable, Decodable {
 
     /// The name that stands for the broker in fault steps.
     public static let broker = "broker"
+
+    /// N of a fault target `broker N` (a scenario of several brokers); nil for any other target.
+    static func brokerNumber(_ target: String) -> Int? {
+        let words = target.split(separator: " ")
+        guard words.count == 2, words[0] == "broker" else { return nil }
+        return Int(words[1])
+    }
 
     struct Key: CodingKey {
         var stringValue: String

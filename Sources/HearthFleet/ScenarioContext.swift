@@ -203,6 +203,10 @@ final class ScenarioContext {
             }
             return
         }
+        if let number = Scenario.brokerNumber(target) {
+            try await inject(fault, intoBroker: number)
+            return
+        }
         let daemon = try fleet.daemon(target)
         switch fault {
         case .crash: await daemon.crash()
@@ -213,6 +217,20 @@ final class ScenarioContext {
         case .resume: try daemon.resume()
         case .cut: try await fleet.cut(target)
         case .restore: try fleet.restore(target)
+        }
+    }
+
+    /// A fault of one broker of several: `cut` and `restore` its links to the devices and to PostgreSQL.
+    private func inject(_ fault: Scenario.Fault, intoBroker number: Int) async throws {
+        switch fault {
+        case .crash: try await fleet.killBroker(number)
+        case .stop: try await fleet.broker(number).daemon.stop()
+        case .start: try await fleet.broker(number).start(timeout: .seconds(30))
+        case .restart: try await fleet.restartBroker(number)
+        case .pause: try fleet.pauseBroker(number)
+        case .resume: try fleet.continueBroker(number)
+        case .cut: try await fleet.cutBroker(number)
+        case .restore: try fleet.restoreBroker(number)
         }
     }
 

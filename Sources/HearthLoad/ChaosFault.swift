@@ -10,7 +10,8 @@ public enum ChaosFault: String, Sendable, CaseIterable {
     case pause
     /// SIGTERM (a graceful stop), then a new process.
     case restart
-    /// The device's relays drop and refuse its connections for a while (devices only).
+    /// The relays drop and refuse connections for a while: a device's, or a broker's of a cluster (from its devices and
+    /// its database).
     case cut
 
     /// The three kinds of daemon whose kills a run counts.
@@ -23,7 +24,9 @@ public enum ChaosFault: String, Sendable, CaseIterable {
     }
 
     /// Injects the fault into `target` (a device id, or nil for the broker) and undoes it, taking `outage` for it.
-    func inject(into target: DeviceID?, of fleet: Fleet, outage: Duration) async throws {
+    /// In a cluster, `broker` names the broker (1-based).
+    func inject(into target: DeviceID?, broker: Int? = nil, of fleet: Fleet, outage: Duration) async throws {
+        if target == nil, let broker { return try await inject(intoBroker: broker, of: fleet, outage: outage) }
         switch (self, target) {
         case (.kill, nil):
             await fleet.currentBroker.crash()
@@ -53,6 +56,26 @@ public enum ChaosFault: String, Sendable, CaseIterable {
             try fleet.restore(device)
         case (.cut, nil):
             break  // the broker has no relay of its own: every device's would be cut
+        }
+    }
+
+    /// The fault on broker `number` of a cluster: its partitions move to the others while it is away.
+    private func inject(intoBroker number: Int, of fleet: Fleet, outage: Duration) async throws {
+        switch self {
+        case .kill:
+            try await fleet.killBroker(number)
+            try await Task.sleep(for: outage / 4)
+            try await fleet.restartBroker(number)
+        case .restart:
+            try await fleet.restartBroker(number)
+        case .pause:
+            try fleet.pauseBroker(number)
+            try await Task.sleep(for: outage)
+            try fleet.continueBroker(number)
+        case .cut:
+            try await fleet.cutBroker(number)
+            try await Task.sleep(for: outage)
+            try fleet.restoreBroker(number)
         }
     }
 }

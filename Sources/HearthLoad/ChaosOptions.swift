@@ -14,6 +14,9 @@ public struct ChaosOptions: Sendable {
     public var askGap: ClosedRange<Int> = 50...400
     /// How long the run waits, after the last fault, for every question to be answered and delivered.
     public var settleTimeout: Duration = .seconds(120)
+    /// Brokers: 1 (SQLite, the default), or several of a cluster on one PostgreSQL server, any of which the run
+    /// kills, pauses, restarts and cuts off (docs/SCALING.md).
+    public var brokers = 1
     /// Prints each fault as it happens.
     public var verbose = true
 

@@ -29,10 +29,21 @@ public struct ChaosRun: Sendable {
 
     public init(options: ChaosOptions) { self.options = options }
 
+    /// The fleet: `spec`'s family, on one broker or on a cluster of `options.brokers` on PostgreSQL.
+    var spec: FleetSpec {
+        guard options.brokers > 1 else { return Self.spec }
+        return FleetSpec(families: Self.spec.families, store: .postgres, brokers: options.brokers)
+    }
+
+    /// No ask limit; in a cluster, short leases, so that a lost broker's families move within seconds.
+    var brokerArguments: [String] {
+        ["--ask-limit", "1000000/3600"] + (options.brokers > 1 ? ["--lease-seconds", "2"] : [])
+    }
+
     /// Runs the whole thing; the report says what happened and what, if anything, was lost or duplicated.
     public func run() async throws -> ChaosReport {
         let started = ContinuousClock.now
-        let fleet = try await Fleet.launch(Self.spec, brokerArguments: ["--ask-limit", "1000000/3600"])
+        let fleet = try await Fleet.launch(spec, brokerArguments: brokerArguments)
         do {
             let report = try await run(on: fleet, started: started)
             await fleet.shutdown()
@@ -162,24 +173,37 @@ public struct ChaosRun: Sendable {
                 case .parent: Self.parentDevices.randomElement(using: &random)
                 }
             // Kills count twice: they are what a run must have at least `killsPerDaemon` of.
-            let faults: [ChaosFault] = [.kill, .kill, .pause, .restart] + (target == nil ? [] : [.cut])
+            let broker =
+                kind == .broker && options.brokers > 1 ? Int.random(in: 1...options.brokers, using: &random) : nil
+            // A device's relays exist only in a fleet of one broker; a cluster's brokers have relays of their own.
+            let cuttable = options.brokers > 1 ? broker != nil : target != nil
+            let faults: [ChaosFault] = [.kill, .kill, .pause, .restart] + (cuttable ? [.cut] : [])
             let fault = faults.randomElement(using: &random)!
             let outage = random.milliseconds(options.outage)
-            ledger.fault(fault, kind: kind, target: target ?? "family-broker", at: ContinuousClock.now - started)
+            let name = target ?? broker.map { "family-broker \($0)" } ?? "family-broker"
+            ledger.fault(fault, kind: kind, target: name, at: ContinuousClock.now - started)
             // Unbuffered, so each fault shows as it happens, in a log file too.
             if options.verbose { FileHandle.standardOutput.write(Data((ledger.faults.last! + "\n").utf8)) }
-            try await fault.inject(into: target, of: fleet, outage: outage)
+            try await fault.inject(into: target, broker: broker, of: fleet, outage: outage)
         }
     }
 
     /// Every daemon running and reachable again.
     private func heal(_ fleet: Fleet) async throws {
-        try? fleet.currentBroker.resume()
-        if !fleet.currentBroker.isRunning { try await fleet.startBrokerAgain() }
+        if options.brokers > 1 {
+            for broker in fleet.brokers {
+                try? fleet.continueBroker(broker.number)
+                try fleet.restoreBroker(broker.number)
+                if !broker.daemon.isRunning { try await fleet.restartBroker(broker.number) }
+            }
+        } else {
+            try? fleet.currentBroker.resume()
+            if !fleet.currentBroker.isRunning { try await fleet.startBrokerAgain() }
+        }
         for device in Self.childDevices + Self.parentDevices {
             let daemon = try fleet.daemon(device)
             try? daemon.resume()
-            try fleet.restore(device)
+            if options.brokers == 1 { try fleet.restore(device) }
             if !daemon.isRunning { try daemon.start() }
         }
         try await fleet.waitUntilAllLinked(timeout: .seconds(60))

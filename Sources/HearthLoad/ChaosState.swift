@@ -4,8 +4,8 @@ import HearthCore
 import HearthFleet
 
 /// Reads the sequence numbers a chaos run ends with: each device's last applied one (its own SQLite file) and each
-/// member's log at the broker, through read-only connections while the daemons run; and what each parent still shows
-/// as pending.
+/// member's log at the broker (its SQLite file, or the cluster's PostgreSQL database), through read-only connections
+/// while the daemons run; and what each parent still shows as pending.
 enum ChaosState {
     static func read(_ fleet: Fleet, into verdict: inout ChaosVerdict) async throws {
         for device in ChaosRun.parentDevices {
@@ -19,6 +19,13 @@ enum ChaosState {
                 try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'last_applied'")
             }
             verdict.lastApplied[device] = (member, value.flatMap { UInt64($0) } ?? 0)
+        }
+        if let server = fleet.postgresServer {
+            for row in try await server.query("SELECT member_id, COUNT(*), MAX(seq) FROM event GROUP BY member_id") {
+                guard row.count == 3, let count = Int(row[1]), let head = UInt64(row[2]) else { continue }
+                verdict.brokerLogs[row[0]] = (count, head)
+            }
+            return
         }
         let logs = try readOnly(fleet.directory + "/broker/broker.sqlite") { db in
             try Row.fetchAll(

@@ -33,6 +33,8 @@ public enum Message: Sendable, Hashable {
     /// 0x0D: the child's app takes back its pending question (also sent by an app to child-device); the reply is
     /// `answerAccepted` with the resolution, reason `withdrawn`.
     case withdraw(questionID: UUID)
+    /// 0x0E: a parent asks which handles were approved for a child, by whom and when; the reply is `approvedList`.
+    case listApproved(childID: MemberID)
 
     // MARK: broker → device replies
 
@@ -53,6 +55,8 @@ public enum Message: Sendable, Hashable {
     case limits(childID: MemberID, settings: CommunicationSettings, contacts: [Contact])
     /// 0x88: the handles that stopped being known.
     case handlesRevoked([CommunicationHandle])
+    /// 0x8A: a child's approved handles, by kind then value; `complete` is false when more did not fit the frame.
+    case approvedList(childID: MemberID, approvals: [Approval], complete: Bool)
     /// 0x89: in place of any reply, from a broker of a cluster that does not own the device's family: reconnect to the
     /// owner it names (docs/PROTOCOL.md §6.2).
     indirect case redirect(BrokerRedirect)
@@ -120,6 +124,7 @@ public enum Message: Sendable, Hashable {
         case .setPasscode: .setPasscode
         case .approveInPerson: .approveInPerson
         case .withdraw: .withdraw
+        case .listApproved: .listApproved
         case .welcome: .welcome
         case .events: .events
         case .askAccepted: .askAccepted
@@ -128,6 +133,7 @@ public enum Message: Sendable, Hashable {
         case .pong: .pong
         case .limits: .limits
         case .handlesRevoked: .handlesRevoked
+        case .approvedList: .approvedList
         case .redirect: .redirect
         case .error: .error
         case .event: .event

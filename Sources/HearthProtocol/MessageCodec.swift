@@ -88,6 +88,12 @@ public enum MessageCodec {
             w.string(passcode)
         case .withdraw(let questionID):
             w.uuid(questionID)
+        case .listApproved(let child):
+            w.string(child)
+        case .approvedList(let child, let approvals, let complete):
+            w.string(child)
+            w.array(approvals) { $0.approval($1) }
+            w.bool(complete)
         case .approveInPerson(let questionID, let passcode):
             w.uuid(questionID)
             w.string(passcode)
@@ -239,6 +245,10 @@ public enum MessageCodec {
                 childID: child, passcode: try r.string("setPasscode.passcode", max: Wire.maxPasscodeBytes))
         case .withdraw:
             message = .withdraw(questionID: try r.uuid("withdraw.questionID"))
+        case .listApproved:
+            message = .listApproved(childID: try r.identifier("listApproved.childID"))
+        case .approvedList:
+            message = try r.approvedList()
         case .approveInPerson:
             let id = try r.uuid("approveInPerson.questionID")
             message = .approveInPerson(

@@ -7,11 +7,12 @@ extension MessageType {
     public var isBrokerCommand: Bool {
         switch self {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .setLimits, .getLimits, .editContacts,
-            .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .ageRangeRequest, .ageSetSharing,
+            .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .listApproved, .ageRangeRequest, .ageSetSharing,
             .ageAnswerPrompt,
             .ageClearCache:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
+            .approvedList,
             .redirect,
             .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
             .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,

@@ -16,6 +16,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case setPasscode = 0x0B
     case approveInPerson = 0x0C
     case withdraw = 0x0D
+    case listApproved = 0x0E
     // broker → device
     case welcome = 0x81
     case events = 0x82
@@ -25,6 +26,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case pong = 0x86
     case limits = 0x87
     case handlesRevoked = 0x88
+    case approvedList = 0x8A
     case redirect = 0x89
     case error = 0xFF
     case event = 0x90

@@ -81,7 +81,20 @@ struct PageView {
         html += " contact editing \(settings.allowContactEditing ? "allowed" : "not allowed").</p>"
         let listed = contacts.map { Self.escape("\($0.handle)") }.joined(separator: ", ")
         html += "<p>Contacts: \(contacts.isEmpty ? "none" : listed)</p>"
-        return html + "</section>"
+        return html + (await approved(child)) + "</section>"
+    }
+
+    /// The handles approved for `child`, with who approved each and when.
+    private func approved(_ child: MemberID) async -> String {
+        let reply = await context.forward(.listApproved(childID: child), timeout: .seconds(2))
+        guard case .approvedList(_, let approvals, let complete) = reply else { return "" }
+        let items = approvals.map { approval in
+            let who = approval.inPerson ? "in person" : "by \(approval.approvedBy ?? "a parent")"
+            let when = approval.approvedAt.map { ", \(Self.time($0))" } ?? ""
+            return Self.escape("\(approval.handle) (\(who)\(when))")
+        }
+        let list = items.isEmpty ? "none" : items.joined(separator: ", ") + (complete ? "" : ", …")
+        return "<p id=\"approved-\(Self.escape(child))\">Approved: \(list)</p>"
     }
 
     static func escape(_ text: String) -> String {

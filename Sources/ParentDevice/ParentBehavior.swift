@@ -92,7 +92,7 @@ public final class ParentBehavior: DeviceBehavior {
             }
         case .parentWatch(let after):
             return await startWatching(after: after, routingID: routingID, context: context)
-        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode:
+        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved:
             // A parent's commands: the broker checks that this device's member may give them.
             return await context.forward(envelope.message)
         default:

@@ -22,6 +22,7 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "Longest pause between two faults, in milliseconds.") var maxGap = 1500
     @Option(help: "Longest pause or cut-off, in milliseconds.") var maxOutage = 3000
     @Option(help: "Seconds to wait for everything to be delivered after the last fault.") var settle = 120
+    @Option(help: "Brokers: 1 on SQLite, or several of a cluster on a throwaway PostgreSQL server.") var brokers = 1
     @Flag(help: "Do not print each fault as it happens.") var quiet = false
 
     func run() async throws {
@@ -32,6 +33,8 @@ struct ChaosCommand: AsyncParsableCommand {
         options.outage = min(200, maxOutage)...maxOutage
         options.settleTimeout = .seconds(settle)
         options.verbose = !quiet
+        guard brokers >= 1 else { throw ValidationError("--brokers must be 1 or more") }
+        options.brokers = brokers
         let report = try await ChaosRun(options: options).run()
         print(report.text)
         if !report.passed { throw ExitCode(1) }

@@ -41,6 +41,13 @@ struct CycleCommand: AsyncParsableCommand {
             after the SQLite broker (the report has both, with the server's CPU).
             """)
     var store = "sqlite"
+    @Option(
+        help: """
+            With --store postgres: run N brokers on the one PostgreSQL server instead of one, each simulated device \
+            connected to the owner of its family (from the lease table); reported per broker and in total.
+            """)
+    var brokers = 1
+    @Option(help: "With --brokers: the brokers' partition count.") var partitions = 64
     @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.")
     var baseline = false
     @Flag(inversion: .prefixedNo, help: "CURVE on the relay's sockets, as on the broker's.") var baselineCurve = true
@@ -84,7 +91,11 @@ struct CycleCommand: AsyncParsableCommand {
             throw error
         }
         await server?.stop()
-        if store == "postgres" {
+        if store == "postgres", brokers > 1 {
+            let cluster = try await runOnCluster(shape: shape, plan: plan, progress: progress)
+            print(cluster.text)
+            report.cluster = cluster
+        } else if store == "postgres" {
             report.brokerPostgres = try await runOnPostgres(shape: shape, plan: plan, progress: progress)
             print(report.brokerPostgres!.text)
         }
@@ -114,8 +125,10 @@ struct CycleCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         }
-        let brokers = [report.broker, report.brokerPostgres].compactMap { $0 }
-        for broker in brokers where broker.lost > 0 || broker.duplicated > 0 {
+        let runs =
+            [report.broker, report.brokerPostgres].compactMap { $0 }
+            + (report.cluster.map { Array($0.brokers.values) } ?? [])
+        for run in runs where run.lost > 0 || run.duplicated > 0 {
             throw ExitCode(2)
         }
     }
@@ -125,6 +138,8 @@ struct CycleCommand: AsyncParsableCommand {
         guard store == "sqlite" || broker == "launch" else {
             throw ValidationError("--store postgres launches its broker")
         }
+        guard brokers == 1 || store == "postgres" else { throw ValidationError("--brokers needs --store postgres") }
+        guard (1...16).contains(brokers) else { throw ValidationError("--brokers is from 1 to 16") }
     }
 
     /// The same load against a broker launched on a throwaway PostgreSQL server, with the server's CPU sampled.
@@ -162,12 +177,14 @@ struct CycleReports: Codable {
     /// The same load against a broker on PostgreSQL (`--store postgres`).
     var brokerPostgres: CycleReport?
     var baseline: CycleReport?
+    /// `--brokers N --store postgres`: the run against the cluster, per broker.
+    var cluster: ClusterCycleReport?
     var brokerToBaseline: Double? {
         guard let broker, let baseline, baseline.cyclesPerSecond > 0 else { return nil }
         return broker.cyclesPerSecond / baseline.cyclesPerSecond
     }
 
-    enum CodingKeys: String, CodingKey { case broker, brokerPostgres, baseline, brokerToBaseline }
+    enum CodingKeys: String, CodingKey { case broker, brokerPostgres, baseline, brokerToBaseline, cluster }
 
     init() {}
 
@@ -176,6 +193,7 @@ struct CycleReports: Codable {
         broker = try c.decodeIfPresent(CycleReport.self, forKey: .broker)
         brokerPostgres = try c.decodeIfPresent(CycleReport.self, forKey: .brokerPostgres)
         baseline = try c.decodeIfPresent(CycleReport.self, forKey: .baseline)
+        cluster = try c.decodeIfPresent(ClusterCycleReport.self, forKey: .cluster)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -184,5 +202,6 @@ struct CycleReports: Codable {
         try c.encodeIfPresent(brokerPostgres, forKey: .brokerPostgres)
         try c.encodeIfPresent(baseline, forKey: .baseline)
         try c.encodeIfPresent(brokerToBaseline, forKey: .brokerToBaseline)
+        try c.encodeIfPresent(cluster, forKey: .cluster)
     }
 }

@@ -9,7 +9,7 @@ struct Parent: AsyncParsableCommand {
         abstract: "Act as a parent on a parent-device: questions, a child's limits and contacts, approvals, passcode.",
         subcommands: [
             List.self, Approve.self, Decline.self, Limits.self, Contacts.self, Revoke.self, Passcode.self, Watch.self,
-            History.self,
+            History.self, Approved.self,
         ])
 
     struct SocketOption: ParsableArguments {

@@ -9,10 +9,11 @@ struct BrokerLinkTests {
 
     static let emma = DeviceIdentity(familyID: "appleseed", memberID: "emma", deviceID: "emma-tablet", role: .child)
     static let noVersion = ErrorReply(.unsupportedVersion, "no common version")
+    static let first = BrokerAddress(ingress: "tcp://10.0.0.1:7701", egress: "tcp://10.0.0.1:7702", publicKey: "K1")
 
     /// A link in `phase`, reached through its inputs; every phase but `connecting` has been welcomed once.
     static func link(in phase: Phase) -> BrokerLink {
-        var link = BrokerLink()
+        var link = BrokerLink(brokers: [Self.first])
         guard phase != .connecting else { return link }
         link.welcomed(emma)
         switch phase {
@@ -31,7 +32,7 @@ struct BrokerLinkTests {
     static let phases: [Phase] = [.connecting, .keyRefused, .refused(noVersion), .catchingUp, .linked, .brokerGone]
 
     @Test func startsConnectingWithoutIdentityAndNotSyncing() {
-        let link = BrokerLink()
+        let link = BrokerLink(brokers: [Self.first])
         #expect(link.phase == .connecting)
         #expect(link.identity == nil)
         #expect(link.sync == .idle)
@@ -82,7 +83,7 @@ struct BrokerLinkTests {
     }
 
     @Test func aKeyRefusedBeforeAnyWelcomeGoesBackToConnecting() {
-        var link = BrokerLink()
+        var link = BrokerLink(brokers: [Self.first])
         let r3 = link.handshakeRefused()
         #expect(r3)
         link.handshakeSucceeded()
@@ -98,7 +99,7 @@ struct BrokerLinkTests {
     }
 
     @Test func aFullLifeConnectsLinksLosesAndComesBack() {
-        var link = BrokerLink()
+        var link = BrokerLink(brokers: [Self.first])
         link.welcomed(Self.emma)
         let r4 = link.caughtUp()
         #expect(r4)
@@ -116,7 +117,7 @@ struct BrokerLinkTests {
     }
 
     @Test func aSyncWantedWhileOneRunsRunsOnceMore() {
-        var link = BrokerLink()
+        var link = BrokerLink(brokers: [Self.first])
         let r9 = link.syncWanted()
         #expect(r9, "idle: start one")
         #expect(link.sync == .running)

@@ -92,3 +92,42 @@ struct BrokerEngineWordsTests {
         }
     }
 }
+
+/// A parent's list of approved handles: who approved each and when, and revoking from it.
+@Suite("BrokerEngine approved list")
+struct BrokerEngineApprovedTests {
+    @Test(arguments: StorageBackend.all)
+    func theListNamesWhoApprovedAndWhenAndFollowsRevocations(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
+            #expect(
+                try await broker.send(.listApproved(childID: "emma"), from: "alice").reply
+                    == .approvedList(childID: "emma", approvals: [], complete: true))
+            let first = question(["sam", "lee"])
+            _ = try await broker.ask(first)
+            broker.clock.advance(by: 30)
+            let answeredAt = broker.clock.now
+            _ = try await broker.answer(first.id, "approve", from: "bob")
+            let reply = try await broker.send(.listApproved(childID: "emma"), from: "alice").reply
+            guard case .approvedList(let child, let approvals, let complete) = reply else {
+                Issue.record("\(reply)")
+                return
+            }
+            #expect(child == "emma" && complete)
+            #expect(approvals.map(\.handle) == [handle("lee"), handle("sam")], "by kind, then value")
+            #expect(approvals.allSatisfy { $0.approvedBy == "bob" && $0.approvedAt == answeredAt })
+            #expect(approvals.allSatisfy { $0.questionID == first.id && !$0.inPerson })
+
+            _ = try await broker.send(.revokeApproval(childID: "emma", handles: [handle("sam")]), from: "alice")
+            let after = try await broker.send(.listApproved(childID: "emma"), from: "bob").reply
+            guard case .approvedList(_, let left, _) = after else {
+                Issue.record("\(after)")
+                return
+            }
+            #expect(left.map(\.handle) == [handle("lee")])
+            // Only a parent of the child's family: the child itself and other families get nothing.
+            #expect(
+                try await broker.send(.listApproved(childID: "emma"), from: "emma").reply.errorCode == .notAuthorized)
+            #expect(try await broker.send(.listApproved(childID: "emma"), from: "zed").reply.errorCode == .notFound)
+        }
+    }
+}

@@ -195,14 +195,29 @@ enum Fixtures {
                     Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
         }
         // Last, so that the fuzz corpus's earlier seeds (numbered by position) stay as they are.
-        return all + ageMessages + parentMessages + clusterMessages
+        return all + ageMessages + parentMessages + clusterMessages + approvalMessages
+    }()
+
+    /// A parent's list of approved handles (0x0E, 0x8A).
+    static let approvalMessages: [Message] = {
+        [
+            .listApproved(childID: "kid-1"),
+            .approvedList(childID: "kid-1", approvals: [], complete: true),
+            .approvedList(
+                childID: "kid-1",
+                approvals: [
+                    Approval(handle: dragon, questionID: id1, approvedBy: "mum", approvedAt: t1, inPerson: false),
+                    Approval(handle: emojiHandle, questionID: id2, approvedBy: nil, approvedAt: t0, inPerson: true),
+                    Approval(handle: phone, questionID: nil, approvedBy: nil, approvedAt: nil, inPerson: false),
+                ], complete: false),
+        ]
     }()
 
     /// Every type code protocol v1 defines.
     static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
         0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
-        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x87, 0x88, 0x89, 0x50, 0xD0,
+        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x87, 0x88, 0x89, 0x8A, 0x50, 0xD0,
     ]).union(ageTypeCodes)
 
     /// A frame with a valid header for `type` and a body written by `body`.

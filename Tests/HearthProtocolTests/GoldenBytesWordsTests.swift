@@ -78,3 +78,24 @@ import Testing
         #expect(throws: WireError.invalidUTF8(field: "answer.message")) { try MessageCodec.decode(frame) }
     }
 }
+
+/// A parent's list of approved handles (docs/PROTOCOL.md §6.1 0x0E, §6.2 0x8A), in exact bytes.
+@Suite struct GoldenBytesApprovedTests {
+    @Test func listAndList() throws {
+        let list = MessageCodec.encode(.listApproved(childID: "emma"), requestID: 5)
+        #expect(list == [0x01, 0x0E, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 4, 0x65, 0x6D, 0x6D, 0x61])
+        let approval = Approval(
+            handle: CommunicationHandle(value: "bob", kind: .custom), questionID: nil, approvedBy: "m",
+            approvedAt: Date(timeIntervalSince1970: 1), inPerson: false)
+        let reply: Message = .approvedList(childID: "emma", approvals: [approval], complete: true)
+        let frame = MessageCodec.encode(reply, requestID: 5)
+        #expect(
+            frame
+                == [0x01, 0x8A, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 4, 0x65, 0x6D, 0x6D, 0x61]  // header, childID
+                + [0, 0, 0, 1, 0x03, 0, 0, 0, 3, 0x62, 0x6F, 0x62]  // one approval: custom "bob"
+                + [0x00, 0x01, 0, 0, 0, 1, 0x6D]  // no question id; approvedBy "m"
+                + [0x01, 0, 0, 0, 0, 0, 0, 0x03, 0xE8, 0x00]  // approvedAt 1000 ms; not in person
+                + [0x01])  // complete
+        #expect(try MessageCodec.decode(frame).message == reply)
+    }
+}

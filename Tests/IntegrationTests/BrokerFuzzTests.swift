@@ -77,9 +77,9 @@ struct BrokerFuzzTests {
             return reply == .pong(head: 0)
         case .ask, .knownHandles:
             return code == .notAvailable
-        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode:
+        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved:
             return code == .notAuthorized
-        case .approveInPerson:
+        case .approveInPerson, .withdraw:
             return code == .notFound || code == .notAuthorized
         case .ageRange(.clearCache(let app)):
             return reply == .ageRange(.cacheCleared(app: app, existed: false))

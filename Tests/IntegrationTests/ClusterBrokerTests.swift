@@ -44,7 +44,8 @@ struct ClusterBrokerTests {
         let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/\(device).key")
         let peer = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: keys)
         defer { Task { await peer.close() } }
-        return try? await peer.request(.hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 7, timeout: .seconds(2))
+        return try? await peer.request(
+            .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 7, timeout: .seconds(2))
     }
 
     static func isWelcome(_ message: Message?) -> Bool {
@@ -72,7 +73,8 @@ struct ClusterBrokerTests {
     }
 
     @Test func twoBrokersSplitThePartitionsAndOneTakesOverWhenTheOtherIsKilled() async throws {
-        try await Fleet.with(Self.spec, brokerArguments: Self.clusterArguments + ["--broker-name", "a"]) { fleet in
+        let arguments = Self.clusterArguments + ["--broker-name", "a", "--metrics", "127.0.0.1:0"]
+        try await Fleet.with(Self.spec, brokerArguments: arguments) { fleet in
             let b = try Self.secondBroker(of: fleet, name: "b")
             let bReady = fleet.directory + "/broker-b/broker.ready.json"
             try b.start()
@@ -88,6 +90,17 @@ struct ClusterBrokerTests {
             #expect(Self.isWelcome(try await Self.hello("alice-phone", readyFile: fleet.readyFile, fleet: fleet)))
             let aliceOnB = try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet)
             #expect(try Self.redirects(aliceOnB, to: fleet.readyFile, partition: 2), "\(String(describing: aliceOnB))")
+
+            // a's metrics and hearthctl status show the partitions it serves and their epochs: 0-3, taken once.
+            let probe = try OpsProbe(addressFile: fleet.directory + "/broker/metrics.address")
+            try await fleet.eventually("a's metrics show its 4 partitions") {
+                try await probe.metrics().total("hearth_broker_partitions_owned") == 4
+            }
+            let epochs = try await probe.metrics().byLabel("hearth_broker_partition_epoch", "partition")
+            #expect(epochs["0"] == 1 && epochs["3"] == 1 && epochs["4"] == 0, "\(epochs)")
+            let status = try FamilyRulesIntegrationTests.hearthctl(
+                ["status", "--endpoint", "family-broker=\(probe.address)"], fleet: fleet)
+            #expect(status.output.contains("partitions 4 (0@1 1@1 2@1 3@1)"), "\(status.output)")
 
             // b dies without a word: a takes its partitions once their leases (2 s) expire.
             let killed = ContinuousClock.now
@@ -117,6 +130,55 @@ struct ClusterBrokerTests {
                 try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet) == nil
             }
             #expect(try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet) != nil, "others still get in")
+        }
+    }
+
+    @Test func aBrokerPausedPastItsLeaseCommitsNothingWhenItResumes() async throws {
+        var spec = Self.spec
+        spec.families[0].members.append(.child("emma", devices: ["emma-tablet"]))
+        try await Fleet.with(spec, brokerArguments: Self.clusterArguments + ["--broker-name", "a"]) { fleet in
+            let b = try Self.secondBroker(of: fleet, name: "b")
+            let bReady = fleet.directory + "/broker-b/broker.ready.json"
+            try b.start()
+            defer { b.signal(SIGKILL) }
+            try await fleet.eventually("b serves banks", timeout: .seconds(30)) {
+                Self.isWelcome(try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet))
+            }
+            // Emma's key, straight at a (which serves appleseed), without her daemon.
+            await (try fleet.daemon("emma-tablet")).stop()
+            let broker = try RawPeer.readyFile(fleet.readyFile)
+            let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/emma-tablet.key")
+            let peer = try await RawPeer(
+                ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: keys)
+            defer { Task { await peer.close() } }
+            let welcome = try await peer.request(
+                .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 1)
+            #expect(Self.isWelcome(welcome), "\(welcome)")
+
+            // a stops past its lease; b takes appleseed; an ask waits for a, which then resumes.
+            try fleet.currentBroker.pause()
+            try await fleet.eventually("b serves appleseed", timeout: .seconds(30)) {
+                Self.isWelcome(try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet))
+            }
+            peer.send(.ask(appBundleID: "com.example.chat", question: GracefulShutdownTests.question(1)), requestID: 2)
+            try await Task.sleep(for: .milliseconds(200))
+            try fleet.currentBroker.resume()
+            try await fleet.eventually("a answers the ask", timeout: .seconds(10)) { !peer.messages(on: 0).isEmpty }
+            let answer = try #require(peer.messages(on: 0).first)
+            // Refused by its fencing check (brokerUnavailable) or, once its keeper ran, redirected to b.
+            #expect(Self.isTurnedAway(answer), "\(answer)")
+
+            // Nothing of it is stored: emma's log, read from the database by b, is empty.
+            let onB = try RawPeer.readyFile(bReady)
+            let reader = try await RawPeer(ingress: onB.ingress, egress: onB.egress, brokerKey: onB.key, keys: keys)
+            defer { Task { await reader.close() } }
+            _ = try await reader.request(.hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 1)
+            let log = try await reader.request(.sync(after: 0, limit: 100), requestID: 2)
+            guard case .events(_, let events) = log else {
+                Issue.record("b answers emma's sync: \(log)")
+                return
+            }
+            #expect(events.isEmpty, "\(events)")
         }
     }
 }

@@ -95,6 +95,19 @@ struct ConfigurationRefusalTests {
         #expect(output.contains("HEARTH_PARENT_DEVICE_BROKER_KEY_FILE: brokerKeyFile:"), "\(output)")
     }
 
+    @Test func deviceWithAnUnreadableBrokerOfItsListIsRefusedNamingTheEntry() async throws {
+        let dir = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try KeyFiles.generate(at: dir + "/b1")
+        let list = "tcp://127.0.0.1:1 tcp://127.0.0.1:2 \(dir)/b1.pub, \(dir)/b2.ready.json"
+        let (status, output) = try await ExecutableRun.run(
+            "child-device", ["--key-file", dir + "/c.key", "--state", dir + "/device", "--brokers", list])
+        #expect(status == 78)
+        #expect(
+            output.contains("--brokers: brokers: entry 2: cannot read the broker's ready file '\(dir)/b2.ready.json'"),
+            "\(output)")
+    }
+
     /// Every key is documented, with its flag, variable and default, in docs/CONFIGURATION.md and the config files.
     @Test func everyKeyIsDocumented() throws {
         var root = URL(fileURLWithPath: #filePath)

@@ -282,6 +282,10 @@ struct FrameFuzzer {
             add("type 0x\(String(type, radix: 16)) empty", frame(type))
         }
         add("ping with trailing bytes", frame(0x06) { $0.u8(0) })
+        // Each valid command once, unmutated: every command type is reached whatever the seed.
+        for message in messages(child: child, questionID: questionID) where message.isBrokerCommand {
+            add("valid \(message.type)", MessageCodec.encode(message, requestID: 1))
+        }
         return cases
     }
 
@@ -320,6 +324,7 @@ struct FrameFuzzer {
             .setPasscode(childID: child, passcode: "1357"),
             .approveInPerson(questionID: questionID, passcode: "2468"),
             .withdraw(questionID: questionID),
+            .listApproved(childID: child),
             .welcome(version: 1, familyID: "f", memberID: child, deviceID: "d", role: .child, head: 3),
             .events(
                 head: 1,

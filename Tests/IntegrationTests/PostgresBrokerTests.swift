@@ -83,9 +83,13 @@ struct PostgresBrokerTests {
             for index in 0..<24 {
                 if index == 8 {
                     try await server.stop()
-                    try await fleet.eventually("/readyz says the store is away") {
-                        let readiness = try await probe.readiness()
-                        return !readiness.ok && readiness.detail.contains("store")
+                    do {
+                        try await fleet.eventually("/readyz says the store is away") {
+                            let readiness = try await probe.readiness()
+                            return !readiness.ok && readiness.detail.contains("store")
+                        }
+                    } catch {
+                        throw FleetError("\(error)", logs: fleet.currentBroker.recentLog(lines: 60))
                     }
                 }
                 if index == 16 { try await server.startAgain() }

@@ -65,8 +65,10 @@ final class LeaseKeeper: Sendable {
         let round: Round
         do {
             round = try await session.run { [self] connection in
-                try plan(LeaseTable(connection: connection, logger: logger, broker: ownership.brokerName,
-                    leaseSeconds: leaseSeconds), held: held)
+                try plan(
+                    LeaseTable(
+                        connection: connection, logger: logger, broker: ownership.brokerName,
+                        leaseSeconds: leaseSeconds), held: held)
             }
         } catch {
             logger.error("lease round failed", metadata: ["error": "\(error)"])
@@ -117,8 +119,10 @@ final class LeaseKeeper: Sendable {
         ownership.drop(surplus.keys)
         do {
             try await session.run { [self] connection in
-                try LeaseTable(connection: connection, logger: logger, broker: ownership.brokerName,
-                    leaseSeconds: leaseSeconds).release(surplus)
+                try LeaseTable(
+                    connection: connection, logger: logger, broker: ownership.brokerName,
+                    leaseSeconds: leaseSeconds
+                ).release(surplus)
             }
             logger.notice(
                 "partitions released for other brokers",
@@ -134,7 +138,8 @@ final class LeaseKeeper: Sendable {
         guard let last, ContinuousClock.now - last > leaseDuration else { return }
         let dropped = ownership.drop(ownership.served.keys)
         if !dropped.isEmpty {
-            logger.error("leases not renewed for a lease's time: serving nothing", metadata: ["partitions": "\(dropped.count)"])
+            logger.error(
+                "leases not renewed for a lease's time: serving nothing", metadata: ["partitions": "\(dropped.count)"])
         }
     }
 
@@ -143,8 +148,10 @@ final class LeaseKeeper: Sendable {
         ownership.drop(ownership.served.keys)
         do {
             try await session.run { [self] connection in
-                try LeaseTable(connection: connection, logger: logger, broker: ownership.brokerName,
-                    leaseSeconds: leaseSeconds).resign()
+                try LeaseTable(
+                    connection: connection, logger: logger, broker: ownership.brokerName,
+                    leaseSeconds: leaseSeconds
+                ).resign()
             }
         } catch {
             logger.warning("could not release the leases at shutdown", metadata: ["error": "\(error)"])

@@ -12,6 +12,7 @@ public enum BrokerCommand: Sendable, Hashable {
     case answer(questionID: UUID, choiceID: String, message: String? = nil)
     case approveInPerson(questionID: UUID, passcode: String)
     case withdraw(questionID: UUID)
+    case listApproved(childID: MemberID)
     case setLimits(childID: MemberID, settings: CommunicationSettings)
     case getLimits(childID: MemberID)
     case editContacts(childID: MemberID, add: [Contact], remove: [CommunicationHandle])

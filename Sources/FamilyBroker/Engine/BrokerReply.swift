@@ -12,6 +12,7 @@ public enum BrokerReply: Sendable, Hashable {
     case answerAccepted(Resolution)
     case limits(childID: MemberID, settings: CommunicationSettings, contacts: [Contact])
     case handlesRevoked([CommunicationHandle])
+    case approvedList(childID: MemberID, [Approval], complete: Bool)
     case ok
     case ageRange(app: BundleID, AgeRangeAnswer)
     case agePrompted(id: UUID, app: BundleID, timeoutMilliseconds: UInt32)

@@ -47,8 +47,11 @@ extension Transaction {
     /// answered, withdrawn or expired meanwhile is dropped.
     mutating func sendReminders() throws {
         for id in try store.dueReminders(at: now, limit: 1000) {
+            let stored = try store.question(id)
+            // On a cluster, another broker's partitions are its own sweep's: their rows stay for it.
+            guard mayWrite(stored.flatMap { directory.members[$0.asked.childMemberID]?.familyID }) else { continue }
             try store.removeReminder(id)
-            guard let stored = try store.question(id), stored.resolution == nil,
+            guard let stored, stored.resolution == nil,
                 let expiration = stored.asked.question.expirationDate, expiration > now,
                 let child = directory.members[stored.asked.childMemberID], child.familyID != nil
             else { continue }

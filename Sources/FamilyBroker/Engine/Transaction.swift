@@ -159,6 +159,8 @@ struct Transaction {
             return .success(try editContacts(of: childID, add: add, remove: remove, caller: member))
         case .revokeApproval(let childID, let handles):
             return .success(try revokeApproval(handles, of: childID, caller: member))
+        case .listApproved(let childID):
+            return .success(try approvedList(of: childID, caller: member))
         case .setPasscode(let childID, let passcode):
             return .success(try setPasscode(passcode, of: childID, caller: member))
         default:

@@ -100,7 +100,8 @@ public struct BrokerSettings: Sendable {
             "leaseSeconds", default: "10", "seconds",
             "PostgreSQL store: seconds a partition's lease lasts unrenewed; renewed every third of it (1 to 3600)."
         ) { s, key, b in
-            b.options.cluster.leaseDuration = try s.get(key, default: .seconds(10), SettingParsers.seconds(in: 1...3600))
+            b.options.cluster.leaseDuration = try s.get(
+                key, default: .seconds(10), SettingParsers.seconds(in: 1...3600))
         },
         Setting(
             "families", default: "config/demo-family.yaml", "file",

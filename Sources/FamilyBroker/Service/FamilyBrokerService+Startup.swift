@@ -47,7 +47,8 @@ extension FamilyBrokerService {
             options: options, logger: logger, health: health, store: store, engine: engine,
             intake: CommandIntake(engine: engine), gate: gate, sockets: sockets,
             admin: admin, metrics: metrics, sequences: sequences, subscribed: subscribed,
-            cluster: cluster(store, ownership: ownership, engine: engine, options: options, sockets: sockets,
+            cluster: cluster(
+                store, ownership: ownership, engine: engine, options: options, sockets: sockets,
                 admin: admin, logger: logger))
     }
 

@@ -25,6 +25,7 @@ public enum BrokerFrames {
         case .approveInPerson(let questionID, let passcode):
             return .approveInPerson(questionID: questionID, passcode: passcode)
         case .withdraw(let questionID): return .withdraw(questionID: questionID)
+        case .listApproved(let childID): return .listApproved(childID: childID)
         case .setLimits(let childID, let settings): return .setLimits(childID: childID, settings: settings)
         case .getLimits(let childID): return .getLimits(childID: childID)
         case .editContacts(let childID, let add, let remove):
@@ -88,6 +89,8 @@ public enum BrokerFrames {
         case .limits(let child, let settings, let contacts):
             .limits(childID: child, settings: settings, contacts: contacts)
         case .handlesRevoked(let handles): .handlesRevoked(handles)
+        case .approvedList(let child, let approvals, let complete):
+            .approvedList(childID: child, approvals: approvals, complete: complete)
         case .ok: .ok
         case .ageRange(let app, let answer): .ageRange(.result(app: app, answer))
         case .agePrompted(let id, let app, let timeout):

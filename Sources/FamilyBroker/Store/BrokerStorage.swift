@@ -50,6 +50,8 @@ protocol StorageReader {
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int
     /// The subset of `handles` the child has had approved, in `handles`' order.
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle]
+    /// The child's approved handles by kind then value, each with the question that approved it (when kept).
+    func approvedHandles(of child: MemberID) throws -> [(handle: CommunicationHandle, question: UUID?)]
     /// Questions whose reminder is due at `now`, earliest first, at most `limit` (pending or not: the caller checks).
     func dueReminders(at now: Date, limit: Int) throws -> [UUID]
 

@@ -36,14 +36,12 @@ struct DirectoryListener: Sendable {
                     on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 2,
                     logger: logger)
                 reported = false
-                try await withTaskCancellationHandler {
-                    try await connection.listen(on: PostgresStore.directoryChannel) { notices in
-                        // Listening before reading: a change committed from here on is either read or noticed.
-                        await reload()
-                        for try await notice in notices where notice.payload != brokerName { await reload() }
-                    }
-                } onCancel: {
-                    Task { try? await connection.close() }
+                do {
+                    try await listen(on: connection)
+                } catch {
+                    // Closed whatever happened: postgres-nio requires it of every connection it opened.
+                    try? await connection.close()
+                    throw error
                 }
                 try? await connection.close()
             } catch {
@@ -53,6 +51,19 @@ struct DirectoryListener: Sendable {
                 }
             }
             try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Reads the directory, then again on each notice from another broker, until the connection or the task ends.
+    private func listen(on connection: PostgresConnection) async throws {
+        try await withTaskCancellationHandler {
+            try await connection.listen(on: PostgresStore.directoryChannel) { notices in
+                // Listening before reading: a change committed from here on is either read or noticed.
+                await reload()
+                for try await notice in notices where notice.payload != brokerName { await reload() }
+            }
+        } onCancel: {
+            Task { try? await connection.close() }
         }
     }
 }

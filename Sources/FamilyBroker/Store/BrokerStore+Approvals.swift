@@ -1,0 +1,20 @@
+import Foundation
+import GRDB
+import HearthCore
+
+/// A child's approved handles (`known_handle`), each with the question that approved it.
+extension SQLiteTransaction {
+    func approvedHandles(of child: MemberID) throws -> [(handle: CommunicationHandle, question: UUID?)] {
+        try Row.fetchAll(
+            db, sql: "SELECT kind, value, question_id FROM known_handle WHERE child_id = ? ORDER BY kind, value",
+            arguments: [child]
+        ).compactMap { row in
+            guard let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: row[0] as Int64)) else { return nil }
+            let bytes: Data? = row[2]
+            let question = bytes.flatMap { data in
+                data.count == 16 ? data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) } : nil
+            }
+            return (CommunicationHandle(value: row[1], kind: kind), question)
+        }
+    }
+}
