@@ -46,3 +46,23 @@ extension ParentConsole {
         return (approvals, complete)
     }
 }
+
+extension ParentConsole {
+    /// Adds and removes the child's contacts; returns the limits and contacts as the broker stored them. A refusal is
+    /// thrown as `ErrorReply`.
+    @discardableResult
+    public func editContacts(
+        of child: MemberID, add: [Contact] = [], remove: [CommunicationHandle] = []
+    ) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
+        let reply = try await request(.editContacts(childID: child, add: add, remove: remove))
+        guard case .limits(_, let settings, let contacts) = reply else {
+            throw TransportError.unexpectedReply(peer: "parent-device", type: reply.typeCode)
+        }
+        return (settings, contacts)
+    }
+
+    /// Sets the child's Screen Time passcode; an empty one removes it. A refusal is thrown as `ErrorReply`.
+    public func setPasscode(_ passcode: String, of child: MemberID) async throws {
+        _ = try await request(.setPasscode(childID: child, passcode: passcode))
+    }
+}

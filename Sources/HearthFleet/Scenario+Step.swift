@@ -11,6 +11,20 @@ extension Scenario {
         case revoke(Revoke)
         /// A parent changes a child's Communication Limits.
         case limits(Limits)
+        /// A parent adds or removes a child's contacts.
+        case contacts(Contacts)
+        /// A parent sets or clears a child's Screen Time passcode.
+        case passcode(Passcode)
+        /// A parent approves a question at the child's device with the passcode.
+        case approveInPerson(InPerson)
+        /// The asking app withdraws a pending question.
+        case withdraw(Withdraw)
+        /// A parent sets a child's (or an adult their own) Declared Age Range sharing.
+        case ageSharing(AgeSharingStep)
+        /// An app asks for the user's age range; `expect: {ageResponse: ...}` waits for the answer.
+        case ageRequest(AgeRequest)
+        /// The person at a device answers an Ask First prompt.
+        case agePrompt(AgePromptAnswer)
         case expect(Expectation)
         /// `crash`, `restart`, `stop`, `start`, `pause`, `resume`, `cut` or `restore`, of a device or `broker`.
         case fault(Fault, String)
@@ -18,7 +32,10 @@ extension Scenario {
         case wait(ScenarioDuration)
 
         static let kinds =
-            ["ask", "approve", "decline", "revoke", "limits", "expect", "advanceClock", "wait"]
+            [
+                "ask", "approve", "decline", "revoke", "limits", "contacts", "passcode", "approveInPerson", "withdraw",
+                "ageSharing", "ageRequest", "agePrompt", "expect", "advanceClock", "wait",
+            ]
             + Fault.allCases.map(\.rawValue)
 
         public init(from decoder: any Decoder) throws {
@@ -34,6 +51,13 @@ extension Scenario {
             case "decline": self = .decline(try c.decode(Answer.self, forKey: key))
             case "revoke": self = .revoke(try c.decode(Revoke.self, forKey: key))
             case "limits": self = .limits(try c.decode(Limits.self, forKey: key))
+            case "contacts": self = .contacts(try c.decode(Contacts.self, forKey: key))
+            case "passcode": self = .passcode(try c.decode(Passcode.self, forKey: key))
+            case "approveInPerson": self = .approveInPerson(try c.decode(InPerson.self, forKey: key))
+            case "withdraw": self = .withdraw(try c.decode(Withdraw.self, forKey: key))
+            case "ageSharing": self = .ageSharing(try c.decode(AgeSharingStep.self, forKey: key))
+            case "ageRequest": self = .ageRequest(try c.decode(AgeRequest.self, forKey: key))
+            case "agePrompt": self = .agePrompt(try c.decode(AgePromptAnswer.self, forKey: key))
             case "expect": self = .expect(try c.decode(Expectation.self, forKey: key))
             case "advanceClock": self = .advanceClock(try c.decode(ScenarioDuration.self, forKey: key))
             case "wait": self = .wait(try c.decode(ScenarioDuration.self, forKey: key))
@@ -62,6 +86,8 @@ extension Scenario {
                     + (revoke.error.map { ", expecting \($0)" } ?? "")
             case .limits(let limits):
                 "set limits of \(limits.child) on \(limits.on)" + (limits.error.map { ", expecting \($0)" } ?? "")
+            case .contacts, .passcode, .approveInPerson, .withdraw, .ageSharing, .ageRequest, .agePrompt:
+                familySummary
             case .expect(let expectation): "expect \(expectation.summary)"
             case .fault(let fault, let target): "\(fault.rawValue) \(target)"
             case .advanceClock(let by): "advance the broker's clock by \(by)"
@@ -195,6 +221,8 @@ extension Scenario {
             case linked(Bool)
             /// The parent's device was told of the question (a notification, of `kind` when given).
             case notified(String)
+            /// The app's age range request got its answer: `answer: declined`, or `answer: sharing` with `range`.
+            case ageResponse(String)
         }
 
         public var check: Check
@@ -210,10 +238,12 @@ extension Scenario {
         public var within: ScenarioDuration?
         /// For `notified`: questionPending, questionAnswered, questionExpired or questionClosed.
         public var kind: String?
+        /// For `ageResponse`: the shared range, `13-15`, `16-` (16 or over) or `-12` (under 13).
+        public var range: String?
 
         public init(from decoder: any Decoder) throws {
-            let checks = ["pending", "notPending", "response", "known", "unknown", "linked", "notified"]
-            let options = ["on", "app", "answer", "by", "reason", "within", "kind"]
+            let checks = ["pending", "notPending", "response", "known", "unknown", "linked", "notified", "ageResponse"]
+            let options = ["on", "app", "answer", "by", "reason", "within", "kind", "range"]
             try Scenario.allowOnly(Set(checks + options), in: decoder, what: "an expectation")
             let c = try decoder.container(keyedBy: Key.self)
             let given = c.allKeys.map(\.stringValue).filter(checks.contains)
@@ -229,6 +259,7 @@ extension Scenario {
             case "known": check = .known(try c.decode(String.self, forKey: Key(kind)))
             case "unknown": check = .unknown(try c.decode(String.self, forKey: Key(kind)))
             case "notified": check = .notified(try c.decode(String.self, forKey: Key(kind)))
+            case "ageResponse": check = .ageResponse(try c.decode(String.self, forKey: Key(kind)))
             default: check = .linked(try c.decode(Bool.self, forKey: Key(kind)))
             }
             on = try c.decode(String.self, forKey: Key("on"))
@@ -237,6 +268,7 @@ extension Scenario {
             by = try c.decodeIfPresent(String.self, forKey: Key("by"))
             reason = try c.decodeIfPresent(String.self, forKey: Key("reason"))
             within = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("within"))
+            range = try c.decodeIfPresent(String.self, forKey: Key("range"))
             self.kind = try c.decodeIfPresent(String.self, forKey: Key("kind"))
             if let given = self.kind, !ParentNotification.Kind.allCases.map(\.name).contains(given) {
                 let names = ParentNotification.Kind.allCases.map(\.name).joined(separator: ", ")
@@ -255,6 +287,8 @@ extension Scenario {
             case .unknown(let h): "\(h) not known on \(on)"
             case .linked(let up): "\(on) \(up ? "linked to" : "cut off from") the broker"
             case .notified(let q): "\(on) told of \(q)" + (kind.map { " (\($0))" } ?? "")
+            case .ageResponse(let r):
+                "age range answer to \(r) on \(on)" + [answer, range].compactMap { $0 }.map { " " + $0 }.joined()
             }
         }
     }

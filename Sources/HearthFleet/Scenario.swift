@@ -130,6 +130,7 @@ public struct Scenario: Sendable, Decodable {
     private func validate() throws {
         let roles = try roles()
         var asked: Set<String> = []
+        var requested: Set<String> = []
         for (index, step) in steps.enumerated() {
             func fail(_ why: String) -> ScenarioError { ScenarioError("steps[\(index)] (\(step.summary)): \(why)") }
             func device(_ id: String, child: Bool? = nil) throws {
@@ -165,6 +166,9 @@ public struct Scenario: Sendable, Decodable {
                     try device(expectation.on, child: true)
                 case .linked:
                     try device(expectation.on)
+                case .ageResponse:
+                    try device(expectation.on)
+                    try Self.validate(step, device: device, question: question, requested: &requested, fail: fail)
                 }
             case .fault(let fault, let target):
                 if target == Self.broker {
@@ -183,6 +187,8 @@ public struct Scenario: Sendable, Decodable {
                 }
             case .advanceClock, .wait:
                 break
+            case .contacts, .passcode, .approveInPerson, .withdraw, .ageSharing, .ageRequest, .agePrompt:
+                try Self.validate(step, device: device, question: question, requested: &requested, fail: fail)
             }
         }
     }

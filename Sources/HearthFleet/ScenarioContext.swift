@@ -1,3 +1,4 @@
+import DeclaredAgeRange
 import Foundation
 import HearthClient
 import HearthCore
@@ -12,6 +13,8 @@ final class ScenarioContext {
     private var questions: [String: PermissionQuestion<CommunicationTopic>] = [:]
     private var apps: [String: (limits: CommunicationLimits, responses: AppResponses)] = [:]
     private var consoles: [DeviceID: ParentConsole] = [:]
+    /// Age range requests by name, with the app's service (closed at the end).
+    var ageRequests: [String: (service: AgeRangeService, answer: Task<AgeRangeService.Response, any Error>)] = [:]
 
     init(fleet: Fleet, timeout: Duration) {
         self.fleet = fleet
@@ -25,6 +28,8 @@ final class ScenarioContext {
         case .decline(let answer): try await self.answer(answer, approve: false)
         case .revoke(let revoke): try await self.revoke(revoke)
         case .limits(let limits): try await self.limits(limits)
+        case .contacts, .passcode, .approveInPerson, .withdraw, .ageSharing, .ageRequest, .agePrompt:
+            try await performFamilyStep(step)
         case .expect(let expectation): try await expect(expectation)
         case .fault(let fault, let target): try await inject(fault, into: target)
         case .advanceClock(let by): try fleet.advanceClock(by: by.duration)
@@ -38,6 +43,10 @@ final class ScenarioContext {
             await limits.close()
         }
         for console in consoles.values { await console.close() }
+        for (service, answer) in ageRequests.values {
+            answer.cancel()
+            await service.close()
+        }
     }
 
     // MARK: steps
@@ -65,16 +74,7 @@ final class ScenarioContext {
         }
         questions[ask.name] = question
         let limits = app(ask.app, on: ask.on).limits
-        do {
-            try await limits.ask(question)
-        } catch {
-            guard let expected = ask.error else { throw StepFailure("the ask failed: \(error)") }
-            guard "\(error)".lowercased().contains(expected.lowercased()) else {
-                throw StepFailure("the ask failed with \(error), not \(expected)")
-            }
-            return
-        }
-        if let expected = ask.error { throw StepFailure("the ask succeeded; expected it to fail with \(expected)") }
+        try await failing(ask.error, "the ask") { try await limits.ask(question) }
     }
 
     private func answer(_ answer: Scenario.Answer, approve: Bool) async throws {
@@ -99,24 +99,14 @@ final class ScenarioContext {
 
     private func revoke(_ revoke: Scenario.Revoke) async throws {
         let console = try await self.console(on: revoke.on)
-        do {
-            let revoked = try await console.revoke(revoke.handles.map(Self.handle), of: revoke.child)
-            if let expected = revoke.error {
-                throw StepFailure("the revoke was accepted (\(revoked.count) handles); expected error \(expected)")
-            }
-        } catch let reply as ErrorReply {
-            guard let expected = revoke.error else {
-                throw StepFailure("the revoke was refused: \(reply.code): \(reply.message)")
-            }
-            guard "\(reply.code)".lowercased() == expected.lowercased() else {
-                throw StepFailure("the revoke was refused with \(reply.code) (\(reply.message)), not \(expected)")
-            }
+        try await expecting(revoke.error, "the revoke") {
+            _ = try await console.revoke(revoke.handles.map(Self.handle), of: revoke.child)
         }
     }
 
     private func limits(_ step: Scenario.Limits) async throws {
         let console = try await self.console(on: step.on)
-        do {
+        try await expecting(step.error, "the limits change") {
             var settings = try await console.limits(of: step.child).settings
             if let enabled = step.enabled { settings.enabled = enabled }
             if let scope = step.screenTime { settings.screenTime = scope }
@@ -126,14 +116,6 @@ final class ScenarioContext {
             }
             if let editing = step.contactEditing { settings.allowContactEditing = editing }
             try await console.setLimits(settings, of: step.child)
-            if let expected = step.error { throw StepFailure("the limits were set; expected error \(expected)") }
-        } catch let reply as ErrorReply {
-            guard let expected = step.error else {
-                throw StepFailure("the limits were refused: \(reply.code): \(reply.message)")
-            }
-            guard "\(reply.code)".lowercased() == expected.lowercased() else {
-                throw StepFailure("the limits were refused with \(reply.code) (\(reply.message)), not \(expected)")
-            }
         }
     }
 
@@ -189,6 +171,8 @@ final class ScenarioContext {
                     $0.questionID == id && (kind == nil || $0.kind.name == kind)
                 }
             }
+        case .ageResponse(let name):
+            try await expectAgeResponse(name, expectation, within: within)
         }
     }
 
@@ -236,13 +220,12 @@ final class ScenarioContext {
 
     // MARK: helpers
 
-    private func question(_ name: String) throws -> PermissionQuestion<CommunicationTopic> {
+    func question(_ name: String) throws -> PermissionQuestion<CommunicationTopic> {
         guard let question = questions[name] else { throw StepFailure("no question '\(name)' was asked") }
         return question
     }
 
-    private func app(_ bundleID: String, on device: DeviceID) -> (limits: CommunicationLimits, responses: AppResponses)
-    {
+    func app(_ bundleID: String, on device: DeviceID) -> (limits: CommunicationLimits, responses: AppResponses) {
         let key = device + "\u{0}" + bundleID
         if let app = apps[key] { return app }
         let limits = fleet.app(bundleID, on: device)
@@ -251,7 +234,7 @@ final class ScenarioContext {
         return app
     }
 
-    private func console(on device: DeviceID) async throws -> ParentConsole {
+    func console(on device: DeviceID) async throws -> ParentConsole {
         if let console = consoles[device] { return console }
         let console = try await fleet.parent(on: device)
         consoles[device] = console

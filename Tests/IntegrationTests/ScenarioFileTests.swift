@@ -173,4 +173,59 @@ struct ScenarioParsingTests {
         #expect(Self.error(Self.family + "steps:\n  - expect: {on: emma-tablet}\n").contains("exactly one of"))
         #expect(Self.error("name: s\nfamilies: []\n").contains("steps: missing"))
     }
+
+    @Test func mistakesInTheFamilyStepsAreNamed() {
+        let steps = Self.family + "steps:\n"
+        #expect(
+            Self.error(steps + "  - passcode: {child: emma, on: alice-phone, set: \"1234\", clear: true}\n")
+                .contains("either set or clear: true"))
+        #expect(
+            Self.error(steps + "  - contacts: {child: emma, on: alice-phone}\n").contains("adds or removes a handle"))
+        #expect(
+            Self.error(steps + "  - contacts: {child: emma, on: emma-tablet, add: [pal]}\n").contains(
+                "is a child's device"))
+        #expect(
+            Self.error(steps + "  - approveInPerson: {question: q, on: emma-tablet, passcode: \"1\"}\n").contains(
+                "no question 'q' was asked"))
+        #expect(
+            Self.error(
+                steps
+                    + "  - ask: {on: emma-tablet, as: q, handles: [pal]}\n  - withdraw: {question: q, on: alice-phone}\n"
+            )
+            .contains("'alice-phone' is not a child's device"))
+        #expect(
+            Self.error(steps + "  - ageSharing: {member: emma, on: alice-phone, setting: sometimes}\n").contains(
+                "setting 'sometimes' is not always, ask or never"))
+        #expect(
+            Self.error(steps + "  - ageRequest: {on: emma-tablet, as: r, gates: [10, 13, 16, 18]}\n").contains(
+                "1 to 3 gates"))
+        #expect(
+            Self.error(steps + "  - expect: {ageResponse: r, on: emma-tablet}\n").contains(
+                "no age request 'r' was made"))
+        #expect(
+            Self.error(
+                steps + "  - ageRequest: {on: emma-tablet, as: r, gates: [13]}\n"
+                    + "  - expect: {ageResponse: r, on: emma-tablet, answer: maybe}\n"
+            ).contains("declined or sharing"))
+    }
+
+    @Test func theFamilyStepsParseWithTheirSummaries() throws {
+        let scenario = try Scenario(
+            yaml: Self.family + """
+                steps:
+                  - contacts: {child: emma, on: alice-phone, add: [pal], addDowntime: ["phone:+15550100"], remove: [x]}
+                  - passcode: {child: emma, on: alice-phone, clear: true}
+                  - ageRequest: {on: emma-tablet, as: r, app: com.example.games, gates: [13, 16]}
+                  - agePrompt: {app: com.example.games, on: emma-tablet, share: false}
+                  - expect: {ageResponse: r, on: emma-tablet, answer: declined}
+                """)
+        #expect(
+            scenario.steps.map(\.summary) == [
+                "contacts of emma on alice-phone: +pal, +phone:+15550100 (downtime), -x",
+                "clear the passcode of emma on alice-phone",
+                "age range request r on emma-tablet (com.example.games): gates 13, 16",
+                "decline the age prompt of com.example.games on emma-tablet",
+                "expect age range answer to r on emma-tablet declined",
+            ])
+    }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import HearthTransport
+
+/// A person at a child's device: the child's own limits and contacts, and a parent approving a question in person
+/// with the Screen Time passcode, through child-device's socket.
+public final class ChildConsole: Sendable {
+    private let client: LocalClient
+
+    public init(socketPath: String) async throws {
+        client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: "child-device")
+        try await client.start()
+    }
+
+    /// A parent, at the child's device, approves the question now by typing the passcode. A refusal is thrown as
+    /// `ErrorReply` (`wrongPasscode`, `alreadyAnswered`, ...).
+    @discardableResult
+    public func approveInPerson(_ questionID: UUID, passcode: String) async throws -> Resolution {
+        let reply = try await client.request(.approveInPerson(questionID: questionID, passcode: passcode))
+        guard case .answerAccepted(let resolution) = reply else {
+            throw TransportError.unexpectedReply(peer: "child-device", type: reply.typeCode)
+        }
+        return resolution
+    }
+
+    /// The child's limits and contacts, as the broker has them.
+    public func limits(of child: MemberID) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
+        let reply = try await client.request(.getLimits(childID: child))
+        guard case .limits(_, let settings, let contacts) = reply else {
+            throw TransportError.unexpectedReply(peer: "child-device", type: reply.typeCode)
+        }
+        return (settings, contacts)
+    }
+
+    public func close() async { await client.close() }
+}
