@@ -13,7 +13,7 @@ struct LeaseTable {
     let leaseSeconds: Double
 
     private func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try connection.query(query, logger: logger).wait().rows
+        try connection.result(of: query, logger: logger).rows
     }
 
     /// Registers this broker or beats its heartbeat, with the endpoints and key a redirect names.

@@ -81,7 +81,7 @@ final class PostgresSession: @unchecked Sendable {
             throw StoreUnavailable(description: "cannot connect to \(url): \(Self.reason(error))")
         }
         do {
-            for sql in setUp { _ = try opened.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait() }
+            for sql in setUp { _ = try opened.result(of: PostgresQuery(unsafeSQL: sql), logger: logger) }
         } catch {
             try? opened.close().wait()
             throw StoreUnavailable(description: "cannot set up the connection to \(url): \(Self.reason(error))")

@@ -37,7 +37,7 @@ extension PostgresStore {
         let logger = self.logger
         try await writer.run { connection in
             func run(_ query: PostgresQuery) throws -> [PostgresRow] {
-                try connection.query(query, logger: logger).wait().rows
+                try connection.result(of: query, logger: logger).rows
             }
             _ = try run("BEGIN")
             do {

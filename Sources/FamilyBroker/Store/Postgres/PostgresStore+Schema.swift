@@ -27,7 +27,7 @@ extension PostgresStore {
     /// Brings the schema up to `schemaVersion` under an advisory lock (brokers starting together take turns).
     static func migrate(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) throws {
         func run(_ sql: String) throws -> [PostgresRow] {
-            try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows
+            try connection.result(of: PostgresQuery(unsafeSQL: sql), logger: logger).rows
         }
         _ = try run("BEGIN")
         do {

@@ -53,7 +53,7 @@ public final class PostgresStore: Sendable {
         // Not `self` in the closure: the store's last reference must never be dropped on its own queue.
         let logger = self.logger
         do {
-            try await reader.run { connection in _ = try connection.query("SELECT 1", logger: logger).wait() }
+            try await reader.run { connection in _ = try connection.result(of: "SELECT 1", logger: logger) }
             return nil
         } catch {
             return "\(error)"
@@ -64,9 +64,9 @@ public final class PostgresStore: Sendable {
 extension PostgresStore: BrokerStorage {
     func heads() throws -> [MemberID: UInt64] {
         try reader.runBlocking { connection in
-            let rows = try connection.query(
-                "SELECT member_id, MAX(seq) FROM event GROUP BY member_id", logger: logger
-            ).wait().rows
+            let rows = try connection.result(
+                of: "SELECT member_id, MAX(seq) FROM event GROUP BY member_id", logger: logger
+            ).rows
             var heads: [MemberID: UInt64] = [:]
             for row in rows {
                 let (member, head) = try row.decode((String, Int64).self)

@@ -12,7 +12,7 @@ struct PostgresTransaction: StorageWriter {
 
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).wait()
+        try connection.result(of: query, logger: logger)
     }
 
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] { try execute(query).rows }

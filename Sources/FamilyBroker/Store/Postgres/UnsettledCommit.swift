@@ -20,7 +20,7 @@ final class UnsettledCommit: @unchecked Sendable {
         guard let pending else { return false }
         let connection = try session.connected()
         let status =
-            try connection.query("SELECT txid_status(\(pending.xid))", logger: logger).wait().rows
+            try connection.result(of: "SELECT txid_status(\(pending.xid))", logger: logger).rows
             .first?.decode(String?.self) ?? nil
         switch status {
         case "committed":

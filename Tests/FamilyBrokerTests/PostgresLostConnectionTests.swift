@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+import HearthFleet
+import Synchronization
+import Testing
+
+@testable import FamilyBroker
+
+/// A connection to PostgreSQL lost in the middle of a transaction (the network dropped it, or the server ended the
+/// session) fails that transaction with `StoreUnavailable`, and the next one runs on a new connection. The store sits
+/// behind the fleet's relay (`TCPRelay`), which the test cuts while the writer is inside a transaction.
+///
+/// Before the fix, the writer sent its next statement (or the ROLLBACK after the failed one) on the closed
+/// connection; postgres-nio dropped it without completing its future and the writer's queue blocked forever: a
+/// broker of a cluster kept renewing its leases and never answered a command again (issue 20).
+@Suite("PostgreSQL connection lost in a transaction", .serialized)
+struct PostgresLostConnectionTests {
+    /// Long enough for any statement on a loaded machine, far shorter than forever.
+    static let bound = Duration.seconds(30)
+
+    @Test func aConnectionLostBetweenTwoStatementsFailsTheTransactionAndTheNextOneRuns() async throws {
+        try await withRelayedStore { store, relay in
+            let inside = Signal()
+            let cut = DispatchSemaphore(value: 0)
+            let attempt = Task {
+                try await store.transaction(
+                    { writer in
+                        let tx = writer as! PostgresTransaction
+                        try tx.execute("SELECT 1")
+                        inside.raise()
+                        cut.wait()
+                        // The client has seen the connection close and torn its pipeline down.
+                        for _ in 0..<1000 where !tx.connection.isClosed { Thread.sleep(forTimeInterval: 0.01) }
+                        Thread.sleep(forTimeInterval: 0.2)
+                        try tx.execute("SELECT 2")
+                    }, committed: { _ in })
+            }
+            try await inside.wait()
+            await relay.cut()
+            cut.signal()
+            try await Self.expectStoreUnavailable(attempt)
+            relay.restore()
+            try await Self.expectCommits(store)
+        }
+    }
+
+    @Test func aConnectionLostUnderARunningStatementFailsTheTransactionAndTheNextOneRuns() async throws {
+        try await withRelayedStore { store, relay in
+            let inside = Signal()
+            let attempt = Task {
+                try await store.transaction(
+                    { writer in
+                        let tx = writer as! PostgresTransaction
+                        try tx.execute("SELECT 1")
+                        inside.raise()
+                        do {
+                            try tx.execute("SELECT pg_sleep(20)")
+                        } catch {
+                            // The store's ROLLBACK comes after the client tore the closed connection down.
+                            Thread.sleep(forTimeInterval: 0.2)
+                            throw error
+                        }
+                    }, committed: { _ in })
+            }
+            try await inside.wait()
+            try await Task.sleep(for: .milliseconds(300))
+            await relay.cut()
+            try await Self.expectStoreUnavailable(attempt)
+            relay.restore()
+            try await Self.expectCommits(store)
+        }
+    }
+
+    // MARK: helpers
+
+    /// A store on a fresh database, reached through a relay the test can cut.
+    func withRelayedStore(_ body: (PostgresStore, TCPRelay) async throws -> Void) async throws {
+        let (url, password, drop) = try await TestPostgres.database()
+        let relay = try await TCPRelay.start(upstreamPort: url.port)
+        do {
+            var relayed = url
+            relayed.port = relay.port
+            let store = try PostgresStore(url: relayed, password: password, logger: quietLogger)
+            try await body(store, relay)
+        } catch {
+            await relay.close()
+            await drop()
+            throw error
+        }
+        await relay.close()
+        await drop()
+    }
+
+    /// The transaction ended with `StoreUnavailable` within `bound` (it did not wait forever on a lost connection).
+    static func expectStoreUnavailable(_ attempt: Task<Void, any Error>) async throws {
+        let result = try #require(await outcome(of: attempt), "the transaction still waits after \(bound)")
+        #expect(throws: StoreUnavailable.self) { try result.get() }
+    }
+
+    /// A new transaction commits within `bound`, on a new connection.
+    static func expectCommits(_ store: PostgresStore) async throws {
+        let next = Task {
+            try await store.transaction(
+                { writer in _ = try (writer as! PostgresTransaction).execute("SELECT 3") }, committed: { _ in })
+        }
+        let result = try #require(await outcome(of: next), "the next transaction still waits after \(bound)")
+        try result.get()
+    }
+
+    /// How `task` ended, or nil when it has not within `bound` (it is left running: it cannot be cancelled while it
+    /// blocks the store's queue).
+    static func outcome(of task: Task<Void, any Error>) async -> Result<Void, any Error>? {
+        let first = FirstOf<Result<Void, any Error>?>()
+        return await withCheckedContinuation { continuation in
+            first.set(continuation)
+            Task { first.resume(with: await task.result) }
+            Task {
+                try? await Task.sleep(for: bound)
+                first.resume(with: nil)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation with whichever result comes first.
+private final class FirstOf<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, Never>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<T, Never>) { self.continuation.withLock { $0 = continuation } }
+
+    func resume(with value: T) { continuation.withLock { $0.take() }?.resume(returning: value) }
+}
+
+/// Raised once from any thread; awaited by the test.
+private final class Signal: Sendable {
+    private let raised = Mutex(false)
+
+    func raise() { raised.withLock { $0 = true } }
+
+    func wait() async throws {
+        for _ in 0..<3000 where !raised.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(raised.withLock { $0 }, "the transaction never started")
+    }
+}
