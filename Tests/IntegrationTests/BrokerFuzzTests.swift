@@ -77,7 +77,7 @@ struct BrokerFuzzTests {
             return reply == .pong(head: 0)
         case .ask, .knownHandles:
             return code == .notAvailable
-        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved:
+        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved, .history:
             return code == .notAuthorized
         case .approveInPerson, .withdraw:
             return code == .notFound || code == .notAuthorized
