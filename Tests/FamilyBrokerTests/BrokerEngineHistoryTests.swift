@@ -62,6 +62,10 @@ struct BrokerEngineHistoryTests {
     @Test(arguments: StorageBackend.all)
     func settingsChangesReachEveryGuardiansLog(_ backend: StorageBackend) async throws {
         try await BrokerHarness.with(backend) { broker in
+            // Approved while emma's limits still ask: revoked below.
+            let q = question(["pal"])
+            _ = try await broker.ask(q)
+            _ = try await broker.answer(q.id, "approve", from: "alice")
             let everyone = CommunicationSettings(
                 enabled: true, screenTime: .everyone, downtime: .contactsOnly,
                 downtimeSchedule: .init(startMinute: 1260, endMinute: 420))
@@ -84,9 +88,6 @@ struct BrokerEngineHistoryTests {
             #expect(contactEntry.handles == [handle("gran")] && contactEntry.summary.contains("during downtime"))
             #expect(contacts.events.of("emma").first?.body.handlesChange != nil, "the child still learns the handle")
 
-            let q = question(["pal"])
-            _ = try await broker.ask(q)
-            _ = try await broker.answer(q.id, "approve", from: "alice")
             let revoked = try await broker.send(
                 .revokeApproval(childID: "emma", handles: [handle("pal"), handle("never")]), from: "bob")
             let revokedEntry = try #require(revoked.events.of("alice").first?.body.historyEntry)
@@ -103,7 +104,7 @@ struct BrokerEngineHistoryTests {
             let entries = try await Self.page(broker, HistoryQuery(childID: "emma"), as: "bob").entries
             #expect(
                 entries.map(\.kind) == [
-                    .limitsChanged, .contactsChanged, .answered, .approvalRevoked, .passcodeChanged, .passcodeChanged,
+                    .answered, .limitsChanged, .contactsChanged, .approvalRevoked, .passcodeChanged, .passcodeChanged,
                     .ageSharingChanged,
                 ])
             #expect(entries[4].summary.hasSuffix("alice set emma's Screen Time passcode"), "\(entries[4].summary)")
@@ -138,7 +139,8 @@ struct BrokerEngineHistoryTests {
             let all = pages.flatMap { $0 }
             #expect(all.map(\.recordedAt) == times)
 
-            let newest = try await Self.page(broker, HistoryQuery(childID: "emma", limit: 4, newestFirst: true), as: "bob")
+            let newest = try await Self.page(
+                broker, HistoryQuery(childID: "emma", limit: 4, newestFirst: true), as: "bob")
             #expect(newest.entries.map(\.id) == Array(all.suffix(4).reversed().map(\.id)))
             let older = try await Self.page(
                 broker, HistoryQuery(childID: "emma", cursor: newest.next!, limit: 4, newestFirst: true), as: "bob")

@@ -267,7 +267,10 @@ final class BrokerHarness: Sendable {
         if let sqlite {
             return try await sqlite.read { db in
                 try String.fetchAll(
-                    db, sql: "SELECT id || ':' || family_id || ':' || child_id || ':' || hex(entry) FROM history ORDER BY id")
+                    db,
+                    sql:
+                        "SELECT id || ':' || family_id || ':' || child_id || ':' || hex(entry) FROM history ORDER BY id"
+                )
             }
         }
         return try await postgresStrings(

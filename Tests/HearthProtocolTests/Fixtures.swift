@@ -203,7 +203,8 @@ enum Fixtures {
         let answered = HistoryEntry(
             id: 7, childMemberID: "kid-1", recordedAt: t1, kind: .answered, actor: "mum", deviceID: "mum.phone",
             questionID: id1, appBundleID: "com.example.chat", choice: .decline, message: "Not yet, Zoë 🐉\nask again",
-            handles: [dragon, emojiHandle], summary: "mum chose \"Decline\" for kid-1: to talk to custom:dragonslayer42")
+            handles: [dragon, emojiHandle], summary: "mum chose \"Decline\" for kid-1: to talk to custom:dragonslayer42"
+        )
         let limits = HistoryEntry(
             id: .max, childMemberID: "kid_2", recordedAt: beforeEpoch, kind: .limitsChanged,
             summary: "dad changed kid_2's limits: Screen Time contactsOnly → everyone")
@@ -217,11 +218,12 @@ enum Fixtures {
                 ParentNotification(
                     id: 2, kind: .settingsChanged, createdAt: t1, childMemberID: "kid-1", questionID: nil,
                     appBundleID: nil, answeredBy: "dad", choiceID: nil, text: limits.summary)),
-        ] + HistoryEntry.Kind.allCases.map { kind in
-            var entry = answered
-            entry.kind = kind
-            return .historyPage(childID: "kid-1", entries: [entry], next: nil)
-        }
+        ]
+            + HistoryEntry.Kind.allCases.map { kind in
+                var entry = answered
+                entry.kind = kind
+                return .historyPage(childID: "kid-1", entries: [entry], next: nil)
+            }
     }()
 
     /// A parent's list of approved handles (0x0E, 0x8A).
