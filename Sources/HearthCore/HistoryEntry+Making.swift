@@ -21,7 +21,8 @@ extension HistoryEntry {
                 + ParentNotification.quoted(resolution.message)
         case .approvedInPerson:
             kind = .approvedInPerson
-            summary = "approved in person on \(deviceID ?? "\(child)'s device"): \(subject) in \(asked.appBundleID)"
+            summary =
+                "approved in person on \(deviceID ?? "\(child)'s device") for \(child): \(subject) in \(asked.appBundleID)"
         case .expired:
             kind = .expired
             summary = "expired unanswered, so \"\(choice)\" for \(child): \(subject) in \(asked.appBundleID)"

@@ -14,16 +14,12 @@ import Testing
 /// told who changed what (ParentKit and `hearthctl parent watch --json`); bad requests get typed errors.
 @Suite("History across real daemons", .serialized)
 struct HistoryAcrossDaemonsTests {
-    static let family = FleetSpec(families: [
-        .init(
-            "appleseed",
-            members: [
-                .organizer("alice", devices: ["alice-phone"]),
-                .guardian("bob", devices: ["bob-phone"]),
-                .child("emma", devices: ["emma-tablet"]),
-            ]),
-        .init("jones", members: [.organizer("zed", devices: ["zed-phone"]), .child("yuri", devices: ["yuri-tablet"])]),
-    ])
+    /// Alice, bob and emma (`ParentNotificationTests.family`), and another family: zed and his child yuri.
+    static let family = FleetSpec(
+        families: ParentNotificationTests.family.families + [
+            .init(
+                "jones", members: [.organizer("zed", devices: ["zed-phone"]), .child("yuri", devices: ["yuri-tablet"])])
+        ])
 
     static let notAParent = "only the organizer or a guardian of emma's family may do this; emma is child"
 
