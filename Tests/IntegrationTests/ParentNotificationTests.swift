@@ -89,6 +89,12 @@ struct ParentNotificationTests {
             #expect(human.output.split(separator: "\n").count == 2, "\(human.output)")
             #expect(human.output.contains("answered  bob chose \"Approve\""), "\(human.output)")
             #expect(human.output.contains("(from bob-phone)"), "\(human.output)")
+            let newest = try await hearthctl([
+                "parent", "history", "emma", "--last", "1", "--page-size", "1", "--socket",
+                fleet.socket(of: "bob-phone"),
+            ])
+            #expect(newest.output.split(separator: "\n").count == 1, "\(newest.output)")
+            #expect(newest.output.contains("  expired  expired unanswered"), "\(newest.output)")
             let later = try await hearthctl([
                 "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket",
                 fleet.socket(of: "bob-phone"),
