@@ -66,8 +66,9 @@ public struct ChildStore: Sendable {
                     sql: "DELETE FROM known_handle WHERE kind = ? AND value = ?",
                     arguments: [handle.kind.rawValue, handle.value])
             }
-        case .ageRange, .omitted, .questionReminder:
-            // AgeRangeSupport's; nothing to apply (DeviceRuntime logs an omitted event); reminders are for parents.
+        case .ageRange, .omitted, .questionReminder, .historyRecorded:
+            // AgeRangeSupport's; nothing to apply (DeviceRuntime logs an omitted event); reminders and the history
+            // are for parents.
             break
         }
     }

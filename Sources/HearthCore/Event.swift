@@ -12,6 +12,9 @@ public struct Event: Hashable, Sendable {
         case questionReminder(AskedQuestion)
         /// Handles became known or stopped being known to the child.
         case handlesChanged(added: [CommunicationHandle], removed: [CommunicationHandle])
+        /// A parent changed a child's settings (limits, contacts, approvals, passcode, age range sharing): the
+        /// broker's history entry, sent to every parent of the child's family.
+        case historyRecorded(HistoryEntry)
         /// Declared Age Range: an answer, a prompt, a prompt closed; on the member's own log only.
         case ageRange(AgeRangeEvent)
         /// The broker could not deliver the event at this position (it would not fit in a frame, or its stored form

@@ -36,6 +36,13 @@ extension ParentNotification {
                 "still waiting: \(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID);"
                 + " it expires\(expiry)"
             self.init(id: id, kind: .questionReminder, asked: asked, at: event.createdAt, text: text)
+        case .historyRecorded(let entry):
+            // Each guardian is told of the others' changes, not of its own.
+            guard entry.kind.isSettingsChange, entry.actor != event.memberID else { return nil }
+            self.init(
+                id: id, kind: .settingsChanged, createdAt: event.createdAt, childMemberID: entry.childMemberID,
+                questionID: nil, appBundleID: nil, answeredBy: entry.actor, choiceID: nil,
+                text: Self.clipped(entry.summary))
         case .handlesChanged, .ageRange, .omitted:
             return nil
         }
@@ -55,7 +62,7 @@ extension ParentNotification {
     }
 
     /// ` — "words"` on one line, or nothing without words.
-    private static func quoted(_ words: String?) -> String {
+    static func quoted(_ words: String?) -> String {
         guard let words else { return "" }
         return " — \"\(words.replacingOccurrences(of: "\n", with: " "))\""
     }
@@ -70,7 +77,7 @@ extension ParentNotification {
     }
 
     /// `to talk to custom:mallory, phone:+1555…` or the update's description, cut to keep the line short.
-    private static func subject(_ question: Question) -> String {
+    static func subject(_ question: Question) -> String {
         switch question.topic {
         case .communication(let topic):
             let handles = topic.handles.map { "\($0)" }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Something a parent should be told at once, as parent-device records it from the events it applies: a new
-/// question, a question answered (by a guardian, or in person), expired or otherwise closed.
+/// question, a question answered (by a guardian, or in person), expired or otherwise closed, a child's settings
+/// changed by someone else.
 public struct ParentNotification: Hashable, Sendable, Identifiable {
     /// What happened.
     public enum Kind: UInt8, Hashable, Sendable, CaseIterable {
@@ -17,6 +18,9 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
         case questionReminder = 5
         /// The child's app withdrew the question; nobody can answer it any more.
         case questionWithdrawn = 6
+        /// Another guardian (or the child, for its own contacts) changed a child's limits, contacts, approvals,
+        /// passcode or age range sharing; `answeredBy` names who.
+        case settingsChanged = 7
 
         /// The kind's name, as `hearthctl parent watch --json` prints it.
         public var name: String {
@@ -27,6 +31,7 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
             case .questionClosed: "questionClosed"
             case .questionReminder: "questionReminder"
             case .questionWithdrawn: "questionWithdrawn"
+            case .settingsChanged: "settingsChanged"
             }
         }
     }
@@ -39,7 +44,7 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
     public var childMemberID: MemberID
     public var questionID: UUID?
     public var appBundleID: BundleID?
-    /// Who answered, for `questionAnswered`.
+    /// Who answered, for `questionAnswered`; who changed the settings, for `settingsChanged`.
     public var answeredBy: MemberID?
     /// The choice given, for every kind but `questionPending`.
     public var choiceID: String?

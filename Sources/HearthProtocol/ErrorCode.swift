@@ -45,6 +45,8 @@ public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
     case invalidText = 24
     /// The question was withdrawn by the child's app: nobody can answer it any more.
     case withdrawn = 25
+    /// A `history` cursor that is not an entry of that child's history (the message names it); nothing was read.
+    case invalidCursor = 26
     /// An unknown code from a newer peer.
     case unknown = 0xFFFF
 }

@@ -56,6 +56,7 @@ extension Event.Body {
         case .handlesChanged: 3
         case .omitted: 4
         case .questionReminder: 5
+        case .historyRecorded: 6
         case .ageRange(.answerChanged): 0x10
         case .ageRange(.promptOpened): 0x11
         case .ageRange(.promptClosed): 0x12

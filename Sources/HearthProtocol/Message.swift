@@ -35,6 +35,8 @@ public enum Message: Sendable, Hashable {
     case withdraw(questionID: UUID)
     /// 0x0E: a parent asks which handles were approved for a child, by whom and when; the reply is `approvedList`.
     case listApproved(childID: MemberID)
+    /// 0x0F: a parent asks for a page of a child's history as the broker recorded it; the reply is `historyPage`.
+    case history(HistoryQuery)
 
     // MARK: broker → device replies
 
@@ -57,6 +59,8 @@ public enum Message: Sendable, Hashable {
     case handlesRevoked([CommunicationHandle])
     /// 0x8A: a child's approved handles, by kind then value; `complete` is false when more did not fit the frame.
     case approvedList(childID: MemberID, approvals: [Approval], complete: Bool)
+    /// 0x8B: a page of a child's history; `next` is the cursor of the following page, absent on the last one.
+    case historyPage(childID: MemberID, entries: [HistoryEntry], next: UInt64?)
     /// 0x89: in place of any reply, from a broker of a cluster that does not own the device's family: reconnect to the
     /// owner it names (docs/PROTOCOL.md §6.2).
     indirect case redirect(BrokerRedirect)
@@ -125,6 +129,7 @@ public enum Message: Sendable, Hashable {
         case .approveInPerson: .approveInPerson
         case .withdraw: .withdraw
         case .listApproved: .listApproved
+        case .history: .history
         case .welcome: .welcome
         case .events: .events
         case .askAccepted: .askAccepted
@@ -134,6 +139,7 @@ public enum Message: Sendable, Hashable {
         case .limits: .limits
         case .handlesRevoked: .handlesRevoked
         case .approvedList: .approvedList
+        case .historyPage: .historyPage
         case .redirect: .redirect
         case .error: .error
         case .event: .event

@@ -94,6 +94,12 @@ public enum MessageCodec {
             w.string(child)
             w.array(approvals) { $0.approval($1) }
             w.bool(complete)
+        case .history(let query):
+            w.historyQuery(query)
+        case .historyPage(let child, let entries, let next):
+            w.string(child)
+            w.array(entries) { $0.historyEntry($1) }
+            w.optional(next) { $0.u64($1) }
         case .approveInPerson(let questionID, let passcode):
             w.uuid(questionID)
             w.string(passcode)
@@ -249,6 +255,8 @@ public enum MessageCodec {
             message = .listApproved(childID: try r.identifier("listApproved.childID"))
         case .approvedList:
             message = try r.approvedList()
+        case .history: message = .history(try r.historyQuery())
+        case .historyPage: message = try r.historyPage()
         case .approveInPerson:
             let id = try r.uuid("approveInPerson.questionID")
             message = .approveInPerson(

@@ -7,12 +7,13 @@ extension MessageType {
     public var isBrokerCommand: Bool {
         switch self {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .setLimits, .getLimits, .editContacts,
-            .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .listApproved, .ageRangeRequest, .ageSetSharing,
+            .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .listApproved, .history, .ageRangeRequest,
+            .ageSetSharing,
             .ageAnswerPrompt,
             .ageClearCache:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
-            .approvedList,
+            .approvedList, .historyPage,
             .redirect,
             .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
             .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,

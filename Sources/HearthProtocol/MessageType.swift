@@ -17,6 +17,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case approveInPerson = 0x0C
     case withdraw = 0x0D
     case listApproved = 0x0E
+    case history = 0x0F
     // broker → device
     case welcome = 0x81
     case events = 0x82
@@ -27,6 +28,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case limits = 0x87
     case handlesRevoked = 0x88
     case approvedList = 0x8A
+    case historyPage = 0x8B
     case redirect = 0x89
     case error = 0xFF
     case event = 0x90

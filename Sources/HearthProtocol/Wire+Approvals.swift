@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// The `approvedList` reply (0x8A) and its `Approval` records (docs/PROTOCOL.md §5.14, §6.2).
+/// The `approvedList` reply (0x8A) and its `Approval` records (docs/PROTOCOL.md §6.2).
 extension WireWriter {
     public mutating func approval(_ a: Approval) {
         handle(a.handle)

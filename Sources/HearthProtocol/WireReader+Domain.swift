@@ -131,6 +131,7 @@ extension WireReader {
             body = .handlesChanged(added: added, removed: removed)
         case 4: body = .omitted(kind: try u8("event.omittedKind"), reason: try string("event.reason"))
         case 5: body = .questionReminder(try askedQuestion())
+        case 6: body = .historyRecorded(try historyEntry())
         case let kind where (0x10...0x1F).contains(kind): body = .ageRange(try ageRangeEvent(kind: kind))
         case let other: throw .unknownEnumValue(field: "event.kind", value: UInt64(other))
         }

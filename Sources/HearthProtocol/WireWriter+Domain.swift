@@ -77,6 +77,9 @@ extension WireWriter {
             u8(3)
             array(added) { $0.handle($1) }
             array(removed) { $0.handle($1) }
+        case .historyRecorded(let entry):
+            u8(6)
+            historyEntry(entry)
         case .ageRange(let ageRangeEvent):
             self.ageRangeEvent(ageRangeEvent)
         case .omitted(let kind, let reason):

@@ -61,6 +61,7 @@ public final class DesktopNotifier: Sendable {
         case .questionClosed: "Question closed"
         case .questionReminder: "Question expires soon"
         case .questionWithdrawn: "Question withdrawn"
+        case .settingsChanged: "\(notification.childMemberID)'s settings changed"
         }
     }
 

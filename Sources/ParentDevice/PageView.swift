@@ -3,7 +3,8 @@ import Foundation
 import HearthCore
 import HearthProtocol
 
-/// The HTML of parent-device's page, built from the device's store and (for limits) the broker.
+/// The HTML of parent-device's page, built from the device's store and (for limits, approvals and the history) the
+/// broker.
 struct PageView {
     let behavior: ParentBehavior
     let context: any DeviceContext
@@ -12,7 +13,9 @@ struct PageView {
     func render(notice: String?) async -> String {
         let pending = (try? await behavior.store.pending(maxBytes: Wire.maxReplyBodyBytes)) ?? []
         let head = (try? await behavior.store.notificationHead()) ?? 0
-        let history = ((try? await behavior.store.notifications(after: head > 50 ? head - 50 : 0)) ?? []).reversed()
+        let backlog = UInt64(Wire.maxNotificationBacklog)
+        let history = ((try? await behavior.store.notifications(after: head > backlog ? head - backlog : 0)) ?? [])
+            .reversed()
         var children = Set(pending.map(\.childMemberID))
         for item in history { children.insert(item.childMemberID) }
         var body = header()
@@ -24,11 +27,41 @@ struct PageView {
         body += "<h2>Limits</h2>"
         for child in children.sorted() { body += await limits(child) }
         if children.isEmpty { body += "<p>No child has asked on this device yet.</p>" }
-        body += "<h2>History on this device</h2><ul class=\"history\">"
-        body += history.map { "<li><time>\(Self.time($0.createdAt))</time> \(Self.escape($0.text))</li>" }.joined()
-        body += "</ul></main></body></html>"
+        body += "<h2>History</h2>"
+        for child in children.sorted() { body += await self.history(child, local: history) }
+        if children.isEmpty { body += "<p>Nothing recorded yet.</p>" }
+        body += "</main></body></html>"
         return body
     }
+
+    /// The newest entries of the child's history as the broker keeps it, the same for every guardian; when the broker
+    /// does not answer, what this device was told, saying so.
+    private func history(_ child: MemberID, local: some Sequence<ParentNotification>) async -> String {
+        let id = Self.escape(child)
+        var html = "<section class=\"history\" id=\"history-\(id)\"><h3>\(id)</h3>"
+        let query = HistoryQuery(childID: child, limit: Self.historyShown, newestFirst: true)
+        guard case .historyPage(_, let entries, let next) = await context.forward(.history(query), timeout: .seconds(2))
+        else {
+            html += "<p>The family's history is not available now (the broker did not answer); "
+            html += "what this device was told:</p><ul>"
+            html += local.filter { $0.childMemberID == child }.prefix(Int(Self.historyShown)).map { item in
+                "<li><time>\(Self.time(item.createdAt))</time> \(Self.escape(item.text))</li>"
+            }.joined()
+            return html + "</ul></section>"
+        }
+        if entries.isEmpty { return html + "<p>Nothing recorded yet.</p></section>" }
+        html += "<ul>"
+        for entry in entries {
+            let from = entry.deviceID.map { " <small>from \(Self.escape($0))</small>" } ?? ""
+            html += "<li class=\"\(entry.kind.name)\"><time>\(Self.time(entry.recordedAt))</time> "
+            html += "\(Self.escape(entry.summary))\(from)</li>"
+        }
+        let more = next == nil ? "" : "<p><small>Older entries: hearthctl parent history \(id)</small></p>"
+        return html + "</ul>\(more)</section>"
+    }
+
+    /// How many of a child's newest history entries the page shows.
+    static let historyShown: UInt32 = 20
 
     private func header() -> String {
         let who = context.identity.map { "\($0.memberID) on \($0.deviceID)" } ?? "not yet welcomed by the broker"
@@ -121,7 +154,7 @@ struct PageView {
         box-shadow:0 1px 3px #0002}button{font:inherit;border:0;border-radius:6px;padding:.4rem 1rem;cursor:pointer}
         .approve{background:#2e7d32;color:#fff}.decline{background:#c62828;color:#fff}.notice{background:#fff3c4;
         padding:.5rem 1rem;border-radius:6px}.note{font-style:italic;white-space:pre-line}
-        input[type=text]{font:inherit;width:100%;box-sizing:border-box;padding:.3rem}.history{padding-left:1.2rem}
+        input[type=text]{font:inherit;width:100%;box-sizing:border-box;padding:.3rem}.history ul{padding-left:1.2rem}
         time{color:#777;font-size:.85em}
         """
 }

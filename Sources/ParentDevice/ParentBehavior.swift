@@ -65,6 +65,12 @@ public final class ParentBehavior: DeviceBehavior {
                     ])
             case .questionReminder(let asked):
                 context.logger.info("question expires soon", metadata: ["question": "\(asked.question.id)"])
+            case .historyRecorded(let entry):
+                context.logger.info(
+                    "settings changed",
+                    metadata: [
+                        "child": "\(entry.childMemberID)", "kind": "\(entry.kind.name)", "by": "\(entry.actor ?? "-")",
+                    ])
             case .handlesChanged, .ageRange, .omitted: break
             }
         }
@@ -92,7 +98,7 @@ public final class ParentBehavior: DeviceBehavior {
             }
         case .parentWatch(let after):
             return await startWatching(after: after, routingID: routingID, context: context)
-        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved:
+        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved, .history:
             // A parent's commands: the broker checks that this device's member may give them.
             return await context.forward(envelope.message)
         default:

@@ -65,6 +65,8 @@ public struct ParentStore: Sendable {
             let sql = "SELECT 1 FROM pending WHERE question_id = ?"
             guard try Bool.fetchOne(db, sql: sql, arguments: [asked.question.id.wireBytes]) ?? false else { return nil }
             return try record(event, in: db)
+        case .historyRecorded:
+            return try record(event, in: db)
         case .handlesChanged, .ageRange, .omitted:
             return nil
         }

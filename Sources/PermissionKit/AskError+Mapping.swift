@@ -18,7 +18,7 @@ extension AskError {
         case .unsupportedVersion, .unknownMessageType:
             self = .notAvailable(reason: .incompatibleDaemon(message: message))
         case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
-            .invalidAgeRequest, .ageNotDeclared:
+            .invalidAgeRequest, .ageNotDeclared, .invalidCursor:
             self = .unknown(reason: reply.description)
         case .deviceNotEnrolled: self = .notAvailable(reason: .notAuthorized(message: message))
         case .invalidText:

@@ -1,52 +1,88 @@
 import ArgumentParser
 import Foundation
-import HearthClient
 import HearthCore
 import HearthProtocol
-import HearthTransport
 
 extension Parent {
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "What this parent's device was told about a child: questions, answers (who, choice), expiries.",
+            abstract: "A child's history as the broker keeps it: answers, expiries, withdrawals, settings changes.",
             discussion: """
-                From parent-device's own record (its last 256 notifications), oldest first; works while the broker is \
-                away. Every guardian's device records the same answers, whoever gave them.
+                From the family broker's record, the same for every guardian whichever device they use: who answered \
+                each question with which choice (from which device, or in person) and their message, what expired or \
+                was withdrawn, and who changed the child's limits, contacts, approvals, passcode or age range \
+                sharing. Oldest first, fetched a page at a time; needs parent-device linked to its broker.
                 """)
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Option(help: "Only what happened at or after this moment (ISO 8601, e.g. 2026-11-24T09:00:00Z).")
         var since: String?
+        @Option(help: "Only the newest N entries (still printed oldest first).") var last: UInt32?
+        @Option(help: "Entries asked for per request (1-1000).") var pageSize: UInt32 = HistoryQuery.maxLimit
         @Flag(help: "One JSON object per line.") var json = false
 
+        func validate() throws {
+            guard (1...HistoryQuery.maxLimit).contains(pageSize) else {
+                throw ValidationError("--page-size must be 1 to \(HistoryQuery.maxLimit)")
+            }
+            if let last, last == 0 { throw ValidationError("--last must be at least 1") }
+        }
+
         func run() async throws {
-            var after: Date?
+            var from: Date?
             if let since {
                 guard let date = try? Date(since, strategy: .iso8601) else {
                     throw ValidationError(
                         "--since '\(since)' is not an ISO 8601 date and time, e.g. 2026-11-24T09:00:00Z")
                 }
-                after = date
+                from = date
             }
-            let all = try await Parent.recentNotifications(socket: options.socket)
-            let shown = all.filter { item in item.childMemberID == child && after.map { item.createdAt >= $0 } ?? true }
-            if shown.isEmpty, !json {
-                print("Nothing recorded about \(child) on this device\(since.map { " since \($0)" } ?? "").")
+            let entries = try await fetch(since: from)
+            if entries.isEmpty, !json {
+                print("Nothing recorded about \(child)\(since.map { " since \($0)" } ?? "").")
             }
-            for notification in shown { print(json ? Watch.json(notification) : Watch.line(notification)) }
+            for entry in entries { print(json ? Self.json(entry) : Self.line(entry)) }
         }
-    }
 
-    /// The daemon's last notifications, oldest first; a clear message when it is not running.
-    static func recentNotifications(socket: String) async throws -> [ParentNotification] {
-        guard FileManager.default.fileExists(atPath: socket) else {
-            _ = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
-            return []
+        /// Every page (or, with --last, the newest entries), oldest first.
+        private func fetch(since: Date?) async throws -> [HistoryEntry] {
+            var query = HistoryQuery(
+                childID: child, limit: min(last ?? pageSize, pageSize), newestFirst: last != nil, since: since)
+            var entries: [HistoryEntry] = []
+            while true {
+                let reply = try await DaemonSocket.request(
+                    .history(query), daemon: "parent-device", path: options.socket)
+                guard case .historyPage(_, let page, let next) = reply else {
+                    throw ValidationError("parent-device gave an unexpected reply")
+                }
+                entries += page
+                if let last, entries.count >= last { return Array(entries.prefix(Int(last)).reversed()) }
+                guard let next else { return last == nil ? entries : entries.reversed() }
+                query.cursor = next
+            }
         }
-        do {
-            return try await ParentConsole.recentNotifications(socketPath: socket)
-        } catch {
-            throw DaemonSocket.explain(error, daemon: "parent-device")
+
+        static func line(_ entry: HistoryEntry) -> String {
+            let time = entry.recordedAt.formatted(.iso8601)
+            let from = entry.deviceID.map { "  (from \($0))" } ?? ""
+            return "\(time)  \(entry.kind.name)  \(entry.summary)\(from)"
+        }
+
+        static func json(_ entry: HistoryEntry) -> String {
+            var object: [String: Any] = [
+                "id": entry.id, "kind": entry.kind.name, "recordedAt": entry.recordedAt.formatted(.iso8601),
+                "child": entry.childMemberID, "summary": entry.summary,
+                "handles": entry.handles.map(\.description),
+            ]
+            object["actor"] = entry.actor
+            object["device"] = entry.deviceID
+            object["question"] = entry.questionID?.uuidString.lowercased()
+            object["app"] = entry.appBundleID
+            object["choice"] = entry.choice?.id
+            object["answer"] = entry.choice.map { $0.answer == .approval ? "approval" : "denial" }
+            object["message"] = entry.message
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
         }
     }
 }

@@ -7,7 +7,7 @@ import ParentKit
 extension Parent {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print what a parent should know as it reaches parent-device: new questions, answers, expiries.",
+            abstract: "Print what a parent should know as it reaches parent-device: questions, answers, changes.",
             discussion: "Runs until interrupted. With --json, one JSON object a line, for scripts.")
         @OptionGroup var options: SocketOption
         @Flag(help: "One JSON object per line.") var json = false

@@ -67,6 +67,25 @@ struct ParentNotificationStoreTests {
         #expect(told[2].text.contains("withdrew"), "\(told[2].text)")
     }
 
+    @Test func aCoParentsSettingsChangeIsToldAndOnesOwnIsNot() async throws {
+        func entry(by actor: MemberID) -> HistoryEntry {
+            HistoryEntry(
+                id: 1, childMemberID: "emma", recordedAt: Date(timeIntervalSince1970: 1_750_000_000),
+                kind: .limitsChanged, actor: actor, deviceID: "\(actor)-phone",
+                summary: "\(actor) changed emma's limits: Screen Time contactsOnly → everyone")
+        }
+        // Alice's log: her own change, then bob's.
+        try await apply([
+            Event(memberID: "alice", sequence: 1, createdAt: Date(), body: .historyRecorded(entry(by: "alice"))),
+            Event(memberID: "alice", sequence: 2, createdAt: Date(), body: .historyRecorded(entry(by: "bob"))),
+        ])
+        let told = try await ParentStore(store.pool).notifications(after: 0)
+        #expect(told.map(\.kind) == [.settingsChanged])
+        #expect(told.first?.answeredBy == "bob" && told.first?.childMemberID == "emma")
+        #expect(told.first?.text == "bob changed emma's limits: Screen Time contactsOnly → everyone")
+        #expect(DesktopNotifier.title(try #require(told.first)) == "emma's settings changed")
+    }
+
     @Test func shownOnTheDesktopOnceAcrossARestart() async throws {
         let question = Fixtures.question("mallory")
         try await apply([Fixtures.event(1, .questionPending(Fixtures.asked(question)))])

@@ -24,11 +24,11 @@ struct AuthorizationMatrixTests {
     enum Command: String, CaseIterable, Sendable {
         case hello, ping, sync, ask, knownHandles, answer, setLimits, getLimits, editContacts, revokeApproval,
             setPasscode
-        case approveInPerson, ageRequest, ageSetSharing, ageAnswerPrompt, ageClearCache
+        case approveInPerson, ageRequest, ageSetSharing, ageAnswerPrompt, ageClearCache, history
 
         /// Every broker command of the protocol has a row here, so a new command cannot miss the matrix.
         static let typeCodes: Set<UInt8> = [
-            0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43,
+            0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43, 0x0F,
         ]
     }
 
@@ -44,7 +44,7 @@ struct AuthorizationMatrixTests {
         case .answer:
             if parent { return nil }
             return caller == .otherFamilysParent ? .notFound : .notAuthorized
-        case .setLimits, .editContacts, .revokeApproval, .setPasscode:
+        case .setLimits, .editContacts, .revokeApproval, .setPasscode, .history:
             if parent { return nil }
             return caller == .otherFamilysParent ? .notFound : .notAuthorized
         case .getLimits:
@@ -74,7 +74,7 @@ struct AuthorizationMatrixTests {
         let tables = try await broker.store.read { db in
             let tables = [
                 "child_settings", "contact", "passcode", "family_entry", "revoked_key", "known_handle", "question",
-                "event_log", "event_index", "event_recent", "question_reminder",
+                "event_log", "event_index", "event_recent", "question_reminder", "history",
                 "age_sharing", "age_cache", "age_prompt",
             ]
             return try tables.flatMap { table in
@@ -121,6 +121,7 @@ struct AuthorizationMatrixTests {
                 case .ageSetSharing: .ageRange(.setSharing(member: "emma", .always))
                 case .ageAnswerPrompt: .ageRange(.answerPrompt(id: prompt, share: false))
                 case .ageClearCache: .ageRange(.clearCache(app: "com.example.game"))
+                case .history: .history(HistoryQuery(childID: "emma"))
                 }
             let device = caller == .revokedDevice ? "revoked" : TestFamily.deviceOf[caller.rawValue]!
             let before = try await Self.stored(broker)
@@ -153,6 +154,7 @@ struct AuthorizationMatrixTests {
             .setPasscode(childID: "x", passcode: ""), .approveInPerson(questionID: UUID(), passcode: ""),
             .ageRange(.request(app: "a", gates: [13])), .ageRange(.setSharing(member: "x", .always)),
             .ageRange(.answerPrompt(id: UUID(), share: true)), .ageRange(.clearCache(app: "a")),
+            .history(HistoryQuery(childID: "x")),
         ]
         #expect(Set(commands.map(\.typeCode)) == Command.typeCodes)
         #expect(Command.allCases.count == Command.typeCodes.count)
@@ -200,6 +202,7 @@ struct AuthorizationMatrixTests {
                     .setPasscode(childID: "emma", passcode: "1234"), .setPasscode(childID: "ghost", passcode: "1234"),
                     ("emma", "ghost")
                 ),
+                (.history(HistoryQuery(childID: "emma")), .history(HistoryQuery(childID: "ghost")), ("emma", "ghost")),
                 (
                     .ageRange(.setSharing(member: "emma", .never)), .ageRange(.setSharing(member: "ghost", .never)),
                     ("emma", "ghost")

@@ -219,7 +219,9 @@ struct FamilyRulesTests {
             let outcome = try await broker.send(
                 .revokeApproval(childID: "emma", handles: [handle("pal"), Self.stranger]), from: "bob")
             #expect(outcome.reply == .handlesRevoked([handle("pal")]))
-            #expect(outcome.events.recipients == ["emma"])
+            // The child's devices learn the handle is gone; the parents' logs get the history entry (who revoked what).
+            #expect(outcome.events.recipients == ["emma", "alice", "bob"])
+            #expect(outcome.events.of("alice").first?.body.historyEntry?.kind == .approvalRevoked)
             #expect(outcome.events.first?.body.handlesChange?.removed == [handle("pal")])
             #expect(try await known([handle("pal")], broker).isEmpty)
             // Asking again goes to the parents again.

@@ -237,7 +237,7 @@ final class BrokerHarness: Sendable {
         let tables = try await tableRows()
         return StoreFingerprint(
             heads: try storage.heads(), book: sequences.snapshot(), logs: logs.mapValues { $0.events },
-            questions: tables.questions, knownHandles: tables.knownHandles)
+            questions: tables.questions, knownHandles: tables.knownHandles, history: try await historyRows())
     }
 
     /// The question and known-handle tables, one string per row, in the store's own SQL.
@@ -260,6 +260,23 @@ final class BrokerHarness: Sendable {
             SELECT id::text || ':' || status || ':' || coalesce(encode(resolution, 'hex'), '-') FROM question ORDER BY id
             """,
             "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+    }
+
+    /// The family history table, one string per row.
+    private func historyRows() async throws -> [String] {
+        if let sqlite {
+            return try await sqlite.read { db in
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT id || ':' || family_id || ':' || child_id || ':' || hex(entry) FROM history ORDER BY id"
+                )
+            }
+        }
+        return try await postgresStrings(
+            "SELECT id::text || ':' || family_id || ':' || child_id || ':' || encode(entry, 'hex') FROM history ORDER BY id",
+            "SELECT ''"
+        ).0
     }
 
     /// The first column of each query's rows, on the PostgreSQL store.
@@ -293,6 +310,7 @@ struct StoreFingerprint: Equatable {
     var logs: [MemberID: [Event]]
     var questions: [String]
     var knownHandles: [String]
+    var history: [String]
 }
 
 // MARK: - building questions

@@ -195,7 +195,35 @@ enum Fixtures {
                     Resolution(questionID: id1, choice: .decline, reason: reason, answeredBy: nil, resolvedAt: t0)))
         }
         // Last, so that the fuzz corpus's earlier seeds (numbered by position) stay as they are.
-        return all + ageMessages + parentMessages + clusterMessages + approvalMessages
+        return all + ageMessages + parentMessages + clusterMessages + approvalMessages + historyMessages
+    }()
+
+    /// A child's history (0x0F, 0x8B, event kind 6, notification kind 7): every optional field set and unset.
+    static let historyMessages: [Message] = {
+        let answered = HistoryEntry(
+            id: 7, childMemberID: "kid-1", recordedAt: t1, kind: .answered, actor: "mum", deviceID: "mum.phone",
+            questionID: id1, appBundleID: "com.example.chat", choice: .decline, message: "Not yet, Zoë 🐉\nask again",
+            handles: [dragon, emojiHandle], summary: "mum chose \"Decline\" for kid-1: to talk to custom:dragonslayer42"
+        )
+        let limits = HistoryEntry(
+            id: .max, childMemberID: "kid_2", recordedAt: beforeEpoch, kind: .limitsChanged,
+            summary: "dad changed kid_2's limits: Screen Time contactsOnly → everyone")
+        return [
+            .history(HistoryQuery(childID: "kid-1")),
+            .history(HistoryQuery(childID: "kid-1", cursor: .max, limit: 0, newestFirst: true, since: t0)),
+            .historyPage(childID: "kid-1", entries: [], next: nil),
+            .historyPage(childID: "kid-1", entries: [answered, limits], next: 7),
+            .event(Event(memberID: "mum", sequence: 9, createdAt: t1, body: .historyRecorded(limits))),
+            .parentNotification(
+                ParentNotification(
+                    id: 2, kind: .settingsChanged, createdAt: t1, childMemberID: "kid-1", questionID: nil,
+                    appBundleID: nil, answeredBy: "dad", choiceID: nil, text: limits.summary)),
+        ]
+            + HistoryEntry.Kind.allCases.map { kind in
+                var entry = answered
+                entry.kind = kind
+                return .historyPage(childID: "kid-1", entries: [entry], next: nil)
+            }
     }()
 
     /// A parent's list of approved handles (0x0E, 0x8A).
@@ -217,7 +245,7 @@ enum Fixtures {
     static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
         0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
-        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x87, 0x88, 0x89, 0x8A, 0x50, 0xD0,
+        0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x87, 0x88, 0x89, 0x8A, 0x8B, 0x50, 0xD0,
     ]).union(ageTypeCodes)
 
     /// A frame with a valid header for `type` and a body written by `body`.

@@ -125,13 +125,13 @@ import Testing
         }
         #expect(failure(reason0) == .unknownEnumValue(field: "resolution.reason", value: 0))
 
-        let kind6 = Fixtures.frame(type: 0x90) { w in
+        let kind7 = Fixtures.frame(type: 0x90) { w in
             w.string("kid")
             w.u64(1)
             w.i64(0)
-            w.u8(6)
+            w.u8(7)
         }
-        #expect(failure(kind6) == .unknownEnumValue(field: "event.kind", value: 6))
+        #expect(failure(kind7) == .unknownEnumValue(field: "event.kind", value: 7))
     }
 
     @Test func invalidUTF8IsRefused() {

@@ -77,7 +77,7 @@ struct BrokerFuzzTests {
             return reply == .pong(head: 0)
         case .ask, .knownHandles:
             return code == .notAvailable
-        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved:
+        case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved, .history:
             return code == .notAuthorized
         case .approveInPerson, .withdraw:
             return code == .notFound || code == .notAuthorized
@@ -105,7 +105,8 @@ struct BrokerFuzzTests {
             let pending = try await Self.storeSomething(in: fleet)
             let organizer = try await RawPeer.device("alice-phone", of: fleet)
             let adult = try await RawPeer.device("uncle-laptop", of: fleet)
-            #expect(try await organizer.request(.ping, requestID: 1) == .pong(head: 3))
+            // Alice's log: the three settings changes (history entries), then pal asked and answered, stranger asked.
+            #expect(try await organizer.request(.ping, requestID: 1) == .pong(head: 6))
             #expect(try await adult.request(.ping, requestID: 1) == .pong(head: 0))
             let before = try BrokerSnapshot(fleet)
             let pid = fleet.currentBroker.pid
@@ -123,7 +124,7 @@ struct BrokerFuzzTests {
             kinds.merge(try await Self.exchange(adultCases, with: adult, role: "adult")) { $0 + $1 }
 
             #expect(fleet.currentBroker.isRunning && fleet.currentBroker.pid == pid, "the broker never crashed")
-            #expect(try await organizer.request(.ping, requestID: 2) == .pong(head: 3), "and still answers")
+            #expect(try await organizer.request(.ping, requestID: 2) == .pong(head: 6), "and still answers")
             #expect(try await adult.request(.ping, requestID: 2) == .pong(head: 0))
             for device in ["alice-phone", "emma-tablet", "uncle-laptop"] {
                 try await fleet.waitUntilLinked(device, timeout: .seconds(10))

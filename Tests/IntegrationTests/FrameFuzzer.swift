@@ -325,6 +325,15 @@ struct FrameFuzzer {
             .approveInPerson(questionID: questionID, passcode: "2468"),
             .withdraw(questionID: questionID),
             .listApproved(childID: child),
+            .history(HistoryQuery(childID: child, cursor: 1, limit: 5, newestFirst: true, since: Date())),
+            .historyPage(
+                childID: child,
+                entries: [
+                    HistoryEntry(
+                        id: 1, childMemberID: child, recordedAt: Date(timeIntervalSince1970: 5), kind: .answered,
+                        actor: "p", deviceID: "d", questionID: questionID, appBundleID: "com.example.chat",
+                        choice: .approve, message: "ok", handles: [pal], summary: "p chose Approve")
+                ], next: 1),
             .welcome(version: 1, familyID: "f", memberID: child, deviceID: "d", role: .child, head: 3),
             .events(
                 head: 1,

@@ -38,6 +38,16 @@ struct ParentPageTests {
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             let responses = ResponseCollector(app)
             let url = try await Self.pageURL(fleet, "alice-phone")
+            // Some history first: bob answers a question from his phone and changes emma's limits.
+            let bob = try await fleet.parent(on: "bob-phone")
+            let earlier = ParentNotificationTests.question("sam")
+            try await app.ask(earlier)
+            _ = try await bob.waitForQuestion(earlier.id)
+            try await bob.approve(earlier.id, message: "Have fun with Sam!")
+            var limits = try await bob.limits(of: "emma").settings
+            limits.screenTime = .contactsAndGroups
+            try await bob.setLimits(limits, of: "emma")
+            await bob.close()
             let question = ParentNotificationTests.question("mallory")
             try await app.ask(question)
             _ = try await fleet.parent(on: "alice-phone").waitForQuestion(question.id)
@@ -49,6 +59,8 @@ struct ParentPageTests {
                 let before = try await browser.source()
                 #expect(before.contains("q-\(id)"), "the question is on the page")
                 #expect(before.contains("custom:mallory"))
+                #expect(before.contains("id=\"history-emma\""), "emma's history from the broker")
+                #expect(before.contains("bob changed emma"), "\(before)")
                 if let path = ProcessInfo.processInfo.environment["HEARTH_PAGE_SCREENSHOT"] {
                     try await browser.screenshot().write(to: URL(fileURLWithPath: path))
                 }

@@ -49,7 +49,7 @@ final class WebDriver: @unchecked Sendable {
                         "binary": "/usr/bin/chromium",
                         "args": [
                             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                            "--window-size=900,1000",
+                            "--window-size=900,1150",
                         ],
                     ]
                 ]

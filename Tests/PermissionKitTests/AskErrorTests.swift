@@ -21,7 +21,7 @@ import Testing
             case .unsupportedVersion, .unknownMessageType:
                 .notAvailable(reason: .incompatibleDaemon(message: "detail-\(code.rawValue)"))
             case .malformedMessage, .notFound, .internalError, .unknown, .invalidRequest, .lockedOut, .wrongPasscode,
-                .invalidAgeRequest, .ageNotDeclared:
+                .invalidAgeRequest, .ageNotDeclared, .invalidCursor:
                 .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
             case .deviceNotEnrolled: .notAvailable(reason: .notAuthorized(message: "detail-22"))
             case .invalidText: .invalidText(field: "question.note", reason: "detail-24")

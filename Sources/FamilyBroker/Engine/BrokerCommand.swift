@@ -13,6 +13,7 @@ public enum BrokerCommand: Sendable, Hashable {
     case approveInPerson(questionID: UUID, passcode: String)
     case withdraw(questionID: UUID)
     case listApproved(childID: MemberID)
+    case history(HistoryQuery)
     case setLimits(childID: MemberID, settings: CommunicationSettings)
     case getLimits(childID: MemberID)
     case editContacts(childID: MemberID, add: [Contact], remove: [CommunicationHandle])

@@ -13,6 +13,8 @@ public enum BrokerReply: Sendable, Hashable {
     case limits(childID: MemberID, settings: CommunicationSettings, contacts: [Contact])
     case handlesRevoked([CommunicationHandle])
     case approvedList(childID: MemberID, [Approval], complete: Bool)
+    /// A page of a child's history; `next` is the cursor of the following page (nil: this was the last).
+    case historyPage(childID: MemberID, [HistoryEntry], next: UInt64?)
     case ok
     case ageRange(app: BundleID, AgeRangeAnswer)
     case agePrompted(id: UUID, app: BundleID, timeoutMilliseconds: UInt32)

@@ -164,6 +164,13 @@ extension Transaction {
                     .notAuthorized, "an adult sets their own age range sharing; \(caller.id) cannot set \(target)'s")
             }
         }
+        if subject.isChild {
+            let old = try store.ageSharing(of: target) ?? .default
+            try recordHistory(
+                .ageSharingChanged(
+                    child: target, at: now, by: caller.id, device: commandDevice, from: old, to: setting),
+                family: member.familyID)
+        }
         try store.setAgeSharing(setting, of: target, by: caller.id, at: now)
         return .ageSharingSet(member: target, setting)
     }

@@ -116,7 +116,8 @@ extension Transaction {
         for member in old.members.values where old.isChild(member, on: now) {
             guard let family = member.familyID, new.members[member.id]?.familyID != family else { continue }
             for stored in try store.pendingQuestions(child: member.id) {
-                try resolveWithDefault(stored, reason: .childRemoved, parents: old.parents(of: family))
+                try resolveWithDefault(
+                    stored, reason: .childRemoved, family: family, parents: old.parents(of: family))
             }
         }
         // Children grouped once: asking the directory per family scans every member each time, which made the first

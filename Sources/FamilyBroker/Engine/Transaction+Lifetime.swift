@@ -37,7 +37,10 @@ extension Transaction {
             throw ErrorReply(.expired, "question \(questionID) expired at \(expiration.formatted(.iso8601))")
         }
         let parents = directory.parents(of: caller.familyID)
-        guard let resolution = try resolveWithDefault(stored, reason: .withdrawn, parents: parents) else {
+        guard
+            let resolution = try resolveWithDefault(
+                stored, reason: .withdrawn, family: caller.familyID, parents: parents)
+        else {
             throw ErrorReply(.internalError, "question \(questionID) has no default choice to close it with")
         }
         return .answerAccepted(resolution)

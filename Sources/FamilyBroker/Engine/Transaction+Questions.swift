@@ -168,6 +168,8 @@ extension Transaction {
 
     private mutating func record(_ resolution: Resolution, of asked: AskedQuestion, child: Directory.Member) throws {
         try store.resolve(asked.question.id, with: resolution)
+        try recordHistory(
+            HistoryEntry(asked: asked, resolution: resolution, deviceID: commandDevice), family: child.familyID)
         try publish(.questionResolved(asked, resolution), to: child.id)
         if resolution.choice.answer == .approval {
             let added = try store.addKnownHandles(asked.question.handles, child: child.id, question: asked.question.id)
@@ -239,7 +241,7 @@ extension Transaction {
             let family = directory.members[stored.asked.childMemberID]?.familyID
             // On a cluster, another broker's partitions are its own sweep's.
             guard mayWrite(family) else { continue }
-            try resolveWithDefault(stored, reason: .expired, parents: directory.parents(of: family))
+            try resolveWithDefault(stored, reason: .expired, family: family, parents: directory.parents(of: family))
         }
     }
 }

@@ -60,7 +60,11 @@ extension Transaction {
         guard new.screenTime != .specificContacts else {
             throw ErrorReply(.invalidRequest, "screenTime cannot be specificContacts: that scope is for downtime")
         }
+        let old = try settings(of: child)
         try store.saveSettings(new, of: child.id)
+        try recordHistory(
+            .limitsChanged(child: child.id, at: now, by: caller.id, device: commandDevice, from: old, to: new),
+            family: child.familyID)
         logger.info(
             "limits changed", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "enabled": "\(new.enabled)"])
         return .limits(childID: child.id, settings: new, contacts: try store.contacts(of: child.id))
@@ -79,11 +83,22 @@ extension Transaction {
         }
         let overlap = Set(add.map(\.handle)).intersection(remove)
         guard overlap.isEmpty else { throw ErrorReply(.invalidRequest, "\(overlap.first!) is both added and removed") }
+        // What really changes, for the history: new contacts and changed downtime marks (the last of a repeat wins).
+        let before = try store.contactFlags(of: child.id, among: add.map(\.handle))
+        var seen = Set<CommunicationHandle>()
+        let changed = add.reversed().filter { contact in
+            seen.insert(contact.handle).inserted && before[contact.handle] != contact.allowedDuringDowntime
+        }.reversed()
         let added = try store.upsertContacts(add, of: child.id)
         let removed = try store.removeContacts(remove, of: child.id)
         if !added.isEmpty || !removed.isEmpty {
             try publish(.handlesChanged(added: added, removed: removed), to: child.id)
         }
+        try recordHistory(
+            .contactsChanged(
+                child: child.id, at: now, by: caller.id, device: commandDevice, added: Array(changed),
+                removed: removed),
+            family: child.familyID)
         return .limits(childID: child.id, settings: settings, contacts: try store.contacts(of: child.id))
     }
 
@@ -96,6 +111,9 @@ extension Transaction {
         if !removed.isEmpty {
             try publish(.handlesChanged(added: [], removed: removed), to: child.id)
         }
+        try recordHistory(
+            .approvalRevoked(child: child.id, at: now, by: caller.id, device: commandDevice, handles: removed),
+            family: child.familyID)
         logger.info(
             "approval revoked", metadata: ["child": "\(child.id)", "by": "\(caller.id)", "handles": "\(removed.count)"])
         return .handlesRevoked(removed)
@@ -105,8 +123,12 @@ extension Transaction {
         _ passcode: String, of childID: MemberID, caller: Directory.Member
     ) throws -> BrokerReply {
         let child = try childForSettings(childID, caller: caller, allowSelf: false)
+        let change = HistoryEntry.passcodeChanged(
+            child: child.id, at: now, by: caller.id, device: commandDevice,
+            had: try store.passcode(of: child.id) != nil, has: !passcode.isEmpty)
         if passcode.isEmpty {
             try store.savePasscode(nil, of: child.id)
+            try recordHistory(change, family: child.familyID)
             return .ok
         }
         guard PasscodeHash.lengthRange.contains(passcode.count) else {
@@ -119,6 +141,7 @@ extension Transaction {
             throw ErrorReply(.internalError, "the passcode could not be hashed; nothing was changed")
         }
         try store.savePasscode(.init(hash: hash.encoded, failures: 0, lockedUntil: .distantPast), of: child.id)
+        try recordHistory(change, family: child.familyID)
         logger.info("passcode set", metadata: ["child": "\(child.id)", "by": "\(caller.id)"])
         return .ok
     }

@@ -26,6 +26,9 @@ struct Transaction {
     /// Passcode hashing done before the transaction, by command index (`PasscodeWork`).
     var secrets: [Int: PasscodeWork.Prepared] = [:]
     var commandIndex = 0
+    /// The device whose command runs now (`handle`): what the history records a change came from; nil in sweeps
+    /// and admin commands.
+    var commandDevice: DeviceID?
     /// Set when a command's write was refused by the store (a full disk, a lost server): the whole transaction is
     /// gone, so it must not commit what the other commands did (`BrokerEngine` throws it after the work).
     var storeFailure: StoreUnavailable?
@@ -115,6 +118,7 @@ struct Transaction {
         else {
             throw ErrorReply(.notAuthorized, "this connection's key is not enrolled")
         }
+        commandDevice = request.deviceID
         switch request.command {
         case .hello:
             return .success(
@@ -161,6 +165,8 @@ struct Transaction {
             return .success(try revokeApproval(handles, of: childID, caller: member))
         case .listApproved(let childID):
             return .success(try approvedList(of: childID, caller: member))
+        case .history(let query):
+            return .success(try historyPage(query, caller: member))
         case .setPasscode(let childID, let passcode):
             return .success(try setPasscode(passcode, of: childID, caller: member))
         default:
@@ -184,16 +190,18 @@ struct Transaction {
         events.append(stored)
     }
 
-    /// Resolves a pending question without a parent's answer and tells the child and the family's parents.
+    /// Resolves a pending question without a parent's answer, records it in the family's history, and tells the
+    /// child and the family's parents.
     @discardableResult
     mutating func resolveWithDefault(
-        _ stored: Stored.Question, reason: Resolution.Reason, parents: [MemberID]
+        _ stored: Stored.Question, reason: Resolution.Reason, family: FamilyID?, parents: [MemberID]
     ) throws -> Resolution? {
         let asked = stored.asked
         guard stored.resolution == nil, let choice = asked.question.defaultChoice else { return nil }
         let resolution = Resolution(
             questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
         try store.resolve(asked.question.id, with: resolution)
+        try recordHistory(HistoryEntry(asked: asked, resolution: resolution, deviceID: commandDevice), family: family)
         try publish(.questionResolved(asked, resolution), to: asked.childMemberID)
         for parent in parents {
             try publish(.questionResolved(asked, resolution), to: parent)

@@ -26,6 +26,7 @@ public enum BrokerFrames {
             return .approveInPerson(questionID: questionID, passcode: passcode)
         case .withdraw(let questionID): return .withdraw(questionID: questionID)
         case .listApproved(let childID): return .listApproved(childID: childID)
+        case .history(let query): return .history(query)
         case .setLimits(let childID, let settings): return .setLimits(childID: childID, settings: settings)
         case .getLimits(let childID): return .getLimits(childID: childID)
         case .editContacts(let childID, let add, let remove):
@@ -91,6 +92,7 @@ public enum BrokerFrames {
         case .handlesRevoked(let handles): .handlesRevoked(handles)
         case .approvedList(let child, let approvals, let complete):
             .approvedList(childID: child, approvals: approvals, complete: complete)
+        case .historyPage(let child, let entries, let next): .historyPage(childID: child, entries: entries, next: next)
         case .ok: .ok
         case .ageRange(let app, let answer): .ageRange(.result(app: app, answer))
         case .agePrompted(let id, let app, let timeout):

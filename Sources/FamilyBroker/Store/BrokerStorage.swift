@@ -55,6 +55,14 @@ protocol StorageReader {
     /// Questions whose reminder is due at `now`, earliest first, at most `limit` (pending or not: the caller checks).
     func dueReminders(at now: Date, limit: Int) throws -> [UUID]
 
+    // MARK: history
+
+    /// At most `limit` entries of the child's history in `family`, after (oldest first) or before (newest first) the
+    /// query's cursor (0: from the start or the newest), recorded at or after its `since`.
+    func history(of child: MemberID, family: FamilyID, query: HistoryQuery, limit: Int) throws -> [HistoryEntry]
+    /// Whether entry `id` is one of the child's history in `family`.
+    func historyHas(_ id: UInt64, child: MemberID, family: FamilyID) throws -> Bool
+
     // MARK: events
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
@@ -114,6 +122,12 @@ protocol StorageWriter: StorageReader {
     func scheduleReminder(_ question: UUID, at date: Date) throws
     /// Forgets the question's reminder, sent or moot.
     func removeReminder(_ question: UUID) throws
+
+    // MARK: history
+
+    /// Stores an entry of the child's history in `family` (its `id` is ignored); returns its id, greater than every
+    /// id stored before it.
+    func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64
 
     // MARK: events
 

@@ -140,6 +140,7 @@ public final class BrokerStore: Sendable {
         registerAgeRangeMigrations(&migrator)
         registerReminderMigrations(&migrator)
         registerEventLogMigration(&migrator)
+        registerFamilyHistoryMigration(&migrator)
         return migrator
     }
 

@@ -19,7 +19,7 @@ extension PostgresStore {
 
     /// The schema, one step per version: a step runs once, in a transaction with its version's row.
     static let migrations: [(version: Int, sql: String)] = [
-        (1, schemaV1), (2, schemaV2Reminders), (3, clusterSchema),
+        (1, schemaV1), (2, schemaV2Reminders), (3, clusterSchema), (4, schemaV4History),
     ]
 
     static var schemaVersion: Int { migrations.map(\.version).max() ?? 0 }
