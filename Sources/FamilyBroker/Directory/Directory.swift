@@ -142,9 +142,15 @@ public struct Directory: Sendable {
     /// Whether `member` is a child on the day `date` falls on in their time zone: below their region's age of majority
     /// when their birth date is known, else as declared.
     public func isChild(_ member: Member, on date: Date) -> Bool {
+        isChild(member) { BirthDate(dayOf: date, in: $0) }
+    }
+
+    /// `isChild(_:on:)` with the day given by `today` for the member's time zone (the writer keeps the day of its
+    /// transaction's time per time zone: `LocalTimes`).
+    func isChild(_ member: Member, today: (TimeZone) -> BirthDate) -> Bool {
         guard let birthDate = member.birthDate else { return member.role == .child }
         if member.role.isParent { return false }
-        return birthDate.age(on: date, in: member.timeZone) < rules.ageOfMajority(in: member.region)
+        return birthDate.age(onDay: today(member.timeZone)) < rules.ageOfMajority(in: member.region)
     }
 
     /// The role to report on `date`: a declared adult who is under age is a child, a declared child who came of age an adult.

@@ -189,7 +189,7 @@ extension Transaction {
     /// The member as Declared Age Range sees them today.
     private func ageRangeSubject(_ member: Directory.Member) throws -> AgeRangeSubject {
         let limits =
-            directory.isChild(member, on: now) && member.familyID != nil ? try settings(of: member).enabled : false
+            isChild(member) && member.familyID != nil ? try settings(of: member).enabled : false
         return AgeRangeSubject(member, directory: directory, on: now, limitsEnabled: limits)
     }
 

@@ -8,7 +8,7 @@ extension Transaction {
     mutating func ask(
         _ question: Question, app: BundleID, child: Directory.Member, device: DeviceID
     ) throws -> BrokerReply {
-        guard directory.isChild(child, on: now) else {
+        guard isChild(child) else {
             throw ErrorReply(
                 .notAvailable, "only a child asks; \(child.id) is \(directory.effectiveRole(child, on: now).name)")
         }

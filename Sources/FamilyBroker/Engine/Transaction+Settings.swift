@@ -10,7 +10,8 @@ extension Transaction {
     }
 
     func defaultSettings(for child: Directory.Member) -> CommunicationSettings {
-        var settings = policy.childDefaults.settings(forAge: child.birthDate?.age(on: now, in: child.timeZone))
+        let age = child.birthDate?.age(onDay: localTimes.day(in: child.timeZone))
+        var settings = policy.childDefaults.settings(forAge: age)
         if let enabled = child.initialLimits { settings.enabled = enabled }
         return settings
     }
@@ -18,10 +19,7 @@ extension Transaction {
     /// Whether the child's downtime is in force now, in the child's time zone.
     func inDowntime(_ settings: CommunicationSettings, child: Directory.Member) -> Bool {
         guard let schedule = settings.downtimeSchedule else { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = child.timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: now)
-        return schedule.contains(minute: (parts.hour ?? 0) * 60 + (parts.minute ?? 0))
+        return schedule.contains(minute: localTimes.minuteOfDay(in: child.timeZone))
     }
 
     /// The subset of `handles` the child may talk to now (docs/FAMILY-RULES.md): emergency numbers always; with limits off

@@ -36,6 +36,8 @@ struct Transaction {
     var admitted: Set<Int>?
     var partitioning: Partitioning?
     let now: Date
+    /// `now` in the time zones the transaction needed it in.
+    let localTimes: LocalTimes
     let policy: BrokerPolicy
     let logger: Logger
 
@@ -47,6 +49,7 @@ struct Transaction {
         self.directory = directory
         self.committedHeads = heads
         self.now = now
+        self.localTimes = LocalTimes(now: now)
         self.policy = policy
         self.logger = logger
     }
@@ -107,6 +110,11 @@ struct Transaction {
         }
     }
 
+    /// Whether `member` is a child now (`Directory.isChild(_:on:)`).
+    func isChild(_ member: Directory.Member) -> Bool {
+        directory.isChild(member) { localTimes.day(in: $0) }
+    }
+
     /// A member's head, with what this transaction has staged.
     func head(of member: MemberID) -> UInt64 { changedHeads[member] ?? committedHeads[member] ?? 0 }
 
@@ -132,7 +140,7 @@ struct Transaction {
             let events = try store.events(of: member.id, after: after, limit: count)
             return .success(.events(head: head(of: member.id), events))
         case .knownHandles(let handles):
-            guard directory.isChild(member, on: now) else {
+            guard isChild(member) else {
                 let role = directory.effectiveRole(member, on: now).name
                 throw ErrorReply(.notAvailable, "known handles are kept for children; \(member.id) is \(role)")
             }
@@ -216,7 +224,7 @@ struct Transaction {
     /// one (`notFound` for a parent, `notAuthorized` otherwise, with the same text), so it learns nothing about it.
     func childForSettings(_ childID: MemberID, caller: Directory.Member, allowSelf: Bool) throws -> Directory.Member {
         let child = directory.members[childID].flatMap { member in
-            member.familyID != nil && directory.isChild(member, on: now) ? member : nil
+            member.familyID != nil && isChild(member) ? member : nil
         }
         if let child {
             if caller.role.isParent, caller.familyID == child.familyID { return child }

@@ -19,9 +19,8 @@ extension BrokerStore {
     }
 
     static func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
-        try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO question_reminder (question_id, remind_at) VALUES (?, ?)"
-        ).execute(arguments: [question.wireBytes, milliseconds(date)])
+        try db.cachedStatement(sql: WriterStatements.Query.scheduleReminder.sql)
+            .execute(arguments: [question.wireBytes, milliseconds(date)])
     }
 
     static func dueReminders(at now: Date, limit: Int, in db: Database) throws -> [UUID] {
@@ -46,6 +45,7 @@ extension SQLiteTransaction {
     }
 
     func scheduleReminder(_ question: UUID, at date: Date) throws {
+        if let hot { return try hot.scheduleReminder(question, at: date, in: db) }
         try BrokerStore.scheduleReminder(question, at: date, in: db)
     }
 

@@ -141,6 +141,15 @@ public final class BrokerStore: Sendable {
         registerReminderMigrations(&migrator)
         registerEventLogMigration(&migrator)
         registerFamilyHistoryMigration(&migrator)
+        migrator.registerMigration("v4-ask-windows") { db in
+            // Asks are counted from the writer's memory (`AskWindows`), loaded by time: an index in time order
+            // fills a page at its end, where one by child and time dirtied a page per child a commit touched.
+            try db.execute(
+                sql: """
+                    DROP INDEX question_by_child_time;
+                    CREATE INDEX question_by_time ON question(asked_at);
+                    """)
+        }
         return migrator
     }
 
@@ -151,7 +160,12 @@ public final class BrokerStore: Sendable {
 
     /// Runs `body` in one write transaction on GRDB's writer queue (not the cooperative pool).
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.write(body)
+        let windows = writerStatements.askWindows
+        return try await pool.write { db in
+            // Not through the engine's transaction: what the writer keeps in memory may no longer be the rows.
+            windows.invalidate()
+            return try body(db)
+        }
     }
 
     /// Runs `body` on a read connection.
@@ -262,11 +276,12 @@ extension BrokerStore {
     }
 
     /// How many questions the child asked at or after `since`.
+    /// (The writer counts from memory: `AskWindows`.)
     static func askCount(child: MemberID, since: Date, upTo limit: Int, in db: Database) throws -> Int {
-        // Counting stops at the limit: the ask path needs only "below the limit or not", and a child at its limit
-        // would otherwise cost a scan of every question it asked in the window on each further ask.
-        let statement = try db.cachedStatement(sql: WriterStatements.Query.askCount.sql)
-        return try Int.fetchOne(statement, arguments: [child, milliseconds(since), limit]) ?? 0
+        try Int.fetchOne(
+            db,
+            sql: "SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE asked_at >= ? AND child_id = ? LIMIT ?)",
+            arguments: [milliseconds(since), child, limit]) ?? 0
     }
 
     /// Removes approved handles; returns those that were known.

@@ -17,16 +17,24 @@ extension BrokerStore: BrokerStorage {
         return try await recordingDiskFailures {
             try await pool.writeWithoutTransaction { db in
                 var result: T?
-                try db.inTransaction(.immediate) {
-                    try BrokerStore.settleRecentEvents(in: db)
-                    result = try work(SQLiteTransaction(db: db, hot: statements))
-                    if let delay = commitDelay?(), delay > .zero {
-                        Thread.sleep(
-                            forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds)
-                                * 1e-18)
+                do {
+                    try db.inTransaction(.immediate) {
+                        try statements.noteOtherWriters(db)
+                        try BrokerStore.settleRecentEvents(in: db)
+                        result = try work(SQLiteTransaction(db: db, hot: statements))
+                        if let delay = commitDelay?(), delay > .zero {
+                            Thread.sleep(
+                                forTimeInterval: Double(delay.components.seconds)
+                                    + Double(delay.components.attoseconds) * 1e-18)
+                        }
+                        return .commit
                     }
-                    return .commit
+                } catch {
+                    // Nothing of it is stored: the writer's memory of it goes too.
+                    statements.askWindows.rolledBack()
+                    throw error
                 }
+                statements.askWindows.committed()
                 committed(result!)
                 return result!
             }
@@ -43,11 +51,13 @@ struct SQLiteTransaction: StorageWriter {
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         try run(.savepoint)
+        let mark = hot?.askWindows.mark
         do {
             let result = try body()
             try run(.release)
             return result
         } catch {
+            if let mark { hot?.askWindows.rollback(to: mark) }
             let error = BrokerStore.classify(error)
             // After a refused write SQLite may have rolled the whole transaction back, savepoint and all: the batch
             // fails (`StoreUnavailable` leaves the engine's savepoint), so only the first error matters.

@@ -31,12 +31,7 @@ extension WriterStatements {
     }
 
     func askCount(child: MemberID, since: Date, upTo limit: Int, in db: Database) throws -> Int {
-        try with(.askCount, db) { query in
-            query.bind(1, child)
-            query.bind(2, BrokerStore.milliseconds(since))
-            query.bind(3, Int64(limit))
-            return try query.step() ? Int(query.int64(0)) : 0
-        }
+        try askWindows.count(child: child, since: since, upTo: limit, in: db)
     }
 
     func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {
@@ -52,6 +47,7 @@ extension WriterStatements {
             query.bind(7, resolution.map(BrokerStore.encodeResolution))
             query.bind(8, BrokerStore.milliseconds(asked.askedAt))
         }
+        askWindows.added(child: asked.childMemberID, at: asked.askedAt)
     }
 
     func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
@@ -117,6 +113,13 @@ extension WriterStatements {
             query.bind(1, event.memberID)
             query.bind(2, Int64(event.sequence))
             query.bind(3, bytes: body)
+        }
+    }
+
+    func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
+        try execute(.scheduleReminder, db) { query in
+            query.bind(1, question.wireBytes)
+            query.bind(2, BrokerStore.milliseconds(date))
         }
     }
 }

@@ -11,8 +11,8 @@ final class WriterStatements: @unchecked Sendable {
     /// A statement the writer runs on the hot path; its SQL is the only copy of that statement's text.
     enum Query: Int, CaseIterable {
         case savepoint, release, rollbackTo
-        case questionByID, pendingQuestion, askCount, insertQuestion, resolveQuestion
-        case knownHandle, addKnownHandle, contactDowntime, settings, appendEvent
+        case questionByID, pendingQuestion, insertQuestion, resolveQuestion
+        case knownHandle, addKnownHandle, contactDowntime, settings, appendEvent, scheduleReminder, dataVersion
 
         var sql: String {
             switch self {
@@ -25,8 +25,6 @@ final class WriterStatements: @unchecked Sendable {
                 SELECT asked, resolution FROM question
                 WHERE child_id = ? AND handles_key = ? AND status = 0 AND (expires_at IS NULL OR expires_at > ?)
                 """
-            case .askCount:
-                "SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = ? AND asked_at >= ? LIMIT ?)"
             case .insertQuestion:
                 """
                 INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
@@ -39,9 +37,17 @@ final class WriterStatements: @unchecked Sendable {
             case .contactDowntime: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?"
             case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
             case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
+            case .scheduleReminder: "INSERT OR REPLACE INTO question_reminder (question_id, remind_at) VALUES (?, ?)"
+            case .dataVersion: "PRAGMA data_version"
             }
         }
     }
+
+    /// Each child's recent asks, kept by the writer in its transactions (`AskWindows`).
+    let askWindows = AskWindows()
+
+    /// `PRAGMA data_version` at the last transaction's start: it changes when another connection commits.
+    private var dataVersion: Int64?
 
     private var connection: OpaquePointer?
     private var handles = [OpaquePointer?](repeating: nil, count: Query.allCases.count)
@@ -54,6 +60,7 @@ final class WriterStatements: @unchecked Sendable {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
         if connection != self.connection {
             finalizeAll()
+            askWindows.invalidate()
             self.connection = connection
         }
         let statement: OpaquePointer
@@ -66,6 +73,14 @@ final class WriterStatements: @unchecked Sendable {
         let prepared = PreparedQuery(statement: statement, connection: connection, sql: query.sql)
         defer { sqlite3_reset(statement) }
         return try body(prepared)
+    }
+
+    /// At a transaction's start: forgets what the writer keeps in memory when another connection (another broker
+    /// on the same file, a repair by hand) committed since the writer's last transaction.
+    func noteOtherWriters(_ db: Database) throws {
+        let version = try with(.dataVersion, db) { query in try query.step() ? query.int64(0) : nil }
+        if version != dataVersion { askWindows.invalidate() }
+        dataVersion = version
     }
 
     /// Runs a statement that returns no rows.
