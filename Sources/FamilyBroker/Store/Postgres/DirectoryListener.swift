@@ -22,7 +22,8 @@ struct DirectoryListener: Sendable {
         self.reload = reload
     }
 
-    /// Listens until cancelled, reconnecting a second after a lost connection.
+    /// Listens until cancelled, reconnecting a second after a lost connection (a server gone silent included: the
+    /// connection's TCP keepalive ends a `LISTEN` that no statement deadline bounds).
     func run() async {
         var reported = false
         while !Task.isCancelled {
