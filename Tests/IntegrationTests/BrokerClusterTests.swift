@@ -124,12 +124,14 @@ struct BrokerClusterTests {
             for i in 0..<3 { try await ask("continued-\(i)") }
             try await Self.expectEachAnsweredOnce(asked, collectors: collectors, fleet: fleet)
             #expect(try await Self.owner(of: fleet) === newOwner, "the devices stay on the new owner")
-            // Continued, it finds the family's partition gone: by its fencing check (a write for it refused) or by
-            // its next lease round, whichever comes first; either way it committed nothing for it (each answered once).
+            // Continued, it finds the family's partition gone: by its own clock (a lease passed since its last
+            // renewal), its fencing check (a write for it refused) or its next lease round, whichever comes first;
+            // either way it committed nothing for it (each answered once).
             let partition = fleet.partition(of: "appleseed")
             try await fleet.eventually("\(owner.name) says it lost partition \(partition)") {
                 owner.daemon.recentLog(lines: 100_000).split(separator: "\n").contains { line in
-                    line.contains("partitions lost") && Self.partitions(in: line).contains(partition)
+                    (line.contains("partitions lost") || line.contains("leases not renewed for a lease's time"))
+                        && Self.partitions(in: line).contains(partition)
                 }
             }
             await tablet.close()

@@ -154,7 +154,8 @@ final class LeaseKeeper: Sendable {
         let dropped = ownership.drop(ownership.served.keys)
         if !dropped.isEmpty {
             logger.error(
-                "leases not renewed for a lease's time: serving nothing", metadata: ["partitions": "\(dropped.count)"])
+                "leases not renewed for a lease's time: serving nothing",
+                metadata: ["partitions": "\(dropped.sorted())"])
         }
     }
 
