@@ -45,7 +45,13 @@ extension Fleet {
         for relay in try broker(number).relays(link) { await relay.cut() }
     }
 
-    /// Lets a cut broker be reached again.
+    /// Blackholes broker `number`'s links to its devices, its PostgreSQL server, or both: connections stay open but
+    /// no byte passes either way (a network partition that drops packets) until `restoreBroker(_:_:)`.
+    public func blackholeBroker(_ number: Int, from link: FleetBroker.Link = .all) throws {
+        for relay in try broker(number).relays(link) { relay.blackhole() }
+    }
+
+    /// Lets a cut or blackholed broker be reached again.
     public func restoreBroker(_ number: Int, _ link: FleetBroker.Link = .all) throws {
         for relay in try broker(number).relays(link) { relay.restore() }
     }

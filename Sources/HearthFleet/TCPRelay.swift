@@ -6,7 +6,9 @@ import Synchronization
 /// and restore it. CURVE runs end to end between device and broker, so the relay is transparent to both.
 ///
 /// `cut()` drops every live connection and closes each new one at once (the device sees its peer vanish and keeps
-/// reconnecting); `restore()` lets new connections through again.
+/// reconnecting); `blackhole()` keeps every connection, live and new, open but forwards nothing either way, not even a
+/// close (a network partition that drops packets: neither end learns anything); `restore()` ends either, delivering
+/// what a blackhole held back.
 public final class TCPRelay: Sendable {
     /// The loopback port devices connect to.
     public let port: Int
@@ -20,6 +22,7 @@ public final class TCPRelay: Sendable {
 
     private let state = Mutex(State())
     private let server: any Channel
+    private let blackholed = GlueHandler.Blackhole()
 
     private init(port: Int, upstreamPort: Int, server: any Channel) {
         self.port = port
@@ -41,7 +44,7 @@ public final class TCPRelay: Sendable {
                     .channelOption(.socketOption(.tcp_nodelay), value: 1)
                     .connect(host: "127.0.0.1", port: upstreamPort)
                     .flatMapThrowing { outbound in
-                        let (a, b) = GlueHandler.matchedPair()
+                        let (a, b) = GlueHandler.matchedPair(blackhole: relay.blackholed)
                         try inbound.pipeline.syncOperations.addHandler(a)
                         try outbound.pipeline.syncOperations.addHandler(b)
                         relay.track(inbound)
@@ -71,9 +74,21 @@ public final class TCPRelay: Sendable {
         for channel in live { try? await channel.close() }
     }
 
-    /// Lets new connections through again.
+    public var isBlackholed: Bool { blackholed.isOn }
+
+    /// Stops forwarding bytes and closes on every connection, live and new, while keeping them open, until `restore()`.
+    public func blackhole() {
+        blackholed.set(true)
+    }
+
+    /// Lets new connections through again, and bytes and closes on blackholed ones.
     public func restore() {
         state.withLock { $0.isCut = false }
+        guard blackholed.isOn else { return }
+        blackholed.set(false)
+        for channel in state.withLock({ Array($0.live.values) }) {
+            channel.pipeline.fireUserInboundEventTriggered(GlueHandler.Resume())
+        }
     }
 
     /// Stops listening and drops every connection; the port is free again when this returns.

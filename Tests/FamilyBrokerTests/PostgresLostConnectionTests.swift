@@ -19,8 +19,8 @@ struct PostgresLostConnectionTests {
     static let bound = Duration.seconds(30)
 
     @Test func aConnectionLostBetweenTwoStatementsFailsTheTransactionAndTheNextOneRuns() async throws {
-        try await withRelayedStore { store, relay in
-            let inside = Signal()
+        try await Self.withRelayedStore { store, relay in
+            let inside = TestSignal()
             let cut = DispatchSemaphore(value: 0)
             let attempt = Task {
                 try await store.transaction(
@@ -45,8 +45,8 @@ struct PostgresLostConnectionTests {
     }
 
     @Test func aConnectionLostUnderARunningStatementFailsTheTransactionAndTheNextOneRuns() async throws {
-        try await withRelayedStore { store, relay in
-            let inside = Signal()
+        try await Self.withRelayedStore { store, relay in
+            let inside = TestSignal()
             let attempt = Task {
                 try await store.transaction(
                     { writer in
@@ -74,13 +74,17 @@ struct PostgresLostConnectionTests {
     // MARK: helpers
 
     /// A store on a fresh database, reached through a relay the test can cut.
-    func withRelayedStore(_ body: (PostgresStore, TCPRelay) async throws -> Void) async throws {
+    static func withRelayedStore(
+        statementTimeout: Duration = PostgresStore.defaultStatementTimeout,
+        _ body: (PostgresStore, TCPRelay) async throws -> Void
+    ) async throws {
         let (url, password, drop) = try await TestPostgres.database()
         let relay = try await TCPRelay.start(upstreamPort: url.port)
         do {
             var relayed = url
             relayed.port = relay.port
-            let store = try PostgresStore(url: relayed, password: password, logger: quietLogger)
+            let store = try PostgresStore(
+                url: relayed, password: password, statementTimeout: statementTimeout, logger: quietLogger)
             try await body(store, relay)
         } catch {
             await relay.close()
@@ -132,7 +136,7 @@ private final class FirstOf<T: Sendable>: Sendable {
 }
 
 /// Raised once from any thread; awaited by the test.
-private final class Signal: Sendable {
+final class TestSignal: Sendable {
     private let raised = Mutex(false)
 
     func raise() { raised.withLock { $0 = true } }

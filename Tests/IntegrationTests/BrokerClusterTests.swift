@@ -124,14 +124,53 @@ struct BrokerClusterTests {
             for i in 0..<3 { try await ask("continued-\(i)") }
             try await Self.expectEachAnsweredOnce(asked, collectors: collectors, fleet: fleet)
             #expect(try await Self.owner(of: fleet) === newOwner, "the devices stay on the new owner")
-            // Continued, it finds the family's partition gone: by its fencing check (a write for it refused) or by
-            // its next lease round, whichever comes first; either way it committed nothing for it (each answered once).
+            // Continued, it finds the family's partition gone: by its own clock (a lease passed since its last
+            // renewal), its fencing check (a write for it refused) or its next lease round, whichever comes first;
+            // either way it committed nothing for it (each answered once).
             let partition = fleet.partition(of: "appleseed")
             try await fleet.eventually("\(owner.name) says it lost partition \(partition)") {
                 owner.daemon.recentLog(lines: 100_000).split(separator: "\n").contains { line in
-                    line.contains("partitions lost") && Self.partitions(in: line).contains(partition)
+                    (line.contains("partitions lost") || line.contains("leases not renewed for a lease's time"))
+                        && Self.partitions(in: line).contains(partition)
                 }
             }
+            await tablet.close()
+            await phone.close()
+        }
+    }
+
+    @Test func aBrokerWhoseDatabaseGoesSilentStopsServingAndAnotherTakesItsFamilies() async throws {
+        let arguments = Self.arguments + ["--store-statement-timeout", "3"]
+        try await Fleet.with(Self.family, brokerArguments: arguments, timeout: .seconds(60)) { fleet in
+            let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
+            defer { approver.cancel() }
+            let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
+            let phone = fleet.app("com.example.chat", on: "emma-phone", timeout: .seconds(10))
+            let collectors = [AppResponses(tablet), AppResponses(phone)]
+            defer { for collector in collectors { collector.cancel() } }
+            let owner = try await Self.owner(of: fleet)
+            var asked: [UUID] = []
+            func ask(_ name: String) async throws {
+                let question = DeliveryUnderFaultsTests.question(name)
+                try await tablet.ask(question)
+                asked.append(question.id)
+            }
+            try await ask("before")
+            // Its connections to the server stay open and nothing passes: only its own deadlines can tell.
+            try fleet.blackholeBroker(owner.number, from: .store)
+            for i in 0..<3 { try await ask("silent-\(i)") }
+            try await fleet.eventually("another broker holds the family's lease", timeout: .seconds(60)) {
+                let holder = try await fleet.owner(of: "appleseed")
+                return holder != nil && holder !== owner
+            }
+            for line in ["leases not renewed for a lease's time", "PostgreSQL did not answer a statement in time"] {
+                try await fleet.eventually("\(owner.name) logs '\(line)'") {
+                    owner.daemon.recentLog(lines: 100_000).contains(line)
+                }
+            }
+            try fleet.restoreBroker(owner.number, .store)
+            for i in 0..<3 { try await ask("restored-\(i)") }
+            try await Self.expectEachAnsweredOnce(asked, collectors: collectors, fleet: fleet)
             await tablet.close()
             await phone.close()
         }

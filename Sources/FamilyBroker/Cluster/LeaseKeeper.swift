@@ -26,7 +26,7 @@ final class LeaseKeeper: Sendable {
     let advertised: (ingress: String, egress: String, publicKey: String)
     let leaseDuration: Duration
     let logger: Logger
-    /// When the leases were last renewed: past a lease without renewal, nothing is served.
+    /// When the last successful round started (its renewals came later): past a lease from then, nothing is served.
     private let lastRenewal = Mutex<ContinuousClock.Instant?>(nil)
 
     init(
@@ -52,16 +52,31 @@ final class LeaseKeeper: Sendable {
 
     /// Rounds every third of a lease until cancelled; then the leases are released for the others to take.
     func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.watchExpiry() }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: leaseDuration / 3)
+                if Task.isCancelled { break }
+                await round()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Stops serving once the leases may have expired, also while a round still waits on a silent server (until its
+    /// statement's deadline), which may be longer than a lease.
+    private func watchExpiry() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: leaseDuration / 3)
-            if Task.isCancelled { break }
-            await round()
+            try? await Task.sleep(for: leaseDuration / 10)
+            giveUpIfExpired()
         }
     }
 
     /// One round: register, renew, take or release, and serve what was taken.
     func round() async {
         let held = ownership.served
+        // The server extends the leases after this instant: they hold at least a lease from it.
+        let started = ContinuousClock.now
         let round: Round
         do {
             round = try await session.run { [self] connection in
@@ -75,7 +90,7 @@ final class LeaseKeeper: Sendable {
             giveUpIfExpired()
             return
         }
-        lastRenewal.withLock { $0 = .now }
+        lastRenewal.withLock { $0 = started }
         ownership.updateOwners(round.owners)
         let lost = ownership.drop(held.filter { round.renewed[$0.key] != $0.value }.keys)
         if !lost.isEmpty { logger.warning("partitions lost", metadata: ["partitions": "\(lost.sorted())"]) }
@@ -139,7 +154,8 @@ final class LeaseKeeper: Sendable {
         let dropped = ownership.drop(ownership.served.keys)
         if !dropped.isEmpty {
             logger.error(
-                "leases not renewed for a lease's time: serving nothing", metadata: ["partitions": "\(dropped.count)"])
+                "leases not renewed for a lease's time: serving nothing",
+                metadata: ["partitions": "\(dropped.sorted())"])
         }
     }
 

@@ -38,6 +38,8 @@ public struct BrokerOptions: Sendable {
     public var store: StoreLocation = .sqlite
     /// How long the broker keeps trying to reach its PostgreSQL store at start before it exits 78 (zero: once).
     public var storeConnectRetry: Duration = .zero
+    /// How long a PostgreSQL statement may go unanswered before the broker closes its connection and fails it.
+    public var storeStatementTimeout = PostgresStore.defaultStatementTimeout
     /// Tests only (family-broker's hidden `--commit-delay-file`): a file holding the seconds each SQLite commit is
     /// held before it commits, to make a slow disk.
     public var commitDelayFile: String?

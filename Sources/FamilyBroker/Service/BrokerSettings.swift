@@ -69,6 +69,13 @@ public struct BrokerSettings: Sendable {
             b.options.storeConnectRetry = try s.get(key, default: .zero, SettingParsers.seconds(in: 0...86_400))
         },
         Setting(
+            "storeStatementTimeout", default: "15", "seconds",
+            "Seconds a PostgreSQL statement may go unanswered before the broker drops the connection (1 to 3600)."
+        ) { s, key, b in
+            b.options.storeStatementTimeout = try s.get(
+                key, default: PostgresStore.defaultStatementTimeout, SettingParsers.seconds(in: 1...3600))
+        },
+        Setting(
             "partitions", default: "64", "count",
             "PostgreSQL store: partitions of the families, the same on every broker of the cluster (1 to 65536)."
         ) { s, key, b in

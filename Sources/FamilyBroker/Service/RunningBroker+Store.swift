@@ -19,7 +19,8 @@ extension FamilyBrokerService {
         case .postgres(let url, let password):
             let store = try await PostgresStore.connect(
                 url, password: password, retryFor: options.storeConnectRetry,
-                leaseDuration: options.cluster.leaseDuration, logger: logger)
+                leaseDuration: options.cluster.leaseDuration, statementTimeout: options.storeStatementTimeout,
+                logger: logger)
             try await store.prepareCluster(partitions: options.cluster.partitions)
             logger.info("store open", metadata: ["store": "\(url)", "schema": "\(PostgresStore.schemaVersion)"])
             return store

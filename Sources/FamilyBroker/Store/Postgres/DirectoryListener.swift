@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOPosix
 import PostgresNIO
 
 /// Learns at once what another broker of the cluster changed in the directory (enrolments, revocations, families):
@@ -23,18 +22,15 @@ struct DirectoryListener: Sendable {
         self.reload = reload
     }
 
-    /// Listens until cancelled, reconnecting a second after a lost connection.
+    /// Listens until cancelled, reconnecting a second after a lost connection (a server gone silent included: the
+    /// connection's TCP keepalive ends a `LISTEN` that no statement deadline bounds).
     func run() async {
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: password, database: url.database,
-            tls: .disable)
-        configuration.options.connectTimeout = .seconds(5)
         var reported = false
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 2,
-                    logger: logger)
+                let connection = try await PostgresConnection.open(
+                    url: url, password: password, id: 2, logger: logger
+                ).get()
                 reported = false
                 do {
                     try await listen(on: connection)

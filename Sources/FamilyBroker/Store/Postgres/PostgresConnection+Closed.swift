@@ -3,17 +3,41 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresConnection {
-    /// Runs `query` and blocks until its result, or throws `ChannelError.ioOnClosedChannel` at once when the
-    /// connection is already closed. Every statement of the store goes through here, never through
-    /// `query(_:logger:).wait()`: postgres-nio (1.33) drops a query written to a connection whose channel has closed
-    /// without completing its future, so that wait never ended. A writer that sent its next statement, or its
-    /// ROLLBACK, after the server or the network dropped the connection blocked its queue for good: the broker kept
-    /// its leases and answered nothing (issue 20). Checked and written on the connection's event loop, where the
-    /// channel cannot close in between; a connection that closes later fails the query itself.
+    /// Runs `query` and blocks until its result; throws `ChannelError.ioOnClosedChannel` at once when the connection
+    /// is already closed, and `StoreUnavailable` after closing the connection when the server has not answered within
+    /// `PostgresSession.statementTimeout` (the deadline of the session whose queue runs it).
+    ///
+    /// Every statement of the store goes through here, never through `query(_:logger:).wait()`: postgres-nio (1.33)
+    /// drops a query written to a connection whose channel has closed without completing its future, so that wait
+    /// never ended. A writer that sent its next statement, or its ROLLBACK, after the server or the network dropped
+    /// the connection blocked its queue for good: the broker kept its leases and answered nothing (issue 20). Checked
+    /// and written on the connection's event loop, where the channel cannot close in between; a connection that closes
+    /// later fails the query itself. A server that vanished without closing the connection (a partition dropping
+    /// packets, a frozen host) never answers nor closes it: the deadline does, so the statement fails and the
+    /// session's next call reconnects.
     func result(of query: PostgresQuery, logger: Logger) throws -> PostgresQueryResult {
-        try eventLoop.flatSubmit {
-            guard !self.isClosed else { return self.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
-            return self.query(query, logger: logger)
-        }.wait()
+        let timeout = PostgresSession.statementTimeout
+        let answer = eventLoop.makePromise(of: PostgresQueryResult.self)
+        eventLoop.execute {
+            guard !self.isClosed else { return answer.fail(ChannelError.ioOnClosedChannel) }
+            // Whichever comes first, the answer or the deadline, completes `answer`; both run on this event loop.
+            let settled = NIOLoopBoundBox(false, eventLoop: self.eventLoop)
+            let deadline = self.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+                guard !settled.value else { return }
+                settled.value = true
+                logger.error(
+                    "PostgreSQL did not answer a statement in time: closing the connection",
+                    metadata: ["timeout": "\(timeout)", "statement": "\(query.sql.prefix(80))"])
+                self.close().whenComplete { _ in }
+                answer.fail(StoreUnavailable(description: "no answer to a statement within \(timeout)"))
+            }
+            self.query(query, logger: logger).whenComplete { result in
+                guard !settled.value else { return }
+                settled.value = true
+                deadline.cancel()
+                answer.completeWith(result)
+            }
+        }
+        return try answer.futureResult.wait()
     }
 }

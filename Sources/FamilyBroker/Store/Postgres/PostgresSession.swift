@@ -1,33 +1,45 @@
 import Dispatch
 import Logging
 import NIOCore
-import NIOPosix
 import PostgresNIO
 
 /// One connection to the server, used only from a serial queue of its own (a Dispatch thread, never the cooperative
 /// pool): every call blocks that thread on postgres-nio's futures, so the store's synchronous protocol can run on
 /// it. The connection is opened on first use and again after it was lost; while the server cannot be reached, calls
-/// throw `StoreUnavailable`.
+/// throw `StoreUnavailable`. Every statement is bounded by `statementTimeout`: past it, the connection is closed and
+/// the call throws `StoreUnavailable`, so that a server gone silent (a partition, a frozen host) cannot hold the queue.
 final class PostgresSession: @unchecked Sendable {
+    /// The deadline of the statements run now on this thread: the session's, bound while a body runs on its queue.
+    @TaskLocal static var statementTimeout: Duration = PostgresStore.defaultStatementTimeout
+
     private let queue: DispatchQueue
-    private let configuration: PostgresConnection.Configuration
+    private let password: String
     private let url: PostgresURL
     private let logger: Logger
     /// SQL run on every new connection (session settings).
     private let setUp: [String]
+    /// How long a statement may go unanswered before the connection is closed.
+    let statementTimeout: Duration
     /// Only touched on `queue`.
     private var connection: PostgresConnection?
 
-    init(name: String, url: PostgresURL, password: String, setUp: [String] = [], logger: Logger) {
+    init(
+        name: String, url: PostgresURL, password: String, setUp: [String] = [],
+        statementTimeout: Duration = PostgresStore.defaultStatementTimeout, logger: Logger
+    ) {
         queue = DispatchQueue(label: "hearth.postgres.\(name)")
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: password, database: url.database,
-            tls: .disable)
-        configuration.options.connectTimeout = .seconds(5)
-        self.configuration = configuration
+        self.password = password
         self.url = url
-        self.setUp = setUp
+        // The server cancels a statement a little before the client gives up on the connection: a statement that is
+        // merely slow (waiting on a lock) fails alone, with its error, and the connection stays.
+        self.setUp = ["SET statement_timeout TO \(Self.milliseconds(statementTimeout * 0.8))"] + setUp
+        self.statementTimeout = statementTimeout
         self.logger = logger
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 
     /// Runs `body` on the session's queue, off the caller's thread.
@@ -57,6 +69,10 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     private func onQueue<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try Self.$statementTimeout.withValue(statementTimeout) { try bounded(body) }
+    }
+
+    private func bounded<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try connected()
         do {
             return try body(connection)
@@ -74,9 +90,7 @@ final class PostgresSession: @unchecked Sendable {
         connection = nil
         let opened: PostgresConnection
         do {
-            opened = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger
-            ).wait()
+            opened = try PostgresConnection.open(url: url, password: password, id: 1, logger: logger).wait()
         } catch {
             throw StoreUnavailable(description: "cannot connect to \(url): \(Self.reason(error))")
         }

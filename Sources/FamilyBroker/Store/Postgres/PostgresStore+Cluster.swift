@@ -72,6 +72,7 @@ extension PostgresStore {
 
     /// A connection of its own for the broker's `LeaseKeeper` (on a Dispatch queue of its own).
     func leaseSession() -> PostgresSession {
-        PostgresSession(name: "leases", url: url, password: password, logger: logger)
+        PostgresSession(
+            name: "leases", url: url, password: password, statementTimeout: statementTimeout, logger: logger)
     }
 }

@@ -11,35 +11,44 @@ import PostgresNIO
 /// `reading` in a read-only REPEATABLE READ transaction (one committed snapshot, never waiting for the writer).
 /// Either reconnects by itself after the server was lost; meanwhile calls throw `StoreUnavailable`.
 public final class PostgresStore: Sendable {
+    /// How long a statement may go unanswered by default (the broker's `storeStatementTimeout`).
+    public static let defaultStatementTimeout = Duration.seconds(15)
+
     public let url: PostgresURL
     let writer: PostgresSession
     let reader: PostgresSession
     let logger: Logger
     /// For the cluster's own connections (`leaseSession`, the directory's listener).
     let password: String
+    /// How long any statement may go unanswered (the broker's `storeStatementTimeout`).
+    let statementTimeout: Duration
     /// A commit whose reply was lost with the connection, settled before the writer's next transaction.
     let unsettled = UnsettledCommit()
 
     /// Connects to `url` and brings its schema up to date; throws `StoreUnavailable` when the server cannot be
     /// reached, `PostgresStore.SchemaTooNew` when the database was migrated by a newer broker. With a
     /// `leaseDuration` (a broker of a cluster), the server ends a write transaction left idle that long (a broker
-    /// paused mid-transaction), so that its locks on partition leases never hold up a takeover for longer.
+    /// paused mid-transaction), so that its locks on partition leases never hold up a takeover for longer. A statement
+    /// unanswered for `statementTimeout` closes its connection and fails with `StoreUnavailable`.
     public init(
         url: PostgresURL, password: String, leaseDuration: Duration? = nil,
+        statementTimeout: Duration = PostgresStore.defaultStatementTimeout,
         logger: Logger = Logger(label: "family-broker.postgres")
     ) throws {
         self.url = url
+        self.statementTimeout = statementTimeout
         self.logger = logger
         self.password = password
         // `on` whatever the server's default: an acknowledged command must survive the server's crash.
         var setUp = ["SET synchronous_commit TO on"]
         if let leaseDuration {
-            let (seconds, attoseconds) = leaseDuration.components
-            let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-            setUp.append("SET idle_in_transaction_session_timeout TO \(milliseconds)")
+            setUp.append("SET idle_in_transaction_session_timeout TO \(PostgresSession.milliseconds(leaseDuration))")
         }
-        writer = PostgresSession(name: "writer", url: url, password: password, setUp: setUp, logger: logger)
-        reader = PostgresSession(name: "reader", url: url, password: password, logger: logger)
+        writer = PostgresSession(
+            name: "writer", url: url, password: password, setUp: setUp, statementTimeout: statementTimeout,
+            logger: logger)
+        reader = PostgresSession(
+            name: "reader", url: url, password: password, statementTimeout: statementTimeout, logger: logger)
         try writer.runBlocking { connection in try Self.migrate(connection, url: url, logger: logger) }
     }
 

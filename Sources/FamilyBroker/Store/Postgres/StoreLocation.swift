@@ -46,7 +46,8 @@ extension PostgresStore {
     /// Connects as the broker starts: tries for `retryFor` (zero: once) before giving up with a
     /// `ConfigurationError` naming the URL and why, which makes the broker exit 78.
     static func connect(
-        _ url: PostgresURL, password: String, retryFor: Duration, leaseDuration: Duration? = nil, logger: Logger
+        _ url: PostgresURL, password: String, retryFor: Duration, leaseDuration: Duration? = nil,
+        statementTimeout: Duration = PostgresStore.defaultStatementTimeout, logger: Logger
     ) async throws -> PostgresStore {
         let deadline = ContinuousClock.now + retryFor
         while true {
@@ -57,7 +58,8 @@ extension PostgresStore {
                         continuation.resume(
                             with: Result {
                                 try PostgresStore(
-                                    url: url, password: password, leaseDuration: leaseDuration, logger: logger)
+                                    url: url, password: password, leaseDuration: leaseDuration,
+                                    statementTimeout: statementTimeout, logger: logger)
                             })
                     }
                 }
