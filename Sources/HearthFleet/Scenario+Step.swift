@@ -223,6 +223,9 @@ extension Scenario {
             case notified(String)
             /// The app's age range request got its answer: `answer: declined`, or `answer: sharing` with `range`.
             case ageResponse(String)
+            /// The child's history, read from the broker through a parent's device, has an entry of kind `entry`
+            /// (by `by`, about `question`, when given).
+            case history(MemberID)
         }
 
         public var check: Check
@@ -240,10 +243,16 @@ extension Scenario {
         public var kind: String?
         /// For `ageResponse`: the shared range, `13-15`, `16-` (16 or over) or `-12` (under 13).
         public var range: String?
+        /// For `history`: the entry's kind (answered, limitsChanged, ...).
+        public var entry: String?
+        /// For `history`: the question the entry is about.
+        public var question: String?
 
         public init(from decoder: any Decoder) throws {
-            let checks = ["pending", "notPending", "response", "known", "unknown", "linked", "notified", "ageResponse"]
-            let options = ["on", "app", "answer", "by", "reason", "within", "kind", "range"]
+            let checks = [
+                "pending", "notPending", "response", "known", "unknown", "linked", "notified", "ageResponse", "history",
+            ]
+            let options = ["on", "app", "answer", "by", "reason", "within", "kind", "range", "entry", "question"]
             try Scenario.allowOnly(Set(checks + options), in: decoder, what: "an expectation")
             let c = try decoder.container(keyedBy: Key.self)
             let given = c.allKeys.map(\.stringValue).filter(checks.contains)
@@ -260,6 +269,7 @@ extension Scenario {
             case "unknown": check = .unknown(try c.decode(String.self, forKey: Key(kind)))
             case "notified": check = .notified(try c.decode(String.self, forKey: Key(kind)))
             case "ageResponse": check = .ageResponse(try c.decode(String.self, forKey: Key(kind)))
+            case "history": check = .history(try c.decode(String.self, forKey: Key(kind)))
             default: check = .linked(try c.decode(Bool.self, forKey: Key(kind)))
             }
             on = try c.decode(String.self, forKey: Key("on"))
@@ -269,6 +279,12 @@ extension Scenario {
             reason = try c.decodeIfPresent(String.self, forKey: Key("reason"))
             within = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("within"))
             range = try c.decodeIfPresent(String.self, forKey: Key("range"))
+            entry = try c.decodeIfPresent(String.self, forKey: Key("entry"))
+            question = try c.decodeIfPresent(String.self, forKey: Key("question"))
+            if let given = entry, !HistoryEntry.Kind.allCases.map(\.name).contains(given) {
+                let names = HistoryEntry.Kind.allCases.map(\.name).joined(separator: ", ")
+                throw ScenarioError("\(Scenario.path(decoder.codingPath)): entry '\(given)' is not one of \(names)")
+            }
             self.kind = try c.decodeIfPresent(String.self, forKey: Key("kind"))
             if let given = self.kind, !ParentNotification.Kind.allCases.map(\.name).contains(given) {
                 let names = ParentNotification.Kind.allCases.map(\.name).joined(separator: ", ")
@@ -289,6 +305,10 @@ extension Scenario {
             case .notified(let q): "\(on) told of \(q)" + (kind.map { " (\($0))" } ?? "")
             case .ageResponse(let r):
                 "age range answer to \(r) on \(on)" + [answer, range].compactMap { $0 }.map { " " + $0 }.joined()
+            case .history(let child):
+                "\(child)'s history on \(on) has "
+                    + [entry ?? "an entry", by.map { "by \($0)" }, question.map { "about \($0)" }].compactMap { $0 }
+                    .joined(separator: " ")
             }
         }
     }

@@ -166,6 +166,9 @@ public struct Scenario: Sendable, Decodable {
                     try device(expectation.on, child: true)
                 case .linked:
                     try device(expectation.on)
+                case .history:
+                    try device(expectation.on, child: false)
+                    if let name = expectation.question { try question(name) }
                 case .ageResponse:
                     try device(expectation.on)
                     try Self.validate(step, device: device, question: question, requested: &requested, fail: fail)

@@ -97,6 +97,18 @@ extension ScenarioContext {
         }
     }
 
+    func expectHistory(of child: MemberID, _ expectation: Scenario.Expectation, within: Duration) async throws {
+        let console = try await console(on: expectation.on)
+        let id = try expectation.question.map { try question($0).id }
+        try await fleet.eventually("expect " + expectation.summary, timeout: within) {
+            try await console.history(of: child).contains { entry in
+                (expectation.entry == nil || entry.kind.name == expectation.entry)
+                    && (expectation.by == nil || entry.actor == expectation.by)
+                    && (id == nil || entry.questionID == id)
+            }
+        }
+    }
+
     /// `13-15`, `16-` or `-12`, as scenarios write a range.
     static func text(of range: AgeRangeService.AgeRange) -> String {
         (range.lowerBound.map(String.init) ?? "") + "-" + (range.upperBound.map(String.init) ?? "")

@@ -173,6 +173,8 @@ final class ScenarioContext {
             }
         case .ageResponse(let name):
             try await expectAgeResponse(name, expectation, within: within)
+        case .history(let child):
+            try await expectHistory(of: child, expectation, within: within)
         }
     }
 

@@ -207,6 +207,14 @@ struct ScenarioParsingTests {
                 steps + "  - ageRequest: {on: emma-tablet, as: r, gates: [13]}\n"
                     + "  - expect: {ageResponse: r, on: emma-tablet, answer: maybe}\n"
             ).contains("declined or sharing"))
+        #expect(
+            Self.error(steps + "  - expect: {history: emma, on: alice-phone, entry: approved}\n").contains(
+                "entry 'approved' is not one of"))
+        #expect(
+            Self.error(steps + "  - expect: {history: emma, on: emma-tablet}\n").contains("is a child's device"))
+        #expect(
+            Self.error(steps + "  - expect: {history: emma, on: alice-phone, question: q}\n").contains(
+                "no question 'q' was asked"))
     }
 
     @Test func theFamilyStepsParseWithTheirSummaries() throws {
