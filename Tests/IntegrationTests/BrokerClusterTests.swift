@@ -58,71 +58,53 @@ struct BrokerClusterTests {
 
     @Test func killingTheOwnerLosesNoQuestionAndNoAnswer() async throws {
         try await Fleet.with(Self.family, brokerArguments: Self.arguments, timeout: .seconds(60)) { fleet in
-            let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
-            defer { approver.cancel() }
-            let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
-            let phone = fleet.app("com.example.chat", on: "emma-phone", timeout: .seconds(10))
-            let collectors = [AppResponses(tablet), AppResponses(phone)]
-            defer { for collector in collectors { collector.cancel() } }
+            let asker = ClusterAsker(fleet)
+            defer { asker.cancel() }
             let owner = try await Self.owner(of: fleet)
-            var asked: [UUID] = []
             var killedAt: ContinuousClock.Instant?
             var probe: UUID?
             for i in 0..<20 {
-                let question = DeliveryUnderFaultsTests.question("stream-\(i)")
-                try await tablet.ask(question)
-                asked.append(question.id)
+                let id = try await asker.ask("stream-\(i)")
                 if i == 7 {
                     try await fleet.killBroker(owner.number)
                     killedAt = .now
                 }
-                if i == 8 { probe = question.id }
+                if i == 8 { probe = id }
                 try await Task.sleep(for: .milliseconds(100))
             }
             let probeID = try #require(probe)
-            let collector = collectors[0]
+            let collector = asker.collectors[0]
             try await fleet.eventually("the first question after the kill is answered", timeout: .seconds(60)) {
                 !collector.responses(for: probeID).isEmpty
             }
             let served = ContinuousClock.now - killedAt!
             let newOwner = try await Self.owner(of: fleet, not: owner)
-            try await Self.expectEachAnsweredOnce(asked, collectors: collectors, fleet: fleet)
+            try await asker.expectEachAnsweredOnce(fleet)
             #expect(newOwner !== owner)
             let holder = try await fleet.owner(of: "appleseed")
             #expect(holder === newOwner, "the devices are on the broker holding the family's lease")
             print(
                 "cluster failover: \(owner.name) killed; the family was served again by \(newOwner.name) \(served) "
                     + "after the kill (leaseSeconds 2)")
-            await tablet.close()
-            await phone.close()
+            await asker.close()
         }
     }
 
     @Test func aBrokerPausedPastItsLeaseCannotCommitAndItsDevicesMove() async throws {
         try await Fleet.with(Self.family, brokerArguments: Self.arguments, timeout: .seconds(60)) { fleet in
-            let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
-            defer { approver.cancel() }
-            let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
-            let phone = fleet.app("com.example.chat", on: "emma-phone", timeout: .seconds(10))
-            let collectors = [AppResponses(tablet), AppResponses(phone)]
-            defer { for collector in collectors { collector.cancel() } }
+            let asker = ClusterAsker(fleet)
+            defer { asker.cancel() }
             let owner = try await Self.owner(of: fleet)
-            var asked: [UUID] = []
-            func ask(_ name: String) async throws {
-                let question = DeliveryUnderFaultsTests.question(name)
-                try await tablet.ask(question)
-                asked.append(question.id)
-            }
-            try await ask("before")
+            try await asker.ask("before")
             try fleet.pauseBroker(owner.number)
             // Sent while the owner is frozen: these sit in its socket buffers, and it reads them when continued,
             // after its leases went to another broker. It must not commit them; the new owner answers them.
-            for i in 0..<3 { try await ask("frozen-\(i)") }
+            for i in 0..<3 { try await asker.ask("frozen-\(i)") }
             let newOwner = try await Self.owner(of: fleet, not: owner)
-            for i in 0..<3 { try await ask("moved-\(i)") }
+            for i in 0..<3 { try await asker.ask("moved-\(i)") }
             try fleet.continueBroker(owner.number)
-            for i in 0..<3 { try await ask("continued-\(i)") }
-            try await Self.expectEachAnsweredOnce(asked, collectors: collectors, fleet: fleet)
+            for i in 0..<3 { try await asker.ask("continued-\(i)") }
+            try await asker.expectEachAnsweredOnce(fleet)
             #expect(try await Self.owner(of: fleet) === newOwner, "the devices stay on the new owner")
             // Continued, it finds the family's partition gone: by its own clock (a lease passed since its last
             // renewal), its fencing check (a write for it refused) or its next lease round, whichever comes first;
@@ -134,31 +116,20 @@ struct BrokerClusterTests {
                         && Self.partitions(in: line).contains(partition)
                 }
             }
-            await tablet.close()
-            await phone.close()
+            await asker.close()
         }
     }
 
     @Test func aBrokerWhoseDatabaseGoesSilentStopsServingAndAnotherTakesItsFamilies() async throws {
         let arguments = Self.arguments + ["--store-statement-timeout", "3"]
         try await Fleet.with(Self.family, brokerArguments: arguments, timeout: .seconds(60)) { fleet in
-            let approver = DeliveryUnderFaultsTests.autoApprove(fleet)
-            defer { approver.cancel() }
-            let tablet = fleet.app("com.example.chat", on: "emma-tablet", timeout: .seconds(10))
-            let phone = fleet.app("com.example.chat", on: "emma-phone", timeout: .seconds(10))
-            let collectors = [AppResponses(tablet), AppResponses(phone)]
-            defer { for collector in collectors { collector.cancel() } }
+            let asker = ClusterAsker(fleet)
+            defer { asker.cancel() }
             let owner = try await Self.owner(of: fleet)
-            var asked: [UUID] = []
-            func ask(_ name: String) async throws {
-                let question = DeliveryUnderFaultsTests.question(name)
-                try await tablet.ask(question)
-                asked.append(question.id)
-            }
-            try await ask("before")
+            try await asker.ask("before")
             // Its connections to the server stay open and nothing passes: only its own deadlines can tell.
             try fleet.blackholeBroker(owner.number, from: .store)
-            for i in 0..<3 { try await ask("silent-\(i)") }
+            for i in 0..<3 { try await asker.ask("silent-\(i)") }
             try await fleet.eventually("another broker holds the family's lease", timeout: .seconds(60)) {
                 let holder = try await fleet.owner(of: "appleseed")
                 return holder != nil && holder !== owner
@@ -169,10 +140,9 @@ struct BrokerClusterTests {
                 }
             }
             try fleet.restoreBroker(owner.number, .store)
-            for i in 0..<3 { try await ask("restored-\(i)") }
-            try await Self.expectEachAnsweredOnce(asked, collectors: collectors, fleet: fleet)
-            await tablet.close()
-            await phone.close()
+            for i in 0..<3 { try await asker.ask("restored-\(i)") }
+            try await asker.expectEachAnsweredOnce(fleet)
+            await asker.close()
         }
     }
 
