@@ -39,9 +39,8 @@ extension BrokerStore {
 
 extension SQLiteTransaction {
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64 {
-        try db.cachedStatement(
-            sql: "INSERT INTO history (family_id, child_id, recorded_at, entry) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [
+        if let hot { return try hot.appendHistory(entry, family: family, in: db) }
+        try db.cachedStatement(sql: WriterStatements.Query.appendHistory.sql).execute(arguments: [
             family, entry.childMemberID, BrokerStore.milliseconds(entry.recordedAt),
             BrokerStore.encodedHistoryBody(entry),
         ])

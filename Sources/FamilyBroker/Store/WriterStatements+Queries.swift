@@ -122,4 +122,15 @@ extension WriterStatements {
             query.bind(2, BrokerStore.milliseconds(date))
         }
     }
+
+    /// One history row per answer and per settings change: on the answer's hot path. Returns the row's id.
+    func appendHistory(_ entry: HistoryEntry, family: FamilyID, in db: Database) throws -> UInt64 {
+        try execute(.appendHistory, db) { query in
+            query.bind(1, family)
+            query.bind(2, entry.childMemberID)
+            query.bind(3, BrokerStore.milliseconds(entry.recordedAt))
+            query.bind(4, BrokerStore.encodedHistoryBody(entry))
+        }
+        return UInt64(db.lastInsertedRowID)
+    }
 }

@@ -12,7 +12,8 @@ final class WriterStatements: @unchecked Sendable {
     enum Query: Int, CaseIterable {
         case savepoint, release, rollbackTo
         case questionByID, pendingQuestion, insertQuestion, resolveQuestion
-        case knownHandle, addKnownHandle, contactDowntime, settings, appendEvent, scheduleReminder, dataVersion
+        case knownHandle, addKnownHandle, contactDowntime, settings, appendEvent, scheduleReminder, appendHistory
+        case dataVersion
 
         var sql: String {
             switch self {
@@ -38,6 +39,8 @@ final class WriterStatements: @unchecked Sendable {
             case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
             case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
             case .scheduleReminder: "INSERT OR REPLACE INTO question_reminder (question_id, remind_at) VALUES (?, ?)"
+            case .appendHistory:
+                "INSERT INTO history (family_id, child_id, recorded_at, entry) VALUES (?, ?, ?, ?)"
             case .dataVersion: "PRAGMA data_version"
             }
         }
