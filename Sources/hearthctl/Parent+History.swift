@@ -48,10 +48,17 @@ extension Parent {
         private func fetch(since: Date?) async throws -> [HistoryEntry] {
             var query = HistoryQuery(
                 childID: child, limit: min(last ?? pageSize, pageSize), newestFirst: last != nil, since: since)
+            // One connection for every page.
+            let client = try await DaemonSocket.connect(daemon: "parent-device", path: options.socket)
+            defer { Task { await client.close() } }
             var entries: [HistoryEntry] = []
             while true {
-                let reply = try await DaemonSocket.request(
-                    .history(query), daemon: "parent-device", path: options.socket)
+                let reply: Message
+                do {
+                    reply = try await client.request(.history(query), timeout: .seconds(10))
+                } catch {
+                    throw DaemonSocket.explain(error, daemon: "parent-device")
+                }
                 guard case .historyPage(_, let page, let next) = reply else {
                     throw ValidationError("parent-device gave an unexpected reply")
                 }
