@@ -69,15 +69,16 @@ extension ScenarioContext {
 
     func expectAgeResponse(_ name: String, _ expectation: Scenario.Expectation, within: Duration) async throws {
         guard let request = ageRequests[name] else { throw StepFailure("no age request '\(name)' was made") }
-        let outcome = Task { try await request.answer.value }
+        // Awaiting a task's value does not end when the waiter is cancelled: the deadline cancels the request itself.
+        let answer = request.answer
         let timer = Task {
             try await Task.sleep(for: within)
-            outcome.cancel()
+            answer.cancel()
         }
         defer { timer.cancel() }
         let response: AgeRangeService.Response
         do {
-            response = try await outcome.value
+            response = try await answer.value
         } catch {
             throw StepFailure("the age range request \(name) got no answer within \(within): \(error)")
         }
