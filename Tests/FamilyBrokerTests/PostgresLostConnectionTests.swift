@@ -71,6 +71,28 @@ struct PostgresLostConnectionTests {
         }
     }
 
+    /// A broker paused mid-transaction past its lease: the server ends the idle transaction's session, so its COMMIT
+    /// finds the connection gone. The store asks the server on a new connection whether it committed (it did not)
+    /// and fails the transaction; the new connection serves the next one. Before the fix, the session released that
+    /// new connection still open, and postgres-nio's debug assertion stopped the broker (issue 20).
+    @Test func aTransactionLeftIdlePastTheLeaseFailsAtCommitAndTheNextOneRuns() async throws {
+        let (url, password, drop) = try await TestPostgres.database()
+        let store = try PostgresStore(url: url, password: password, leaseDuration: .seconds(1), logger: quietLogger)
+        let hooked = Mutex(false)
+        let attempt = Task {
+            try await store.transaction(
+                { writer in
+                    try (writer as! PostgresTransaction).execute("SELECT 1")
+                    // The broker's process stopped (SIGSTOP) here, longer than idle_in_transaction_session_timeout.
+                    Thread.sleep(forTimeInterval: 2.5)
+                }, committed: { _ in hooked.withLock { $0 = true } })
+        }
+        try await Self.expectStoreUnavailable(attempt)
+        #expect(!hooked.withLock { $0 }, "a transaction the server ended is not reported committed")
+        try await Self.expectCommits(store)
+        await drop()
+    }
+
     // MARK: helpers
 
     /// A store on a fresh database, reached through a relay the test can cut.

@@ -79,7 +79,9 @@ final class PostgresSession: @unchecked Sendable {
         } catch {
             guard connection.isClosed || Self.isConnectionLoss(error) else { throw error }
             try? connection.close().wait()
-            self.connection = nil
+            // The body may have reconnected since (settling a commit whose reply was lost opens a new connection):
+            // that one is open and stays. Released open, postgres-nio's debug assertion would stop the broker.
+            if self.connection === connection { self.connection = nil }
             throw StoreUnavailable(description: "lost the connection to \(url): \(Self.reason(error))")
         }
     }
