@@ -57,9 +57,15 @@ import Testing
             daemon.push(inboxID: 11, .init(asked: asked1, resolution: resolution1))
             let (asked3, resolution3) = answered(uuid(3), handle: "dave")
             daemon.push(inboxID: 13, .init(asked: asked3, resolution: resolution3))
-            #expect(await eventually { updates.values.count == 3 && daemon.acks.count == 4 })
+            #expect(
+                await eventually {
+                    updates.values.count == 3 && daemon.acks.filter { $0 == 11 }.count >= 2 && daemon.acks.contains(13)
+                })
             #expect(updates.values.map(\.question.id) == [uuid(1), uuid(2), uuid(3)])
-            #expect(daemon.acks.sorted() == [11, 11, 12, 13])
+            // Exact counts only without a reconnect: on a loaded machine the library may time out, say hello again
+            // and get (and acknowledge) the inbox once more. What must hold is that each is yielded once.
+            #expect(Set(daemon.acks) == [11, 12, 13])
+            if daemon.hellos.count == 1 { #expect(daemon.acks.sorted() == [11, 11, 12, 13]) }
             try await Task.sleep(for: .milliseconds(100))
             #expect(updates.values.count == 3)
             updates.cancel()

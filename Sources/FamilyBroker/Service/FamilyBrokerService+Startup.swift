@@ -15,6 +15,7 @@ extension FamilyBrokerService {
         let policy = try loadPolicy(options)
         let keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         let store = try await openStore(options, logger: logger)
+        logger.debug("start-up: store open")
         let sequences = SequenceBook(try store.heads())
         let configuration: @Sendable () throws -> Directory = { try loadDirectory(options, policy: policy) }
         // The family file is applied before any socket opens, so the first handshake already sees it.
@@ -23,6 +24,7 @@ extension FamilyBrokerService {
         if !startup.events.isEmpty {
             logger.info("family file applied", metadata: ["events": "\(startup.events.count)"])
         }
+        logger.debug("start-up: directory loaded", metadata: ["members": "\(directory.current.members.count)"])
         // The file's parse and the import free far more than the directory keeps.
         FreedMemory.release()
         let gate = Gate(
@@ -30,6 +32,7 @@ extension FamilyBrokerService {
         let subscribed = SubscribedMembers()
         let sockets = try await BrokerSockets.open(
             options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, logger: logger)
+        logger.debug("start-up: sockets bound")
         let metrics = BrokerMetrics()
         let ownership = (store is PostgresStore) ? Self.ownership(options, sockets: sockets, logger: logger) : nil
         let engine = BrokerEngine(
