@@ -53,6 +53,8 @@ struct EventBatchDeliveryTests {
             let question = PermissionQuestion(communicationTopic: topic)
             try await app.ask(question)
             _ = try await alice.waitForQuestion(question.id)
+            let log = fleet.directory + "/logs/emma-tablet.log"
+            let logBefore = (try? Data(contentsOf: URL(fileURLWithPath: log)).count) ?? 0
             _ = try await alice.approve(question.id)
             try await fleet.eventually("the child's app gets its response") {
                 responses.responses(for: question.id).count == 1
@@ -63,6 +65,10 @@ struct EventBatchDeliveryTests {
             // questionPending (1) alone from the ask; questionResolved (2) and handlesChanged (3) from the answer.
             #expect(Self.eventFrames(peer) == (batched ? [[1], [2, 3]] : [[1], [2], [3]]))
             #expect(await app.isKnownHandle(CommunicationHandle(value: "batch-friend", kind: .custom)))
+            // The daemon applied the answer's events as pub/sub brought them: a daemon that could not read the frame
+            // would have caught up by sync at its next ping.
+            let logAfter = try Data(contentsOf: URL(fileURLWithPath: log)).dropFirst(logBefore)
+            #expect(!String(decoding: logAfter, as: UTF8.self).contains("caught up by sync"))
             try await Task.sleep(for: .seconds(1))
             #expect(responses.responses(for: question.id).count == 1, "delivered to the app exactly once")
             await peer.close()
