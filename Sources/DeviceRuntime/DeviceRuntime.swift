@@ -166,6 +166,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             case Slot.events:
                 switch received(fromEgress: item.message.frames) {
                 case .event(let event)?: events.append(event)
+                case .eventBatch(let batch)?: events.append(contentsOf: batch)
                 case .heartbeat(let head)?: behindHead = max(behindHead ?? 0, head)
                 default: break
                 }
@@ -180,10 +181,10 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         if let head = behindHead, head > (try? await store.lastApplied()) ?? 0 { startSync() }
     }
 
-    /// An event or a heartbeat from the broker's egress. An event at or below the last applied number (it came by
-    /// pub/sub and by a sync, or again after a reconnect) is dropped before its body is decoded.
+    /// An event, a batch of events or a heartbeat from the broker's egress. Events at or below the last applied number
+    /// (they came by pub/sub and by a sync, or again after a reconnect) are dropped before their bodies are decoded.
     private func received(fromEgress frames: [[UInt8]]) -> Message? {
-        if frames.count == 2, let sequence = MessageCodec.peekEventSequence(frames[1]),
+        if frames.count == 2, let sequence = MessageCodec.peekHighestSequence(frames[1]),
             let last = store.knownLastApplied, sequence <= last
         {
             return nil
@@ -293,7 +294,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
 
     /// One link: hello, catch up, then ping until a ping fails (thrown) or the task is cancelled.
     private func linkOnce() async throws {
-        let hello = Message.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.version)
+        let hello = Message.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.highestVersion)
         let reply = try await request(hello, timeout: .seconds(2))
         guard case .welcome(_, let family, let member, let device, let role, _) = reply else { return }
         link.withLock { $0.welcomed(DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)) }

@@ -55,6 +55,9 @@ public struct CycleReport: Codable, Sendable {
     public var duplicated: Int
     public var redelivered: Int
     public var gapsSynced: Int
+    /// Messages between the devices and the target, both ways, inside the window (nil in reports from before it was
+    /// counted).
+    public var messages: Int?
     public var server: ProcessFigures
     /// The load generator's own CPU over the window (all its threads), percent of one core.
     public var generatorCPUPercent: Double?
@@ -66,6 +69,12 @@ public struct CycleReport: Codable, Sendable {
     public func cpuMicrosecondsPerCycle(_ cpuPercent: Double?) -> Double? {
         guard let cpuPercent, cyclesPerSecond > 0 else { return nil }
         return cpuPercent / 100 / cyclesPerSecond * 1e6
+    }
+
+    /// Messages per completed cycle, both ways (commands, replies, events, heartbeats).
+    public var messagesPerCycle: Double? {
+        guard let messages, cycles > 0 else { return nil }
+        return Double(messages) / Double(cycles)
     }
 
     /// One human-readable block.
@@ -88,6 +97,7 @@ public struct CycleReport: Codable, Sendable {
             cpuMicrosecondsPerCycle(percent).map { String(format: "%.0f µs", $0) } ?? "?"
         }
         var cpu = "  CPU/cycle   \(target) \(perCycle(server.cpuPercent))"
+        if let perCycle = messagesPerCycle { cpu += String(format: "  messages/cycle %.2f", perCycle) }
         if let database {
             let share = database.cpuPercent.map { String(format: "%.0f%%", $0) } ?? "?"
             cpu += "  PostgreSQL \(perCycle(database.cpuPercent)) (\(share))"

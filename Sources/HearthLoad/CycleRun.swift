@@ -90,7 +90,7 @@ public struct CycleRun: Sendable {
             sent: total.sentInWindow,
             cyclesPerSecond: Double(total.completedInWindow) / seconds, latencyMicroseconds: .init(total.latency),
             errors: total.errors, lost: total.lost, duplicated: total.duplicated, redelivered: total.redelivered,
-            gapsSynced: total.gapsSynced,
+            gapsSynced: total.gapsSynced, messages: total.messagesInWindow,
             server: .init(
                 pid: target.pid, cpuPercent: ProcessSample.cpuPercent(from: serverStart, to: serverEnd),
                 residentMiB: end.map { Double($0.residentKiB) / 1024 },

@@ -93,6 +93,8 @@ private final class ShardRunner {
     var result = ShardResult()
     var windowStart: UInt64 = .max
     var windowEnd: UInt64 = .max
+    /// The time of the loop's current pass: what decides whether a message sent or received counts in the window.
+    private var passNow: UInt64 = 0
 
     init(_ shard: LoadShard) {
         self.shard = shard
@@ -170,7 +172,8 @@ private final class ShardRunner {
             _ = try? dealers[index].send(
                 [
                     MessageCodec.encode(
-                        .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: Self.controlKind)
+                        .hello(minVersion: Wire.minimumVersion, maxVersion: Wire.highestVersion),
+                        requestID: Self.controlKind)
                 ], dontWait: true)
         }
     }
@@ -191,6 +194,7 @@ private final class ShardRunner {
 
         while !control.stop.load(ordering: .relaxed) {
             let now = monotonicNanoseconds()
+            passNow = now
             var deadline = now + 50_000_000
             if !readyReported {
                 if allReady {
@@ -323,6 +327,7 @@ private final class ShardRunner {
         let frames = relay ? [devices[answerer(of: counter, family: devices[child].family)].topic, frame] : [frame]
         result.sentTotal += 1
         if time >= windowStart, time < windowEnd { result.sentInWindow += 1 }
+        countMessage()
         control.sent.add(1, ordering: .relaxed)
         outstanding += 1
         markPending(2 * child)
@@ -339,6 +344,7 @@ private final class ShardRunner {
             .answer(questionID: id, choiceID: PermissionChoice.approve.id), requestID: Self.answerKind | counter)
         let frames = relay ? [devices[Int(askedBy[Int(counter)])].topic, frame] : [frame]
         markPending(2 * parent)
+        countMessage()
         if (try? dealers[parent].send(frames, dontWait: true)) != true {
             fail(counter, "answer not sent: the DEALER is at its high-water mark")
         }
@@ -350,7 +356,13 @@ private final class ShardRunner {
         let frame = MessageCodec.encode(
             .sync(after: devices[index].lastSeq, limit: Wire.maxEventsPerSync), requestID: Self.controlKind)
         markPending(2 * index)
+        countMessage()
         _ = try? dealers[index].send([frame], dontWait: true)
+    }
+
+    /// Counts one message between a device and the target (either way) if the window is on.
+    private func countMessage() {
+        if passNow >= windowStart, passNow < windowEnd { result.messagesInWindow += 1 }
     }
 
     /// The parent that answers question `counter`: one per question, spread over the family's parents.
@@ -364,6 +376,7 @@ private final class ShardRunner {
     private func drainDealer(_ index: Int) {
         for _ in 0..<512 {
             guard let message = try? dealers[index].receive(dontWait: true) else { return }
+            countMessage()
             guard let frame = message.frames.last else { continue }
             if relay {
                 // The relay echoes what it was sent; a probe's echo means the command path works.
@@ -423,6 +436,7 @@ private final class ShardRunner {
     private func drainSub(_ index: Int) {
         for _ in 0..<512 {
             guard let message = try? subs[index].receive(dontWait: true) else { return }
+            countMessage()
             guard message.frames.count == 2 else { continue }
             let envelope: Envelope
             do {
@@ -437,6 +451,8 @@ private final class ShardRunner {
                 if devices[index].welcomed, head > devices[index].lastSeq, !devices[index].syncing { sendSync(index) }
             case .event(let event):
                 apply(event, at: index)
+            case .eventBatch(let events):
+                for event in events { apply(event, at: index) }
             case .ping:
                 markSubscribed(index)
             case .ask(_, let question):

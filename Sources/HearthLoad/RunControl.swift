@@ -62,6 +62,9 @@ public struct ShardResult: Sendable {
     public var redelivered = 0
     /// Gaps in a member's sequence recovered by `sync`.
     public var gapsSynced = 0
+    /// Messages (ZeroMQ messages, one per command, reply, event frame or heartbeat) that devices sent to the target or
+    /// received from it inside the window.
+    public var messagesInWindow = 0
     public var devices = 0
     public var welcomed = 0
     public var subscribed = 0
@@ -79,6 +82,7 @@ public struct ShardResult: Sendable {
         duplicated += other.duplicated
         redelivered += other.redelivered
         gapsSynced += other.gapsSynced
+        messagesInWindow += other.messagesInWindow
         devices += other.devices
         welcomed += other.welcomed
         subscribed += other.subscribed

@@ -73,6 +73,10 @@ public enum Message: Sendable, Hashable {
     case event(Event)
     /// 0x91: the member's head sequence, sent when a subscription is granted and periodically.
     case heartbeat(head: UInt64)
+    /// 0x92 (negotiated version 2): consecutive events of the topic's member, in sequence order, that one commit
+    /// produced; one frame instead of one per event. Decoding refuses an empty batch, one over
+    /// `Wire.maxEventsPerBatch`, and events of another member or out of sequence.
+    case eventBatch([Event])
 
     // MARK: app ↔ child-device (local ipc)
 
@@ -144,6 +148,7 @@ public enum Message: Sendable, Hashable {
         case .error: .error
         case .event: .event
         case .heartbeat: .heartbeat
+        case .eventBatch: .eventBatch
         case .appHello: .appHello
         case .appWelcome: .appWelcome
         case .appResponse: .appResponse

@@ -49,6 +49,8 @@ extension MessageCodec {
             w.string(message)
         case .event(let event):
             w.event(event)
+        case .eventBatch(let events):
+            w.array(events) { $0.event($1) }
         case .redirect(let redirect):
             w.brokerRedirect(redirect)
         default:
@@ -124,6 +126,7 @@ extension MessageCodec {
             message = .error(ErrorReply(ErrorCode(rawValue: raw) ?? .unknown, text))
         case .event: message = .event(try r.event())
         case .heartbeat: message = .heartbeat(head: try r.u64("heartbeat.head"))
+        case .eventBatch: message = .eventBatch(try r.eventBatch())
         case .redirect: message = .redirect(try r.brokerRedirect())
         default:
             throw .unknownMessageType(type.rawValue)

@@ -11,7 +11,7 @@ public enum MessageCodec {
         w.u64(requestID)
         switch message {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .welcome, .events, .askAccepted, .answerAccepted,
-            .knownHandlesResult, .pong, .error, .event, .heartbeat, .redirect:
+            .knownHandlesResult, .pong, .error, .event, .heartbeat, .eventBatch, .redirect:
             writeDelivery(message, to: &w)
         case .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .approveInPerson, .withdraw,
             .listApproved, .approvedList, .history, .historyPage, .limits, .handlesRevoked:
@@ -46,7 +46,7 @@ public enum MessageCodec {
         let message: Message
         switch type {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .welcome, .events, .askAccepted, .answerAccepted,
-            .knownHandlesResult, .pong, .error, .event, .heartbeat, .redirect:
+            .knownHandlesResult, .pong, .error, .event, .heartbeat, .eventBatch, .redirect:
             message = try readDelivery(type, from: &r)
         case .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .approveInPerson, .withdraw,
             .listApproved, .approvedList, .history, .historyPage, .limits, .handlesRevoked:

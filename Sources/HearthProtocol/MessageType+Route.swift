@@ -15,7 +15,8 @@ extension MessageType {
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
             .approvedList, .historyPage,
             .redirect,
-            .error, .event, .heartbeat, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList,
+            .error, .event, .heartbeat, .eventBatch, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending,
+            .pendingList,
             .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,
             .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate, .parentWatch,
             .parentWatching, .parentNotification:

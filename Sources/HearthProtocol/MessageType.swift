@@ -33,6 +33,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case error = 0xFF
     case event = 0x90
     case heartbeat = 0x91
+    case eventBatch = 0x92
     // app ↔ child-device, person ↔ parent-device, operator ↔ broker
     case appHello = 0x20
     case appWelcome = 0xA0

@@ -1,9 +1,14 @@
 /// Constants of the Hearth wire protocol; docs/PROTOCOL.md is their specification.
 public enum Wire {
-    /// The protocol version this build speaks.
+    /// The header's version byte: the framing and encodings of protocol v1, which every later version keeps.
     public static let version: UInt8 = 1
-    /// Oldest version this build accepts.
+    /// Oldest version this build accepts, in a header and in `hello`.
     public static let minimumVersion: UInt8 = 1
+    /// Highest version this build negotiates in `hello`/`welcome`: 2 is version 1 plus `eventBatch` (0x92) on
+    /// pub/sub; its frames still carry version byte 1 (docs/PROTOCOL.md §3).
+    public static let highestVersion: UInt8 = 2
+    /// The negotiated version from which a device reads `eventBatch`.
+    public static let eventBatchVersion: UInt8 = 2
     /// Largest frame a Hearth socket accepts: 1 MiB of message, on every transport.
     public static let maxFrameSize = 1 << 20
     /// What CURVE adds to each frame on the wire (the `MESSAGE` command name, nonce, flags and MAC), which libzmq
@@ -27,6 +32,8 @@ public enum Wire {
     public static let maxReplyBodyBytes = maxFrameSize - 64 * 1024
     /// Most events one sync reply carries.
     public static let maxEventsPerSync: UInt32 = 1000
+    /// Most events one `eventBatch` carries.
+    public static let maxEventsPerBatch = 1000
     /// Largest date magnitude, in milliseconds from 1970 (about the year 318,857): beyond it a date is refused.
     public static let maxDateMilliseconds: Int64 = 10_000_000_000_000_000 / 1000
 

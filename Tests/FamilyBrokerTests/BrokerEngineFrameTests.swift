@@ -36,6 +36,13 @@ struct BrokerEngineFrameTests {
         ("a reply type sent as a command", MessageCodec.encode(.pong(head: 3), requestID: 77), .unknownMessageType),
         ("an event sent as a command", MessageCodec.encode(.heartbeat(head: 3), requestID: 77), .unknownMessageType),
         (
+            "an event batch sent as a command",
+            MessageCodec.encode(
+                .eventBatch([Event(memberID: "e1", sequence: 1, createdAt: Date(), body: .omitted(kind: 0, reason: ""))]
+                ),
+                requestID: 77), .unknownMessageType
+        ),
+        (
             "an app message sent to the broker",
             MessageCodec.encode(.appHello(bundleID: "com.example.chat"), requestID: 77), .unknownMessageType
         ),

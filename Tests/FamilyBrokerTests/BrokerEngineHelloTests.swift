@@ -41,14 +41,31 @@ struct BrokerEngineHelloTests {
             #expect(
                 outcome.reply
                     == .welcome(
-                        version: Wire.version, familyID: "f1", memberID: "alice", deviceID: "a1", role: .organizer,
+                        version: Wire.highestVersion, familyID: "f1", memberID: "alice", deviceID: "a1",
+                        role: .organizer,
                         head: 2))
             #expect(try await broker.send(.ping, from: "emma").reply == .pong(head: 2))
             #expect(try await broker.send(.ping, from: "carol").reply == .pong(head: 0))
         }
     }
 
-    @Test(arguments: [(UInt8(2), UInt8(3)), (0, 0), (2, 1)])
+    @Test(arguments: [(UInt8(1), UInt8(1), UInt8(1)), (1, 2, 2), (0, 255, 2), (2, 3, 2), (2, 2, 2)])
+    func helloIsWelcomedWithTheHighestCommonVersion(
+        minVersion: UInt8, maxVersion: UInt8, version: UInt8
+    )
+        async throws
+    {
+        try await BrokerHarness.with { broker in
+            let outcome = try await broker.send(.hello(minVersion: minVersion, maxVersion: maxVersion), from: "emma")
+            guard case .welcome(let welcomed, _, _, _, _, _) = outcome.reply else {
+                Issue.record("hello(\(minVersion), \(maxVersion)) got \(outcome.reply)")
+                return
+            }
+            #expect(welcomed == version)
+        }
+    }
+
+    @Test(arguments: [(UInt8(3), UInt8(4)), (0, 0), (2, 1)])
     func helloWithNoCommonVersionIsRefused(minVersion: UInt8, maxVersion: UInt8) async throws {
         try await BrokerHarness.with { broker in
             let outcome = try await broker.send(.hello(minVersion: minVersion, maxVersion: maxVersion), from: "emma")

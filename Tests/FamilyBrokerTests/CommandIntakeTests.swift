@@ -40,7 +40,7 @@ import Testing
             refusal(inbound(MessageCodec.encode(.pong(head: 1))))?.message
                 == "message type 0x86 is not a broker command")
         #expect(
-            refusal(inbound(MessageCodec.encode(.hello(minVersion: 2, maxVersion: 3))))?.code == .unsupportedVersion)
+            refusal(inbound(MessageCodec.encode(.hello(minVersion: 3, maxVersion: 5))))?.code == .unsupportedVersion)
         guard
             case .success(let request) = CommandIntake.check(inbound(MessageCodec.encode(.ping)), directory: directory)
         else {
@@ -83,6 +83,25 @@ import Testing
             #expect(messages[3] == .pong(head: 1), "alice's log holds the question")
             #expect(commits.all == [3], "one transaction: the question to emma, alice and bob")
             #expect(committed.events.count == 3)
+        }
+    }
+
+    @Test func aHelloBelowVersionTwoKeepsItsMembersEventsOnePerFrame() async throws {
+        try await withIntake { (intake, _) async throws in
+            let hellos = [
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 2), requestID: 1), from: "e1"),
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 9), requestID: 2), from: "b1"),
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 1), requestID: 3), from: "a1"),
+            ]
+            let (replies, _) = await intake.process(hellos)
+            let versions = try replies.map { reply -> UInt8? in
+                guard case .welcome(let version, _, _, _, _, _) = try MessageCodec.decode(reply.frame).message else {
+                    return nil
+                }
+                return version
+            }
+            #expect(versions == [2, 2, 1], "each device is welcomed with the highest version both speak")
+            #expect(intake.singleEventMembers.all == ["alice"])
         }
     }
 }

@@ -196,7 +196,17 @@ enum Fixtures {
         }
         // Last, so that the fuzz corpus's earlier seeds (numbered by position) stay as they are.
         return all + ageMessages + parentMessages + clusterMessages + approvalMessages + historyMessages
+            + batchMessages
     }()
+
+    /// Event batches (0x92): one event, a child's answer (resolution and new handles), and the last sequence number.
+    static let batchMessages: [Message] = [
+        .eventBatch([events[0]]),
+        .eventBatch(Array(events[0...2])),
+        .eventBatch([
+            Event(memberID: "mum", sequence: .max - 1, createdAt: t1, body: .questionReminder(askedFull)), events[3],
+        ]),
+    ]
 
     /// A child's history (0x0F, 0x8B, event kind 6, notification kind 7): every optional field set and unset.
     static let historyMessages: [Message] = {
@@ -244,7 +254,7 @@ enum Fixtures {
     /// Every type code protocol v1 defines.
     static let typeCodes: Set<UInt8> = Set<UInt8>([
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF, 0x90, 0x91,
-        0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
+        0x92, 0x20, 0xA0, 0xA2, 0x24, 0xA3, 0x30, 0xB0, 0x31, 0xB1, 0xB2,
         0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x87, 0x88, 0x89, 0x8A, 0x8B, 0x50, 0xD0,
     ]).union(ageTypeCodes)
 

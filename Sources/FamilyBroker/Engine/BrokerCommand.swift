@@ -3,8 +3,9 @@ import HearthCore
 
 /// A device's command as the engine takes it: decoded, from an enrolled device, and one the broker runs.
 public enum BrokerCommand: Sendable, Hashable {
-    /// The connection's first command: the device learns who the broker authenticated.
-    case hello
+    /// The connection's first command: the device learns who the broker authenticated; `version` is the protocol
+    /// version negotiated from the device's range, which `welcome` names.
+    case hello(version: UInt8)
     case ping
     case sync(after: UInt64, limit: UInt32)
     case knownHandles([CommunicationHandle])

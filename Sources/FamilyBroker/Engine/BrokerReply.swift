@@ -4,7 +4,8 @@ import HearthProtocol
 
 /// What a command gets back when it succeeds; `BrokerFrames` encodes it.
 public enum BrokerReply: Sendable, Hashable {
-    case welcome(familyID: FamilyID?, memberID: MemberID, deviceID: DeviceID, role: MemberRole, head: UInt64)
+    case welcome(
+        version: UInt8, familyID: FamilyID?, memberID: MemberID, deviceID: DeviceID, role: MemberRole, head: UInt64)
     case pong(head: UInt64)
     case events(head: UInt64, [Event])
     case knownHandles([CommunicationHandle])

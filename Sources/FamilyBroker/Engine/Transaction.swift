@@ -128,10 +128,10 @@ struct Transaction {
         }
         commandDevice = request.deviceID
         switch request.command {
-        case .hello:
+        case .hello(let version):
             return .success(
                 .welcome(
-                    familyID: member.familyID, memberID: member.id, deviceID: request.deviceID,
+                    version: version, familyID: member.familyID, memberID: member.id, deviceID: request.deviceID,
                     role: directory.effectiveRole(member, on: now), head: head(of: member.id)))
         case .ping:
             return .success(.pong(head: head(of: member.id)))

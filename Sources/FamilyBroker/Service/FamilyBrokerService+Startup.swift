@@ -35,20 +35,21 @@ extension FamilyBrokerService {
         logger.debug("start-up: sockets bound")
         let metrics = BrokerMetrics()
         let ownership = (store is PostgresStore) ? Self.ownership(options, sockets: sockets, logger: logger) : nil
+        let singles = SingleEventMembers()
         let engine = BrokerEngine(
             storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
             deliver: { output in
-                // On the store's writer, right after the commit: events leave in commit order.
-                for (event, frame) in zip(output.events, output.eventFrames) {
-                    sockets.publish(frame, to: event.memberID)
-                }
+                // On the store's writer, right after the commit: each member's events leave in sequence order.
+                let publications = BrokerFrames.publications(
+                    events: output.events, frames: output.eventFrames, singles: singles.all)
+                for publication in publications { sockets.publish(publication.frame, to: publication.member) }
                 metrics.record(output)
                 logResolutions(output.events, logger: logger)
             }, ownership: ownership)
         let admin = AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger)
         return RunningBroker(
             options: options, logger: logger, health: health, store: store, engine: engine,
-            intake: CommandIntake(engine: engine), gate: gate, sockets: sockets,
+            intake: CommandIntake(engine: engine, singleEventMembers: singles), gate: gate, sockets: sockets,
             admin: admin, metrics: metrics, sequences: sequences, subscribed: subscribed,
             cluster: cluster(
                 store, ownership: ownership, engine: engine, options: options, sockets: sockets,

@@ -9,13 +9,13 @@ public enum BrokerFrames {
     static func command(_ message: Message) throws(ErrorReply) -> BrokerCommand {
         switch message {
         case .hello(let minVersion, let maxVersion):
-            guard minVersion <= Wire.version, Wire.version <= maxVersion else {
+            guard minVersion <= maxVersion, minVersion <= Wire.highestVersion, Wire.minimumVersion <= maxVersion else {
                 throw ErrorReply(
                     .unsupportedVersion,
-                    "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.version); the device asked for \(minVersion)...\(maxVersion)"
+                    "the broker speaks protocol \(Wire.minimumVersion)...\(Wire.highestVersion); the device asked for \(minVersion)...\(maxVersion)"
                 )
             }
-            return .hello
+            return .hello(version: min(maxVersion, Wire.highestVersion))
         case .ping: return .ping
         case .sync(let after, let limit): return .sync(after: after, limit: limit)
         case .knownHandles(let handles): return .knownHandles(handles)
@@ -79,9 +79,9 @@ public enum BrokerFrames {
 
     private static func message(_ reply: BrokerReply) -> Message {
         switch reply {
-        case .welcome(let family, let member, let device, let role, let head):
+        case .welcome(let version, let family, let member, let device, let role, let head):
             .welcome(
-                version: Wire.version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
+                version: version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
         case .pong(let head): .pong(head: head)
         case .events(let head, let events): .events(head: head, events: events)
         case .knownHandles(let handles): .knownHandlesResult(handles)

@@ -29,9 +29,16 @@ public struct CommandIntake: Sendable {
     }
 
     public let engine: BrokerEngine
+    /// Where a `hello` below version 2 is recorded, so that its member's events are published one per frame.
+    let singleEventMembers: SingleEventMembers
 
     public init(engine: BrokerEngine) {
+        self.init(engine: engine, singleEventMembers: SingleEventMembers())
+    }
+
+    init(engine: BrokerEngine, singleEventMembers: SingleEventMembers) {
         self.engine = engine
+        self.singleEventMembers = singleEventMembers
     }
 
     /// Runs a batch; returns one reply per command, in order, and what the transaction committed. Replies exist only
@@ -47,6 +54,9 @@ public struct CommandIntake: Sendable {
             requestIDs[index] = MessageCodec.peekRequestID(inbound.frame)
             switch Self.check(inbound, directory: directory) {
             case .success(let request):
+                if case .hello(let version) = request.command, version < Wire.eventBatchVersion {
+                    singleEventMembers.insert(request.memberID)
+                }
                 if let ownership = engine.ownership, let refusal = Self.refusal(request, ownership, directory) {
                     outcomes[index] = refusal
                     continue
