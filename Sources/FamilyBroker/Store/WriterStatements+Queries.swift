@@ -129,7 +129,8 @@ extension WriterStatements {
     private func movedEventHead(of member: MemberID, in db: Database) throws -> UInt64 {
         if let head = movedEventHeads[member] { return head }
         let head = try with(.movedEventHead, db) { query in
-            try query.step() ? UInt64(clamping: query.int64(0)) : 0
+            query.bind(1, member)
+            return try query.step() ? UInt64(clamping: query.int64(0)) : 0
         }
         movedEventHeads[member] = head
         return head
