@@ -151,6 +151,7 @@ public final class BrokerStore: Sendable {
                     """)
         }
         registerEventPositionMigration(&migrator)
+        registerHistoryRecentMigration(&migrator)
         return migrator
     }
 

@@ -21,6 +21,7 @@ extension BrokerStore: BrokerStorage {
                     try db.inTransaction(.immediate) {
                         try statements.noteOtherWriters(db)
                         try statements.settleRecentEvents(in: db)
+                        try BrokerStore.settleRecentHistory(in: db)
                         result = try work(SQLiteTransaction(db: db, hot: statements))
                         if let delay = commitDelay?(), delay > .zero {
                             Thread.sleep(

@@ -44,7 +44,7 @@ final class WriterStatements: @unchecked Sendable {
             case .movedEventHead: "SELECT MAX(seq) FROM event_index WHERE member_id = ?"
             case .scheduleReminder: "INSERT OR REPLACE INTO question_reminder (question_id, remind_at) VALUES (?, ?)"
             case .appendHistory:
-                "INSERT INTO history (family_id, child_id, recorded_at, entry) VALUES (?, ?, ?, ?)"
+                "INSERT INTO history (family_id, child_id, recorded_at, entry, settled) VALUES (?, ?, ?, ?, 0)"
             case .dataVersion: "PRAGMA data_version"
             }
         }
