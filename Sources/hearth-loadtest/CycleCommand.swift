@@ -29,7 +29,9 @@ struct CycleCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait after the window for cycles in flight before counting them lost.") var drain:
         Double = 10
     @Option(help: "Generator threads (each with its own libzmq context).") var shards = 2
-    @Flag(help: "Question ids spread over the id space as apps' random UUIDs are (default: ascending per run).")
+    @Flag(
+        name: .customLong("random-ids"),
+        help: "Question ids spread over the id space as apps' random UUIDs are (default: ascending per run).")
     var randomIDs = false
     @Option(help: "`launch` to start a broker with durable settings, or the path of a running broker's ready file.")
     var broker = "launch"
