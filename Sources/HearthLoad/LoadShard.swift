@@ -308,6 +308,11 @@ private final class ShardRunner {
 
     // MARK: sending
 
+    /// The id of this shard's question number `counter` (`QuestionTag`).
+    private func questionID(_ counter: UInt64) -> UUID {
+        QuestionTag.uuid(run: shard.runTag, shard: UInt16(shard.index), counter: counter, random: shard.plan.randomIDs)
+    }
+
     private func sendAsk(intended time: UInt64) {
         guard !children.isEmpty else { return }
         let child = children[nextChild % children.count]
@@ -315,7 +320,7 @@ private final class ShardRunner {
         let counter = UInt64(intended.count)
         intended.append(time)
         askedBy.append(Int32(child))
-        let id = QuestionTag.uuid(run: shard.runTag, shard: UInt16(shard.index), counter: counter)
+        let id = questionID(counter)
         // A handle of its own, so that the broker neither finds it known already nor merges it with a pending ask.
         let handle = CommunicationHandle(value: "h\(shard.runTag)-\(shard.index)-\(counter)", kind: .custom)
         let question = Question(
@@ -339,7 +344,7 @@ private final class ShardRunner {
 
     private func sendAnswer(parent: Int, counter: UInt64) {
         guard intended[Int(counter)] < Self.failed else { return }
-        let id = QuestionTag.uuid(run: shard.runTag, shard: UInt16(shard.index), counter: counter)
+        let id = questionID(counter)
         let frame = MessageCodec.encode(
             .answer(questionID: id, choiceID: PermissionChoice.approve.id), requestID: Self.answerKind | counter)
         let frames = relay ? [devices[Int(askedBy[Int(counter)])].topic, frame] : [frame]
@@ -488,14 +493,14 @@ private final class ShardRunner {
     }
 
     private func scheduleAnswer(_ id: UUID, parent index: Int) {
-        let (run, shardIndex, counter) = QuestionTag.parse(id)
+        let (run, shardIndex, counter) = QuestionTag.parse(id, random: shard.plan.randomIDs)
         guard run == shard.runTag, Int(shardIndex) == shard.index, counter < intended.count else { return }
         guard answerer(of: counter, family: devices[index].family) == index else { return }
         answers.append((monotonicNanoseconds() + thinkNanoseconds, Int32(index), counter))
     }
 
     private func complete(_ id: UUID, device index: Int) {
-        let (run, shardIndex, counter) = QuestionTag.parse(id)
+        let (run, shardIndex, counter) = QuestionTag.parse(id, random: shard.plan.randomIDs)
         guard run == shard.runTag, Int(shardIndex) == shard.index, counter < intended.count else { return }
         let time = intended[Int(counter)]
         if time == Self.completed {
@@ -523,7 +528,7 @@ private final class ShardRunner {
     }
 
     private func failQuestion(_ id: UUID, _ why: String) {
-        let (run, shardIndex, counter) = QuestionTag.parse(id)
+        let (run, shardIndex, counter) = QuestionTag.parse(id, random: shard.plan.randomIDs)
         guard run == shard.runTag, Int(shardIndex) == shard.index else { return }
         fail(counter, why)
     }

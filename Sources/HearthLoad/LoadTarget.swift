@@ -64,10 +64,12 @@ public struct LoadPlan: Sendable, Codable {
     public var drainTimeout: Duration
     /// How long devices have to connect and be welcomed.
     public var connectTimeout: Duration
+    /// Question ids spread over the id space, as apps' random UUIDs are, instead of ascending (`QuestionTag`).
+    public var randomIDs = false
 
     public init(
         mode: Mode, warmup: Duration = .seconds(2), duration: Duration = .seconds(10), thinkTime: Duration = .zero,
-        drainTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(60)
+        drainTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(60), randomIDs: Bool = false
     ) {
         self.mode = mode
         self.warmup = warmup
@@ -75,6 +77,7 @@ public struct LoadPlan: Sendable, Codable {
         self.thinkTime = thinkTime
         self.drainTimeout = drainTimeout
         self.connectTimeout = connectTimeout
+        self.randomIDs = randomIDs
     }
 }
 

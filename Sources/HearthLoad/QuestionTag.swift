@@ -4,26 +4,38 @@ import Foundation
 /// ask without a hash table, and one from another run is recognised and ignored.
 ///
 /// Layout (16 bytes): run tag (4), shard (2), zero (2), counter (8), all big-endian. The protocol does not check
-/// UUID version bits, and these ids are unique per run as the protocol requires.
+/// UUID version bits, and these ids are unique per run as the protocol requires. Such ids ascend, so the broker's
+/// indexes keyed by question id are appended to; with `random` the first 8 bytes are XORed with a hash of the
+/// counter, so that ids land all over those indexes as apps' random UUIDs do (`cycle --random-ids`).
 enum QuestionTag {
-    static func uuid(run: UInt32, shard: UInt16, counter: UInt64) -> UUID {
+    static func uuid(run: UInt32, shard: UInt16, counter: UInt64, random: Bool = false) -> UUID {
+        let head = (UInt64(run) << 32 | UInt64(shard) << 16) ^ (random ? scramble(counter) : 0)
         var b = [UInt8](repeating: 0, count: 16)
-        for i in 0..<4 { b[i] = UInt8(truncatingIfNeeded: run >> (24 - 8 * i)) }
-        b[4] = UInt8(truncatingIfNeeded: shard >> 8)
-        b[5] = UInt8(truncatingIfNeeded: shard)
-        for i in 0..<8 { b[8 + i] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * i)) }
+        for i in 0..<8 {
+            b[i] = UInt8(truncatingIfNeeded: head >> (56 - 8 * i))
+            b[8 + i] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * i))
+        }
         return UUID(
             uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
         )
     }
 
-    static func parse(_ id: UUID) -> (run: UInt32, shard: UInt16, counter: UInt64) {
+    static func parse(_ id: UUID, random: Bool = false) -> (run: UInt32, shard: UInt16, counter: UInt64) {
         let u = id.uuid
-        let run = UInt32(u.0) << 24 | UInt32(u.1) << 16 | UInt32(u.2) << 8 | UInt32(u.3)
-        let shard = UInt16(u.4) << 8 | UInt16(u.5)
+        var head: UInt64 = 0
+        for byte in [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7] { head = head << 8 | UInt64(byte) }
         var counter: UInt64 = 0
         for byte in [u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15] { counter = counter << 8 | UInt64(byte) }
-        return (run, shard, counter)
+        if random { head ^= scramble(counter) }
+        return (UInt32(truncatingIfNeeded: head >> 32), UInt16(truncatingIfNeeded: head >> 16), counter)
+    }
+
+    /// SplitMix64's finalizer: neighbouring counters give unrelated bits.
+    private static func scramble(_ counter: UInt64) -> UInt64 {
+        var z = counter &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 

@@ -29,6 +29,10 @@ struct CycleCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait after the window for cycles in flight before counting them lost.") var drain:
         Double = 10
     @Option(help: "Generator threads (each with its own libzmq context).") var shards = 2
+    @Flag(
+        name: .customLong("random-ids"),
+        help: "Question ids spread over the id space as apps' random UUIDs are (default: ascending per run).")
+    var randomIDs = false
     @Option(help: "`launch` to start a broker with durable settings, or the path of a running broker's ready file.")
     var broker = "launch"
     @Option(help: "With a running broker: the directory holding each device's <device>.key (see `families`).") var keys:
@@ -60,7 +64,8 @@ struct CycleCommand: AsyncParsableCommand {
         let mode: LoadPlan.Mode = closed ? .closed(inFlight: inFlight) : .open(cyclesPerSecond: rate)
         let plan = LoadPlan(
             mode: mode, warmup: .milliseconds(Int(warmup * 1000)), duration: .milliseconds(Int(duration * 1000)),
-            thinkTime: .microseconds(Int(thinkTime * 1000)), drainTimeout: .milliseconds(Int(drain * 1000)))
+            thinkTime: .microseconds(Int(thinkTime * 1000)), drainTimeout: .milliseconds(Int(drain * 1000)),
+            randomIDs: randomIDs)
         let progress: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable (line: String) in print(line) }
 
         let server: LaunchedServer?

@@ -125,4 +125,73 @@ struct EventLogLayoutTests {
         try await append([event("emma", 31)], to: store)
         #expect(try store.heads() == ["emma": 31, "alice": 7])
     }
+
+    @Test func theV3TriggersAreGoneAndTheirRefusalsKept() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        do {
+            // A store as the broker left it before `v5-event-positions`: positions recorded by the v3 triggers.
+            let queue = try DatabaseQueue(path: temp.databasePath)
+            try BrokerStore.migrator.migrate(queue, upTo: "v4-ask-windows")
+            try await queue.write { db in
+                for sequence in 1...12 {
+                    let body = BrokerFrames.storedBody(
+                        ofEvent: BrokerFrames.event(event("emma", UInt64(sequence))).frame)
+                    try db.execute(
+                        sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', ?, ?)",
+                        arguments: [sequence, Data(body)])
+                    if sequence == 10 { try BrokerStore.settleRecentEvents(atLeast: 1, in: db) }
+                }
+            }
+            try queue.close()
+        }
+        let store = try BrokerStore(path: temp.databasePath)
+        let triggers = try await store.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'")
+        }
+        #expect(triggers == 0)
+        #expect(try await counts(store) == (recent: 2, index: 10))
+        #expect(try store.heads() == ["emma": 12])
+        // The writer's statements and the store's own (the benchmarks' bulk writer) refuse alike.
+        for sequence: UInt64 in [1, 10, 11, 12] {
+            await #expect(throws: (any Error).self, "emma \(sequence) again, by the writer") {
+                try await append([event("emma", sequence)], to: store)
+            }
+            await #expect(throws: (any Error).self, "emma \(sequence) again, by the store") {
+                try await store.write { db in
+                    try BrokerStore.appendEvent(
+                        event("emma", sequence),
+                        body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event("emma", sequence)).frame),
+                        in: db)
+                }
+            }
+        }
+        #expect(try await counts(store) == (recent: 2, index: 10), "a refused event leaves no position behind")
+        try await append([event("emma", 13)], to: store)
+        try await store.write { db in
+            try BrokerStore.appendEvent(
+                event("emma", 14), body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event("emma", 14)).frame),
+                in: db)
+        }
+        let all = try await store.reading { try $0.events(of: "emma", after: 0, limit: 100) }
+        #expect(all == (1...14).map { event("emma", $0) })
+    }
+
+    @Test func aMoveByAnotherConnectionIsSeenByTheWriter() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let first = try BrokerStore(path: temp.databasePath)
+        // The first writer learns that nothing of emma's has moved yet.
+        try await append((1...10).map { event("emma", $0) }, to: first)
+        let other = try BrokerStore(path: temp.databasePath)
+        let last = UInt64(10 + BrokerStore.recentEventLimit)
+        try await append((11...last).map { event("emma", $0) }, to: other)
+        try await append([], to: other)
+        #expect(try await counts(other).index == Int(last), "the other store moved every entry")
+        await #expect(throws: (any Error).self, "emma 11, moved by the other store") {
+            try await append([event("emma", 11)], to: first)
+        }
+        try await append([event("emma", last + 1)], to: first)
+        #expect(try first.heads() == ["emma": last + 1])
+    }
 }

@@ -99,11 +99,14 @@ struct QuestionBudgetEngineTests {
             let tooLong = Data(writer.bytes)
             #expect(tooLong.count > Wire.maxEventBytes)
             try await broker.store.pool.write { db in
-                try db.execute(
-                    sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', 2, ?)", arguments: [tooLong])
-                try db.execute(
-                    sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', 3, ?)",
-                    arguments: [Data([1, 2, 3])])
+                for (sequence, body) in [(2, tooLong), (3, Data([1, 2, 3]))] {
+                    try db.execute(
+                        sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', ?, ?)",
+                        arguments: [sequence, body])
+                    try db.execute(
+                        sql: "INSERT INTO event_recent (member_id, seq, pos) VALUES ('emma', ?, ?)",
+                        arguments: [sequence, db.lastInsertedRowID])
+                }
             }
         }
         let broker = try BrokerHarness(temp: temp)

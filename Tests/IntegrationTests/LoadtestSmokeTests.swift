@@ -27,7 +27,9 @@ struct LoadtestSmokeTests {
         var brokerToBaseline: Double?
     }
 
-    @Test func cycleRunAgainstALaunchedBrokerAndTheRelay() async throws {
+    /// With `--random-ids` too: responses are still matched to their asks (a cycle completes only then).
+    @Test(arguments: [false, true])
+    func cycleRunAgainstALaunchedBrokerAndTheRelay(randomIDs: Bool) async throws {
         let bin = try BinaryLocator.directory()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hearth-loadtest-smoke-\(UUID().uuidString.prefix(8))"
@@ -37,11 +39,12 @@ struct LoadtestSmokeTests {
         let json = directory + "/report.json"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: bin + "/hearth-loadtest")
-        process.arguments = [
-            "cycle", "--families", "3", "--children", "2", "--parents", "2", "--rate", "40", "--duration", "2",
-            "--warmup", "1",
-            "--think-time", "5", "--baseline", "--quiet", "--json", json,
-        ]
+        process.arguments =
+            [
+                "cycle", "--families", "3", "--children", "2", "--parents", "2", "--rate", "40", "--duration", "2",
+                "--warmup", "1",
+                "--think-time", "5", "--baseline", "--quiet", "--json", json,
+            ] + (randomIDs ? ["--random-ids"] : [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -11,7 +11,9 @@ import HearthProtocol
 /// position has two parts: `event_recent`, small enough that a commit rewrites only a few of its pages, and
 /// `event_index`, the same map for everything older, to which `event_recent` moves once it holds
 /// `recentEventLimit` entries, so each member's page there is dirtied once per move instead of once per commit.
-/// Both parts have the (member, sequence) key, so a sequence is stored once per member.
+/// Both parts have the (member, sequence) key, so a sequence is stored once per member. Since `v5-event-positions`
+/// the broker writes an event's position itself, and checks the moved part against the member's last moved sequence
+/// number, which the writer keeps in memory (`WriterStatements.movedEventHeads`).
 extension BrokerStore {
     /// Entries `event_recent` holds before they move to `event_index`. The sum of the pages written per commit for
     /// both parts is smallest near 4,096 with a few hundred members (measured: docs/PERFORMANCE.md, issue 18).
@@ -59,21 +61,50 @@ extension BrokerStore {
         }
     }
 
-    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. The
-    /// migration's triggers refuse a sequence stored before and record the event's position in `event_recent`.
+    /// Without the v3 triggers (issue 18): a trigger made each event's insert open a statement journal, copying the
+    /// pages it changed, and looked the sequence up in `event_index`, a lookup the writer now answers from memory.
+    /// The broker records each event's position itself (`appendEvent`), with the same refusals.
+    static func registerEventPositionMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v5-event-positions") { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER event_log_stored_once;
+                    DROP TRIGGER event_log_position;
+                    """)
+        }
+    }
+
+    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. A sequence
+    /// number at or below the member's last one moved to `event_index` is refused, and one still in `event_recent`
+    /// by that table's key: a sequence number is stored once per member. Run inside a transaction (or savepoint),
+    /// which a refusal rolls back: the log's row is written before its position.
     static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
+        let moved = try Int64.fetchOne(
+            db.cachedStatement(sql: WriterStatements.Query.movedEventHead.sql), arguments: [event.memberID])
+        guard event.sequence > UInt64(clamping: moved ?? 0) else { throw sequenceAlreadyStored(event) }
         try db.cachedStatement(sql: WriterStatements.Query.appendEvent.sql)
             .execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
+        try db.cachedStatement(sql: WriterStatements.Query.recordEventPosition.sql)
+            .execute(arguments: [event.memberID, Int64(event.sequence), db.lastInsertedRowID])
+    }
+
+    /// The refusal of a sequence number already moved to `event_index` (the v3 trigger's error).
+    static func sequenceAlreadyStored(_ event: Event) -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_CONSTRAINT,
+            message: "sequence \(event.sequence) of \(event.memberID) is already stored")
     }
 
     /// Moves `event_recent` into `event_index` once it holds at least `limit` entries. Run at the start of a write
-    /// transaction, so the move commits with it (or not at all).
-    static func settleRecentEvents(atLeast limit: Int = recentEventLimit, in db: Database) throws {
+    /// transaction, so the move commits with it (or not at all). Returns whether it moved.
+    @discardableResult
+    static func settleRecentEvents(atLeast limit: Int = recentEventLimit, in db: Database) throws -> Bool {
         let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM event_recent")) ?? 0
-        guard count > 0, count >= limit else { return }
+        guard count > 0, count >= limit else { return false }
         try db.execute(
             sql: "INSERT INTO event_index (member_id, seq, pos) SELECT member_id, seq, pos FROM event_recent")
         try db.execute(sql: "DELETE FROM event_recent")
+        return true
     }
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).

@@ -12,7 +12,7 @@ extension BrokerStore {
         for start in stride(from: 0, to: families, by: chunk) {
             let end = min(start + chunk, families)
             written += try await pool.write { [writerStatements] db in
-                writerStatements.askWindows.invalidate()
+                writerStatements.forgetMemory()
                 var count = 0
                 for f in start..<end {
                     let child = "c\(f)"

@@ -150,6 +150,8 @@ public final class BrokerStore: Sendable {
                     CREATE INDEX question_by_time ON question(asked_at);
                     """)
         }
+        registerEventPositionMigration(&migrator)
+        registerHistoryRecentMigration(&migrator)
         return migrator
     }
 
@@ -160,10 +162,10 @@ public final class BrokerStore: Sendable {
 
     /// Runs `body` in one write transaction on GRDB's writer queue (not the cooperative pool).
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let windows = writerStatements.askWindows
+        let statements = writerStatements
         return try await pool.write { db in
             // Not through the engine's transaction: what the writer keeps in memory may no longer be the rows.
-            windows.invalidate()
+            statements.forgetMemory()
             return try body(db)
         }
     }

@@ -20,7 +20,8 @@ extension BrokerStore: BrokerStorage {
                 do {
                     try db.inTransaction(.immediate) {
                         try statements.noteOtherWriters(db)
-                        try BrokerStore.settleRecentEvents(in: db)
+                        try statements.settleRecentEvents(in: db)
+                        try BrokerStore.settleRecentHistory(in: db)
                         result = try work(SQLiteTransaction(db: db, hot: statements))
                         if let delay = commitDelay?(), delay > .zero {
                             Thread.sleep(
@@ -31,7 +32,7 @@ extension BrokerStore: BrokerStorage {
                     }
                 } catch {
                     // Nothing of it is stored: the writer's memory of it goes too.
-                    statements.askWindows.rolledBack()
+                    statements.rolledBack()
                     throw error
                 }
                 statements.askWindows.committed()

@@ -108,12 +108,38 @@ extension WriterStatements {
         return try data.map(DecodedSettingsCache.shared.settings(from:))
     }
 
+    /// `BrokerStore.appendEvent`'s rule, with the member's moved head read once per member instead of per event.
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
+        guard event.sequence > (try movedEventHead(of: event.memberID, in: db)) else {
+            throw BrokerStore.sequenceAlreadyStored(event)
+        }
         try execute(.appendEvent, db) { query in
             query.bind(1, event.memberID)
             query.bind(2, Int64(event.sequence))
             query.bind(3, bytes: body)
         }
+        let position = db.lastInsertedRowID
+        try execute(.recordEventPosition, db) { query in
+            query.bind(1, event.memberID)
+            query.bind(2, Int64(event.sequence))
+            query.bind(3, position)
+        }
+    }
+
+    private func movedEventHead(of member: MemberID, in db: Database) throws -> UInt64 {
+        if let head = movedEventHeads[member] { return head }
+        let head = try with(.movedEventHead, db) { query in
+            query.bind(1, member)
+            return try query.step() ? UInt64(clamping: query.int64(0)) : 0
+        }
+        movedEventHeads[member] = head
+        return head
+    }
+
+    /// Moves `event_recent` into `event_index` when it is full (`BrokerStore.settleRecentEvents`): every member's
+    /// moved head changes then, so the writer reads them again.
+    func settleRecentEvents(in db: Database) throws {
+        if try BrokerStore.settleRecentEvents(in: db) { movedEventHeads.removeAll() }
     }
 
     func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import HearthCore
 
 /// The writer's hottest statements, prepared once on the writer's connection and bound directly.
 ///
@@ -12,7 +13,8 @@ final class WriterStatements: @unchecked Sendable {
     enum Query: Int, CaseIterable {
         case savepoint, release, rollbackTo
         case questionByID, pendingQuestion, insertQuestion, resolveQuestion
-        case knownHandle, addKnownHandle, contactDowntime, settings, appendEvent, scheduleReminder, appendHistory
+        case knownHandle, addKnownHandle, contactDowntime, settings, scheduleReminder, appendHistory
+        case appendEvent, recordEventPosition, movedEventHead
         case dataVersion
 
         var sql: String {
@@ -38,9 +40,11 @@ final class WriterStatements: @unchecked Sendable {
             case .contactDowntime: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?"
             case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
             case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
+            case .recordEventPosition: "INSERT INTO event_recent (member_id, seq, pos) VALUES (?, ?, ?)"
+            case .movedEventHead: "SELECT MAX(seq) FROM event_index WHERE member_id = ?"
             case .scheduleReminder: "INSERT OR REPLACE INTO question_reminder (question_id, remind_at) VALUES (?, ?)"
             case .appendHistory:
-                "INSERT INTO history (family_id, child_id, recorded_at, entry) VALUES (?, ?, ?, ?)"
+                "INSERT INTO history (family_id, child_id, recorded_at, entry, settled) VALUES (?, ?, ?, ?, 0)"
             case .dataVersion: "PRAGMA data_version"
             }
         }
@@ -48,6 +52,11 @@ final class WriterStatements: @unchecked Sendable {
 
     /// Each child's recent asks, kept by the writer in its transactions (`AskWindows`).
     let askWindows = AskWindows()
+
+    /// Each member's last sequence number in `event_index`, read once per member (`appendEvent`): at or below it, an
+    /// event is refused without a lookup in the moved part of the map. Forgotten whenever `event_recent` moves, the
+    /// transaction rolls back, or `forgetMemory()` runs, so it is never below the rows.
+    var movedEventHeads: [MemberID: UInt64] = [:]
 
     /// `PRAGMA data_version` at the last transaction's start: it changes when another connection commits.
     private var dataVersion: Int64?
@@ -63,7 +72,7 @@ final class WriterStatements: @unchecked Sendable {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
         if connection != self.connection {
             finalizeAll()
-            askWindows.invalidate()
+            forgetMemory()
             self.connection = connection
         }
         let statement: OpaquePointer
@@ -82,8 +91,21 @@ final class WriterStatements: @unchecked Sendable {
     /// on the same file, a repair by hand) committed since the writer's last transaction.
     func noteOtherWriters(_ db: Database) throws {
         let version = try with(.dataVersion, db) { query in try query.step() ? query.int64(0) : nil }
-        if version != dataVersion { askWindows.invalidate() }
+        if version != dataVersion { forgetMemory() }
         dataVersion = version
+    }
+
+    /// Forgets what the writer keeps in memory about the rows: after a write outside the engine's transactions, a
+    /// commit by another connection, or on a new connection.
+    func forgetMemory() {
+        askWindows.invalidate()
+        movedEventHeads.removeAll()
+    }
+
+    /// The open transaction rolled back, or its commit failed: what the writer learnt in it goes.
+    func rolledBack() {
+        askWindows.rolledBack()
+        movedEventHeads.removeAll()
     }
 
     /// Runs a statement that returns no rows.
