@@ -147,7 +147,9 @@ struct FleetFaultTests {
             try await fleet.crashAndRestartBroker()
             try await fleet.waitUntilLinked("alice-phone")
             try await alice.approve(question.id)
-            try await fleet.eventually("the approval reaches the app across restarts") {
+            // The restarted daemon learns of the app at its next hello, within the keep-alive interval (10 s) of
+            // the app's last one: a wait of exactly 10 s raced it and lost on a loaded machine.
+            try await fleet.eventually("the approval reaches the app across restarts", timeout: .seconds(30)) {
                 responses.responses(for: question.id).count == 1
             }
             let refused = #expect(throws: FleetError.self) { try fleet.daemon("alice-phone").pause() }
