@@ -4,13 +4,9 @@ import HearthCore
 extension MessageCodec {
     /// The `event` frame (request id 0) whose body is `body`, an already encoded event.
     public static func eventFrame(body: [UInt8]) -> [UInt8] {
-        var frame = [UInt8]()
-        frame.reserveCapacity(Wire.headerSize + body.count)
-        frame.append(Wire.version)
-        frame.append(MessageType.event.rawValue)
-        frame.append(contentsOf: repeatElement(0, count: 8))
-        frame.append(contentsOf: body)
-        return frame
+        var w = publicationHeader(.event, capacity: Wire.headerSize + body.count)
+        w.raw(body)
+        return w.bytes
     }
 
     /// The frame for a reply that must fit in `Wire.maxFrameSize`: unchanged when it fits; else a reply carrying

@@ -3,16 +3,19 @@ extension MessageCodec {
     /// order: what the broker publishes without decoding or encoding an event again. The caller keeps the frame within
     /// `Wire.maxFrameSize` (`eventBatchBytes`) and the count within `Wire.maxEventsPerBatch`.
     public static func eventBatchFrame<Body: Collection<UInt8>>(bodies: [Body]) -> [UInt8] {
-        var frame = [UInt8]()
-        frame.reserveCapacity(eventBatchBytes(bodies.reduce(0) { $0 + $1.count }))
-        frame.append(Wire.version)
-        frame.append(MessageType.eventBatch.rawValue)
-        frame.append(contentsOf: repeatElement(0, count: 8))
-        let count = UInt32(bodies.count)
-        frame.append(contentsOf: [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF)])
-        frame.append(UInt8(count & 0xFF))
-        for body in bodies { frame.append(contentsOf: body) }
-        return frame
+        var w = publicationHeader(.eventBatch, capacity: eventBatchBytes(bodies.reduce(0) { $0 + $1.count }))
+        w.u32(UInt32(bodies.count))
+        for body in bodies { w.raw(body) }
+        return w.bytes
+    }
+
+    /// A pub/sub frame's header: the version byte, `type`, request id 0.
+    static func publicationHeader(_ type: MessageType, capacity: Int) -> WireWriter {
+        var w = WireWriter(capacity: capacity)
+        w.u8(Wire.version)
+        w.u8(type.rawValue)
+        w.u64(0)
+        return w
     }
 
     /// The size of an `eventBatch` frame whose encoded events total `eventBytes`.

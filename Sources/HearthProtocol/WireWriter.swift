@@ -28,6 +28,9 @@ public struct WireWriter: Sendable {
 
     public mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
+    /// Bytes already encoded (an event's stored encoding), appended as they are.
+    public mutating func raw<C: Collection<UInt8>>(_ encoded: C) { bytes.append(contentsOf: encoded) }
+
     /// A u32 byte count, then the UTF-8 bytes.
     public mutating func string(_ value: String) {
         var value = value

@@ -17,8 +17,8 @@ extension BrokerFrames {
         var order: [MemberID] = []
         var positions: [MemberID: [Int]] = [:]
         for (index, event) in events.enumerated() {
+            if positions[event.memberID] == nil { order.append(event.memberID) }
             positions[event.memberID, default: []].append(index)
-            if positions[event.memberID]!.count == 1 { order.append(event.memberID) }
         }
         var out: [Publication] = []
         out.reserveCapacity(order.count)

@@ -82,18 +82,12 @@ extension SQLiteTransaction {
         let cursor = Int64(clamping: query.cursor)
         let bound = query.newestFirst && cursor == 0 ? Int64.max : cursor
         var rows: [(id: Int64, entry: Data)] = []
+        let (after, order) = query.newestFirst ? ("<", "DESC") : (">", "ASC")
         for (settled, index) in [(1, "history_by_child"), (0, "history_recent")] {
-            let sql =
-                query.newestFirst
-                ? """
+            let sql = """
                 SELECT id, entry FROM history INDEXED BY \(index)
-                WHERE settled = \(settled) AND child_id = ? AND family_id = ? AND id < ? AND recorded_at >= ?
-                ORDER BY id DESC LIMIT ?
-                """
-                : """
-                SELECT id, entry FROM history INDEXED BY \(index)
-                WHERE settled = \(settled) AND child_id = ? AND family_id = ? AND id > ? AND recorded_at >= ?
-                ORDER BY id LIMIT ?
+                WHERE settled = \(settled) AND child_id = ? AND family_id = ? AND id \(after) ? AND recorded_at >= ?
+                ORDER BY id \(order) LIMIT ?
                 """
             let found = try Row.fetchCursor(
                 db.cachedStatement(sql: sql), arguments: [child, family, bound, since, limit])
