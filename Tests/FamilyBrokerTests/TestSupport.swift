@@ -251,7 +251,11 @@ final class BrokerHarness: Sendable {
                             "SELECT hex(id) || ':' || status || ':' || ifnull(hex(resolution), '-') FROM question ORDER BY id"
                     ),
                     try String.fetchAll(
-                        db, sql: "SELECT child_id || ':' || kind || ':' || value FROM known_handle ORDER BY 1")
+                        db,
+                        sql: """
+                            SELECT child_id || ':' || kind || ':' || value FROM known_handle
+                            UNION ALL SELECT child_id || ':' || kind || ':' || value FROM known_handle_recent ORDER BY 1
+                            """)
                 )
             }
         }

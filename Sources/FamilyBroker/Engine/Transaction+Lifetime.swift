@@ -5,15 +5,13 @@ import HearthProtocol
 /// Nothing waits forever: a question's lifetime and reminder, the app withdrawing its question, and the sweep that
 /// reminds parents before a question expires (docs/FAMILY-RULES.md).
 extension Transaction {
-    /// Gives a question going pending the family's lifetime (its own expiration date when earlier) and keeps its
-    /// reminder for the sweep.
-    mutating func schedule(_ asked: inout AskedQuestion, family: FamilyID?) throws {
+    /// Gives a question going pending the family's lifetime (its own expiration date when earlier); returns when its
+    /// parents are to be reminded, if at all (`scheduleReminder` once the question is stored).
+    func giveLifetime(_ asked: inout AskedQuestion, family: FamilyID?) -> Date? {
         let times = directory.questionTimes(of: family)
         let expiresAt = times.expiration(of: asked.question, now: now)
         asked.question.expirationDate = expiresAt
-        if let remindAt = times.reminderDate(askedAt: now, expiresAt: expiresAt) {
-            try store.scheduleReminder(asked.question.id, at: remindAt)
-        }
+        return times.reminderDate(askedAt: now, expiresAt: expiresAt)
     }
 
     /// The child's app takes back its pending question: resolved with its default choice, reason `withdrawn`, and

@@ -54,8 +54,10 @@ extension Transaction {
             // Parents are not asked twice about the same people by the same app: the app gets the pending question.
             return .askAccepted(pending.asked, nil)
         }
-        try schedule(&asked, family: child.familyID)
+        let remindAt = giveLifetime(&asked, family: child.familyID)
         try store.insert(asked, resolution: nil)
+        // After the question: the store's reminder refers to its row.
+        if let remindAt { try store.scheduleReminder(asked.question.id, at: remindAt) }
         try publish(.questionPending(asked), to: child.id)
         for parent in directory.parents(of: child.familyID) {
             try publish(.questionPending(asked), to: parent)

@@ -124,7 +124,8 @@ protocol StorageWriter: StorageReader {
     ) throws -> [CommunicationHandle]
     /// Removes approved handles; returns those that were known.
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle]
-    /// Keeps a reminder for `question` due at `date` (replacing one it had).
+    /// Keeps a reminder for the stored `question` due at `date` (replacing one it had). The question is stored first:
+    /// SQLite's reminder refers to the question's row, and refuses one for a question it does not hold.
     func scheduleReminder(_ question: UUID, at date: Date) throws
     /// Forgets the question's reminder, sent or moot.
     func removeReminder(_ question: UUID) throws

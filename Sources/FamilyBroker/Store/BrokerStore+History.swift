@@ -47,6 +47,7 @@ extension BrokerStore {
                     }
                 }
                 try Self.settleRecentEvents(atLeast: 1, in: db)
+                try Self.settleRecentKnownHandles(atLeast: 1, in: db)
                 return count
             }
         }

@@ -3,7 +3,8 @@ import GRDB
 import HearthCore
 
 /// When each pending question's parents are to be reminded that it expires soon (docs/FAMILY-RULES.md): one row per
-/// question until its reminder is sent or found moot.
+/// question until its reminder is sent or found moot, keyed by the question's number since `v7-question-numbers`
+/// (`BrokerStore+QuestionNumbers`), so a question is stored before its reminder.
 extension BrokerStore {
     static func registerReminderMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("parents-reminders-v1") { db in
@@ -21,12 +22,16 @@ extension BrokerStore {
     static func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
         try db.cachedStatement(sql: WriterStatements.Query.scheduleReminder.sql)
             .execute(arguments: [question.wireBytes, milliseconds(date)])
+        guard db.changesCount > 0 else { throw reminderWithoutQuestion(question) }
     }
 
     static func dueReminders(at now: Date, limit: Int, in db: Database) throws -> [UUID] {
         try Data.fetchAll(
             db,
-            sql: "SELECT question_id FROM question_reminder WHERE remind_at <= ? ORDER BY remind_at LIMIT ?",
+            sql: """
+                SELECT q.id FROM question_reminder r JOIN question q ON q.num = r.question_num
+                WHERE r.remind_at <= ? ORDER BY r.remind_at LIMIT ?
+                """,
             arguments: [milliseconds(now), limit]
         ).compactMap { bytes in
             bytes.count == 16 ? bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) } : nil
@@ -34,8 +39,10 @@ extension BrokerStore {
     }
 
     static func removeReminder(_ question: UUID, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM question_reminder WHERE question_id = ?")
-            .execute(arguments: [question.wireBytes])
+        try db.cachedStatement(
+            sql: "DELETE FROM question_reminder WHERE question_num = (SELECT num FROM question WHERE id = ?)"
+        )
+        .execute(arguments: [question.wireBytes])
     }
 }
 

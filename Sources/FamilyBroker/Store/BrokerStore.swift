@@ -157,6 +157,8 @@ public final class BrokerStore: Sendable {
         }
         registerEventPositionMigration(&migrator)
         registerHistoryRecentMigration(&migrator)
+        registerQuestionNumberMigration(&migrator)
+        registerKnownHandleRecentMigration(&migrator)
         return migrator
     }
 
@@ -291,16 +293,21 @@ extension BrokerStore {
             arguments: [milliseconds(since), child, limit]) ?? 0
     }
 
-    /// Removes approved handles; returns those that were known.
+    /// Removes approved handles, from whichever part holds each (`BrokerStore+KnownHandles`); returns those that
+    /// were known.
     static func removeKnownHandles(
         _ handles: [CommunicationHandle], child: MemberID, in db: Database
     ) throws -> [CommunicationHandle] {
         var removed: [CommunicationHandle] = []
         for handle in Set(handles) {
-            try db.execute(
-                sql: "DELETE FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?",
-                arguments: [child, handle.kind.rawValue, handle.value])
-            if db.changesCount > 0 { removed.append(handle) }
+            var changes = 0
+            for table in ["known_handle", "known_handle_recent"] {
+                try db.execute(
+                    sql: "DELETE FROM \(table) WHERE child_id = ? AND kind = ? AND value = ?",
+                    arguments: [child, handle.kind.rawValue, handle.value])
+                changes += db.changesCount
+            }
+            if changes > 0 { removed.append(handle) }
         }
         return removed
     }

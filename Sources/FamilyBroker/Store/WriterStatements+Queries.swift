@@ -143,10 +143,13 @@ extension WriterStatements {
     }
 
     func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
-        try execute(.scheduleReminder, db) { query in
+        let stored = try with(.scheduleReminder, db) { query in
             query.bind(1, question.wireBytes)
             query.bind(2, BrokerStore.milliseconds(date))
+            while try query.step() {}
+            return query.changes > 0
         }
+        guard stored else { throw BrokerStore.reminderWithoutQuestion(question) }
     }
 
     /// One history row per answer and per settings change: on the answer's hot path. Returns the row's id.

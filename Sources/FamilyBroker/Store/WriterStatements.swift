@@ -34,15 +34,27 @@ final class WriterStatements: @unchecked Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
             case .resolveQuestion: "UPDATE question SET status = 1, resolution = ? WHERE id = ?"
-            case .knownHandle: "SELECT 1 FROM known_handle WHERE child_id = ? AND kind = ? AND value = ?"
+            case .knownHandle:
+                """
+                SELECT 1 FROM known_handle WHERE child_id = ?1 AND kind = ?2 AND value = ?3
+                UNION ALL SELECT 1 FROM known_handle_recent WHERE child_id = ?1 AND kind = ?2 AND value = ?3
+                """
             case .addKnownHandle:
-                "INSERT OR IGNORE INTO known_handle (child_id, kind, value, question_id) VALUES (?, ?, ?, ?)"
+                """
+                INSERT OR IGNORE INTO known_handle_recent (child_id, kind, value, question_id)
+                SELECT ?1, ?2, ?3, ?4
+                WHERE NOT EXISTS (SELECT 1 FROM known_handle WHERE child_id = ?1 AND kind = ?2 AND value = ?3)
+                """
             case .contactDowntime: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?"
             case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
             case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
             case .recordEventPosition: "INSERT INTO event_recent (member_id, seq, pos) VALUES (?, ?, ?)"
             case .movedEventHead: "SELECT MAX(seq) FROM event_index WHERE member_id = ?"
-            case .scheduleReminder: "INSERT OR REPLACE INTO question_reminder (question_id, remind_at) VALUES (?, ?)"
+            case .scheduleReminder:
+                """
+                INSERT OR REPLACE INTO question_reminder (question_num, remind_at)
+                SELECT num, ?2 FROM question WHERE id = ?1
+                """
             case .appendHistory:
                 "INSERT INTO history (family_id, child_id, recorded_at, entry, settled) VALUES (?, ?, ?, ?, 0)"
             case .dataVersion: "PRAGMA data_version"
