@@ -1,3 +1,5 @@
+import Foundation
+
 /// An identifier of a person in an app: a phone number, an email address or an app-specific username.
 public struct CommunicationHandle: Hashable, Sendable, Codable, CustomStringConvertible {
     /// What kind of identifier `value` is.
@@ -18,5 +20,26 @@ public struct CommunicationHandle: Hashable, Sendable, Codable, CustomStringConv
         self.kind = kind
     }
 
-    public var description: String { "\(kind):\(value)" }
+    public var description: String {
+        CoreAB.kind ? kind.name + ":" + value : "\(kind):\(value)"
+    }
+}
+
+extension CommunicationHandle.Kind {
+    /// The case's name, as `"\(kind)"` would print it without reflecting on the enum (which cost the broker ~2 µs
+    /// per answer, in the history entry's summary; issue 18).
+    public var name: String {
+        switch self {
+        case .phoneNumber: "phoneNumber"
+        case .emailAddress: "emailAddress"
+        case .custom: "custom"
+        }
+    }
+}
+
+/// TEMPORARY A/B flag.
+enum CoreAB {
+    static let kind =
+        (ProcessInfo.processInfo.environment["HEARTH_AB"] ?? "").contains("kind")
+        || (ProcessInfo.processInfo.environment["HEARTH_AB"] ?? "").contains("all")
 }
