@@ -1,5 +1,3 @@
-import Foundation
-
 /// An identifier of a person in an app: a phone number, an email address or an app-specific username.
 public struct CommunicationHandle: Hashable, Sendable, Codable, CustomStringConvertible {
     /// What kind of identifier `value` is.
@@ -21,7 +19,7 @@ public struct CommunicationHandle: Hashable, Sendable, Codable, CustomStringConv
     }
 
     public var description: String {
-        CoreAB.kind ? kind.name + ":" + value : "\(kind):\(value)"
+        kind.name + ":" + value
     }
 }
 
@@ -35,11 +33,4 @@ extension CommunicationHandle.Kind {
         case .custom: "custom"
         }
     }
-}
-
-/// TEMPORARY A/B flag.
-enum CoreAB {
-    static let kind =
-        (ProcessInfo.processInfo.environment["HEARTH_AB"] ?? "").contains("kind")
-        || (ProcessInfo.processInfo.environment["HEARTH_AB"] ?? "").contains("all")
 }

@@ -10,10 +10,6 @@ struct SharedEventBody {
 
     init(_ body: Event.Body) {
         self.body = body
-        guard EngineAB.bodies else {
-            encoded = []
-            return
-        }
         var w = WireWriter(capacity: 512)
         w.eventBody(body)
         encoded = w.bytes

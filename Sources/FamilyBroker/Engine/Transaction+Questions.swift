@@ -44,19 +44,13 @@ extension Transaction {
             return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff)
         }
         let handles = question.handles
-        if EngineAB.known {
-            if !handles.isEmpty {
-                let known = try knownHandles(of: child, among: handles, settings: settings)
-                // None known, the usual case: no sets to build.
-                if !known.isEmpty, Set(known) == Set(handles) {
-                    let approval = question.choices.first { $0.answer == .approval }!
-                    return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
-                }
+        if !handles.isEmpty {
+            let known = try knownHandles(of: child, among: handles, settings: settings)
+            // None known, the usual case: no sets to build.
+            if !known.isEmpty, Set(known) == Set(handles) {
+                let approval = question.choices.first { $0.answer == .approval }!
+                return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
             }
-        } else if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, settings: settings)) == Set(handles)
-        {
-            let approval = question.choices.first { $0.answer == .approval }!
-            return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
         }
         if !handles.isEmpty,
             let pending = try store.pendingQuestion(child: child.id, app: app, handles: handles, now: now)

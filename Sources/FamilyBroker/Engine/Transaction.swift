@@ -197,9 +197,9 @@ struct Transaction {
     /// `publish(_:to:)` of a body encoded once for all its members.
     mutating func publish(_ shared: SharedEventBody, to member: MemberID) throws {
         // Over the size limit the event is trimmed or omitted (`BrokerFrames.event`): the rare case keeps its path.
-        guard EngineAB.bodies,
-            MessageCodec.eventHeadBytes(member: member) + shared.encoded.count <= Wire.maxEventBytes
-        else { return try publish(shared.body, to: member) }
+        guard MessageCodec.eventHeadBytes(member: member) + shared.encoded.count <= Wire.maxEventBytes else {
+            return try publish(shared.body, to: member)
+        }
         let sequence = head(of: member) + 1
         let frame = MessageCodec.eventFrame(
             member: member, sequence: sequence, createdAt: now, encodedBody: shared.encoded)
@@ -210,13 +210,8 @@ struct Transaction {
     private mutating func stage(_ event: Event, frame: [UInt8]) throws {
         try store.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: frame))
         eventFrames.append(frame)
-        if EngineAB.x1 {
-            // One hash of the member for the head and its undo entry.
-            headUndo.append((event.memberID, changedHeads.updateValue(event.sequence, forKey: event.memberID)))
-        } else {
-            headUndo.append((event.memberID, changedHeads[event.memberID]))
-            changedHeads[event.memberID] = event.sequence
-        }
+        // One hash of the member for the head and its undo entry.
+        headUndo.append((event.memberID, changedHeads.updateValue(event.sequence, forKey: event.memberID)))
         events.append(event)
     }
 

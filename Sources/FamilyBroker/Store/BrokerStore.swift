@@ -187,7 +187,7 @@ extension BrokerStore {
 
     static func handlesKey(_ handles: [CommunicationHandle]) -> String {
         // One handle, as an ask usually names: the same key without a set, a sort and a join.
-        if EngineAB.handlesKey, handles.count == 1 { return "\(handles[0].kind.rawValue):\(handles[0].value)" }
+        if handles.count == 1 { return "\(handles[0].kind.rawValue):\(handles[0].value)" }
         return Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
     }
 
