@@ -18,5 +18,19 @@ public struct CommunicationHandle: Hashable, Sendable, Codable, CustomStringConv
         self.kind = kind
     }
 
-    public var description: String { "\(kind):\(value)" }
+    public var description: String {
+        kind.name + ":" + value
+    }
+}
+
+extension CommunicationHandle.Kind {
+    /// The case's name, as `"\(kind)"` would print it without reflecting on the enum (which cost the broker ~2 µs
+    /// per answer, in the history entry's summary; issue 18).
+    public var name: String {
+        switch self {
+        case .phoneNumber: "phoneNumber"
+        case .emailAddress: "emailAddress"
+        case .custom: "custom"
+        }
+    }
 }

@@ -9,6 +9,22 @@ extension MessageCodec {
         return w.bytes
     }
 
+    /// The `event` frame of an event whose body was encoded apart (`WireWriter.eventBody`), once for every member it
+    /// goes to: the same bytes as `eventFrame(body:)` of the whole event's encoding.
+    public static func eventFrame(
+        member: MemberID, sequence: UInt64, createdAt: Date, encodedBody: [UInt8]
+    ) -> [UInt8] {
+        var w = publicationHeader(
+            .event, capacity: Wire.headerSize + eventHeadBytes(member: member) + encodedBody.count)
+        w.eventHead(member: member, sequence: sequence, createdAt: createdAt)
+        w.raw(encodedBody)
+        return w.bytes
+    }
+
+    /// The size of `WireWriter.eventHead`'s encoding for `member`: the member id's length and bytes, the sequence
+    /// number and the time.
+    public static func eventHeadBytes(member: MemberID) -> Int { 4 + member.utf8.count + 8 + 8 }
+
     /// The frame for a reply that must fit in `Wire.maxFrameSize`: unchanged when it fits; else a reply carrying
     /// questions is sent with its questions trimmed (`AskedQuestion.Trim`), a list with as many as fit; else an
     /// `internalError`. A frame over the limit would cost the peer its connection and never arrive.

@@ -59,10 +59,20 @@ extension WireWriter {
     }
 
     public mutating func event(_ e: Event) {
-        string(e.memberID)
-        u64(e.sequence)
-        date(e.createdAt)
-        switch e.body {
+        eventHead(member: e.memberID, sequence: e.sequence, createdAt: e.createdAt)
+        eventBody(e.body)
+    }
+
+    /// What precedes an event's body: its member, sequence number and time.
+    public mutating func eventHead(member: MemberID, sequence: UInt64, createdAt: Date) {
+        string(member)
+        u64(sequence)
+        date(createdAt)
+    }
+
+    /// An event's kind and contents, the same for every member it goes to.
+    public mutating func eventBody(_ body: Event.Body) {
+        switch body {
         case .questionPending(let asked):
             u8(1)
             askedQuestion(asked)

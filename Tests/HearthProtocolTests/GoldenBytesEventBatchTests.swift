@@ -43,6 +43,19 @@ struct GoldenBytesEventBatchTests {
         #expect(MessageCodec.eventBatchBytes(bodies.reduce(0) { $0 + $1.count }) == frame.count)
     }
 
+    /// The broker encodes a body once for the child and each parent: the frame is the whole event's, byte for byte.
+    @Test func anEventFrameFromABodyEncodedApartIsTheEventsFrame() {
+        for event in Fixtures.events + [Self.changed("emma", 3, added: [Self.bob]), Self.changed("", 0)] {
+            var body = WireWriter()
+            body.eventBody(event.body)
+            let frame = MessageCodec.eventFrame(
+                member: event.memberID, sequence: event.sequence, createdAt: event.createdAt, encodedBody: body.bytes)
+            #expect(frame == MessageCodec.encode(.event(event)))
+            #expect(frame == MessageCodec.eventFrame(body: event.encoded()))
+            #expect(MessageCodec.eventHeadBytes(member: event.memberID) + body.bytes.count == event.encoded().count)
+        }
+    }
+
     @Test func theHighestSequenceIsReadWithoutDecodingTheEvents() {
         let batch = MessageCodec.encode(.eventBatch([Self.changed("emma", 41), Self.changed("emma", 42)]))
         #expect(MessageCodec.peekHighestSequence(batch) == 42)

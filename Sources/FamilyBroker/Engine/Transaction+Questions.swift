@@ -44,9 +44,13 @@ extension Transaction {
             return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff)
         }
         let handles = question.handles
-        if !handles.isEmpty, Set(try knownHandles(of: child, among: handles, settings: settings)) == Set(handles) {
-            let approval = question.choices.first { $0.answer == .approval }!
-            return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
+        if !handles.isEmpty {
+            let known = try knownHandles(of: child, among: handles, settings: settings)
+            // None known, the usual case: no sets to build.
+            if !known.isEmpty, Set(known) == Set(handles) {
+                let approval = question.choices.first { $0.answer == .approval }!
+                return try resolveAtOnce(asked, choice: approval, reason: .alreadyKnown)
+            }
         }
         if !handles.isEmpty,
             let pending = try store.pendingQuestion(child: child.id, app: app, handles: handles, now: now)
@@ -58,9 +62,10 @@ extension Transaction {
         try store.insert(asked, resolution: nil)
         // After the question: the store's reminder refers to its row.
         if let remindAt { try store.scheduleReminder(asked.question.id, at: remindAt) }
-        try publish(.questionPending(asked), to: child.id)
+        let pending = SharedEventBody(.questionPending(asked))
+        try publish(pending, to: child.id)
         for parent in directory.parents(of: child.familyID) {
-            try publish(.questionPending(asked), to: parent)
+            try publish(pending, to: parent)
         }
         return .askAccepted(asked, nil)
     }
@@ -172,13 +177,14 @@ extension Transaction {
         try store.resolve(asked.question.id, with: resolution)
         try recordHistory(
             HistoryEntry(asked: asked, resolution: resolution, deviceID: commandDevice), family: child.familyID)
-        try publish(.questionResolved(asked, resolution), to: child.id)
+        let resolved = SharedEventBody(.questionResolved(asked, resolution))
+        try publish(resolved, to: child.id)
         if resolution.choice.answer == .approval {
             let added = try store.addKnownHandles(asked.question.handles, child: child.id, question: asked.question.id)
             if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id) }
         }
         for parent in directory.parents(of: child.familyID) {
-            try publish(.questionResolved(asked, resolution), to: parent)
+            try publish(resolved, to: parent)
         }
     }
 

@@ -11,7 +11,7 @@ extension Transaction {
 
     func defaultSettings(for child: Directory.Member) -> CommunicationSettings {
         let age = child.birthDate?.age(onDay: localTimes.day(in: child.timeZone))
-        var settings = policy.childDefaults.settings(forAge: age)
+        var settings = policy.resolvedDefaults.settings(forAge: age)
         if let enabled = child.initialLimits { settings.enabled = enabled }
         return settings
     }
@@ -36,7 +36,7 @@ extension Transaction {
         if scope == .everyone { return handles }
         let contacts = try store.contactFlags(of: child.id, among: handles)
         let approved = Set(try store.knownHandles(of: child.id, among: handles))
-        let emergency = policy.childDefaults.emergencyHandles
+        let emergency = policy.resolvedDefaults.emergencyHandles
         let known = handles.filter { handle in
             if emergency.contains(handle) { return true }
             if scope == .specificContacts { return contacts[handle] == true }

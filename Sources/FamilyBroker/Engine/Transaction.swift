@@ -204,11 +204,28 @@ struct Transaction {
         // is stored and published trimmed, or omitted).
         let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
         let (stored, frame) = BrokerFrames.event(event)
-        try store.appendEvent(stored, body: BrokerFrames.storedBody(ofEvent: frame))
+        try stage(stored, frame: frame)
+    }
+
+    /// `publish(_:to:)` of a body encoded once for all its members.
+    mutating func publish(_ shared: SharedEventBody, to member: MemberID) throws {
+        // Over the size limit the event is trimmed or omitted (`BrokerFrames.event`): the rare case keeps its path.
+        guard MessageCodec.eventHeadBytes(member: member) + shared.encoded.count <= Wire.maxEventBytes else {
+            return try publish(shared.body, to: member)
+        }
+        let sequence = head(of: member) + 1
+        let frame = MessageCodec.eventFrame(
+            member: member, sequence: sequence, createdAt: now, encodedBody: shared.encoded)
+        try stage(Event(memberID: member, sequence: sequence, createdAt: now, body: shared.body), frame: frame)
+    }
+
+    /// Stores an event with its frame and stages its member's new head.
+    private mutating func stage(_ event: Event, frame: [UInt8]) throws {
+        try store.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: frame))
         eventFrames.append(frame)
-        headUndo.append((member, changedHeads[member]))
-        changedHeads[member] = sequence
-        events.append(stored)
+        // One hash of the member for the head and its undo entry.
+        headUndo.append((event.memberID, changedHeads.updateValue(event.sequence, forKey: event.memberID)))
+        events.append(event)
     }
 
     /// Resolves a pending question without a parent's answer, records it in the family's history, and tells the
@@ -223,9 +240,10 @@ struct Transaction {
             questionID: asked.question.id, choice: choice, reason: reason, answeredBy: nil, resolvedAt: now)
         try store.resolve(asked.question.id, with: resolution)
         try recordHistory(HistoryEntry(asked: asked, resolution: resolution, deviceID: commandDevice), family: family)
-        try publish(.questionResolved(asked, resolution), to: asked.childMemberID)
+        let resolved = SharedEventBody(.questionResolved(asked, resolution))
+        try publish(resolved, to: asked.childMemberID)
         for parent in parents {
-            try publish(.questionResolved(asked, resolution), to: parent)
+            try publish(resolved, to: parent)
         }
         return resolution
     }

@@ -3,7 +3,11 @@ import HearthCore
 /// The rules a broker enforces beyond its family file: regions, child defaults, family size, passcode attempts.
 public struct BrokerPolicy: Sendable {
     public var regions: RegionRules
-    public var childDefaults: ChildDefaults
+    public var childDefaults: ChildDefaults {
+        didSet { resolvedDefaults = ResolvedChildDefaults(childDefaults) }
+    }
+    /// `childDefaults` made ready for asks, once per change.
+    private(set) var resolvedDefaults: ResolvedChildDefaults
     /// Most members per family (Family Sharing: 6).
     public var maxFamilyMembers: Int
     /// scrypt cost (log2 N) for new passcode hashes.
@@ -22,6 +26,7 @@ public struct BrokerPolicy: Sendable {
     ) {
         self.regions = regions
         self.childDefaults = childDefaults
+        resolvedDefaults = ResolvedChildDefaults(childDefaults)
         self.maxFamilyMembers = maxFamilyMembers
         self.passcodeCost = passcodeCost
         self.passcodeAttempts = passcodeAttempts

@@ -15,15 +15,22 @@ extension BrokerFrames {
     static func publications(events: [Event], frames: [[UInt8]], singles: Set<MemberID>) -> [Publication] {
         if events.count < 2 { return zip(events, frames).map { Publication(member: $0.memberID, frame: $1) } }
         var order: [MemberID] = []
-        var positions: [MemberID: [Int]] = [:]
-        for (index, event) in events.enumerated() {
-            if positions[event.memberID] == nil { order.append(event.memberID) }
-            positions[event.memberID, default: []].append(index)
+        var grouped: [[Int]] = []
+        // One hash per event, and no copy of the events: only their members are read.
+        var slot: [MemberID: Int] = [:]
+        for index in events.indices {
+            let member = events[index].memberID
+            if let at = slot[member] {
+                grouped[at].append(index)
+            } else {
+                slot[member] = grouped.count
+                order.append(member)
+                grouped.append([index])
+            }
         }
         var out: [Publication] = []
         out.reserveCapacity(order.count)
-        for member in order {
-            let indexes = positions[member]!
+        for (member, indexes) in zip(order, grouped) {
             if indexes.count == 1 || singles.contains(member) {
                 for index in indexes { out.append(Publication(member: member, frame: frames[index])) }
                 continue

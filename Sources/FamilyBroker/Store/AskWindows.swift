@@ -48,11 +48,15 @@ final class AskWindows: @unchecked Sendable {
     /// Drops the child's times before `since` (no later count asks about them); returns how many are left.
     @discardableResult
     private func prune(_ child: MemberID, before since: Int64) -> Int {
-        guard var kept = times[child] else { return 0 }
-        guard let first = kept.first, first < since else { return kept.count }
-        kept.removeSubrange(..<(kept.firstIndex { $0 >= since } ?? kept.endIndex))
-        times[child] = kept.isEmpty ? nil : kept
-        return kept.count
+        // In place (`times[child]!`): a copy taken out of the dictionary would be a second reference to the array,
+        // so changing it would copy it.
+        guard let first = times[child]?.first else { return 0 }
+        guard first < since else { return times[child]!.count }
+        let cut = times[child]!.firstIndex { $0 >= since } ?? times[child]!.endIndex
+        times[child]!.removeSubrange(..<cut)
+        let left = times[child]!.count
+        if left == 0 { times[child] = nil }
+        return left
     }
 
     /// A question stored in the open transaction.
@@ -63,9 +67,9 @@ final class AskWindows: @unchecked Sendable {
             undo.append((child, at, false))
             return
         }
-        var kept = times[child] ?? []
-        kept.insert(at, at: kept.lastIndex { $0 <= at }.map { $0 + 1 } ?? 0)
-        times[child] = kept
+        // In place, as in `prune`.
+        let index = times[child]?.lastIndex { $0 <= at }.map { $0 + 1 } ?? 0
+        times[child, default: []].insert(at, at: index)
         undo.append((child, at, true))
     }
 

@@ -18,6 +18,12 @@ public final class BrokerStore: Sendable {
     let commitDelay: (@Sendable () -> Duration)?
     /// The write transaction's prepared statements, on the writer's connection.
     let writerStatements = WriterStatements()
+    /// The writer thread's CPU time inside write transactions.
+    let writerCPU = WriterCPU()
+
+    /// The CPU time the writer's thread spent in write transactions since the store opened, commits and commit hooks
+    /// included: the engine's own cost, apart from sockets, decoding and the background checkpointer.
+    public var writerCPUTime: Duration { writerCPU.total }
 
     /// Opens (creating if needed) the database at `path` and migrates it. `commitDelay` is a test's fault: each
     /// transaction holds the writer that long before its commit, as a disk that takes seconds to sync would.
@@ -187,7 +193,9 @@ extension BrokerStore {
     typealias StoredQuestion = Stored.Question
 
     static func handlesKey(_ handles: [CommunicationHandle]) -> String {
-        Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
+        // One handle, as an ask usually names: the same key without a set, a sort and a join.
+        if handles.count == 1 { return "\(handles[0].kind.rawValue):\(handles[0].value)" }
+        return Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
     }
 
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
@@ -318,14 +326,19 @@ extension BrokerStore {
 
     /// A question from its stored columns: the asked question's and the resolution's wire encodings.
     static func decodeQuestion(asked askedData: Data, resolution resolutionData: Data?) throws -> StoredQuestion {
-        var r = WireReader(Array(askedData))
+        try decodeQuestion(askedBytes: [UInt8](askedData), resolutionBytes: resolutionData.map { [UInt8]($0) })
+    }
+
+    /// `decodeQuestion(asked:resolution:)` of the columns' bytes.
+    static func decodeQuestion(askedBytes: [UInt8], resolutionBytes: [UInt8]?) throws -> StoredQuestion {
+        var r = WireReader(askedBytes)
         let asked = try r.askedQuestion()
-        var resolution: Resolution?
-        if let data = resolutionData {
-            var rr = WireReader(Array(data))
-            resolution = try rr.resolution()
+        var decoded: Resolution?
+        if let resolutionBytes {
+            var rr = WireReader(resolutionBytes)
+            decoded = try rr.resolution()
         }
-        return StoredQuestion(asked: asked, resolution: resolution)
+        return StoredQuestion(asked: asked, resolution: decoded)
     }
 
     static func encodeResolution(_ resolution: Resolution) -> Data {

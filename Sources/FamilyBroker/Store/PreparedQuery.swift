@@ -75,6 +75,15 @@ struct PreparedQuery {
         return Data(bytes: base, count: count)
     }
 
+    /// The current row's column as bytes, copied once; nil when NULL.
+    func bytes(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL else { return nil }
+        let base = sqlite3_column_blob(statement, column)
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let base else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
+    }
+
     /// The current row's column as an integer (0 when NULL).
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
 

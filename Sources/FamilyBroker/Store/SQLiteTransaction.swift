@@ -14,33 +14,45 @@ extension BrokerStore: BrokerStorage {
         // On GRDB's serial writer queue: `committed` runs there too, before the next transaction starts.
         let commitDelay = self.commitDelay
         let statements = writerStatements
+        let writerCPU = self.writerCPU
         return try await recordingDiskFailures {
             try await pool.writeWithoutTransaction { db in
-                var result: T?
-                do {
-                    try db.inTransaction(.immediate) {
-                        try statements.noteOtherWriters(db)
-                        try statements.settleRecentEvents(in: db)
-                        try BrokerStore.settleRecentHistory(in: db)
-                        try BrokerStore.settleRecentKnownHandles(in: db)
-                        result = try work(SQLiteTransaction(db: db, hot: statements))
-                        if let delay = commitDelay?(), delay > .zero {
-                            Thread.sleep(
-                                forTimeInterval: Double(delay.components.seconds)
-                                    + Double(delay.components.attoseconds) * 1e-18)
-                        }
-                        return .commit
-                    }
-                } catch {
-                    // Nothing of it is stored: the writer's memory of it goes too.
-                    statements.rolledBack()
-                    throw error
+                try writerCPU.measure {
+                    try Self.transaction(
+                        db, statements: statements, commitDelay: commitDelay, work, committed: committed)
                 }
-                statements.askWindows.committed()
-                committed(result!)
-                return result!
             }
         }
+    }
+
+    /// The write transaction on the writer's connection: `work`, the commit, then `committed`.
+    private static func transaction<T: Sendable>(
+        _ db: Database, statements: WriterStatements, commitDelay: (@Sendable () -> Duration)?,
+        _ work: (any StorageWriter) throws -> T, committed: (T) -> Void
+    ) throws -> T {
+        var result: T?
+        do {
+            try db.inTransaction(.immediate) {
+                try statements.noteOtherWriters(db)
+                try statements.settleRecentEvents(in: db)
+                try BrokerStore.settleRecentHistory(in: db)
+                try BrokerStore.settleRecentKnownHandles(in: db)
+                result = try work(SQLiteTransaction(db: db, hot: statements))
+                if let delay = commitDelay?(), delay > .zero {
+                    Thread.sleep(
+                        forTimeInterval: Double(delay.components.seconds)
+                            + Double(delay.components.attoseconds) * 1e-18)
+                }
+                return .commit
+            }
+        } catch {
+            // Nothing of it is stored: the writer's memory of it goes too.
+            statements.rolledBack()
+            throw error
+        }
+        statements.askWindows.committed()
+        committed(result!)
+        return result!
     }
 }
 

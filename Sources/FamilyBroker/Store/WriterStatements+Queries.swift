@@ -9,8 +9,8 @@ extension WriterStatements {
     func question(_ id: UUID, in db: Database) throws -> Stored.Question? {
         try with(.questionByID, db) { query in
             query.bind(1, id.wireBytes)
-            guard try query.step(), let asked = query.data(0) else { return nil }
-            return try BrokerStore.decodeQuestion(asked: asked, resolution: query.data(1))
+            guard try query.step(), let asked = query.bytes(0) else { return nil }
+            return try BrokerStore.decodeQuestion(askedBytes: asked, resolutionBytes: query.bytes(1))
         }
     }
 
@@ -118,7 +118,7 @@ extension WriterStatements {
             query.bind(2, Int64(event.sequence))
             query.bind(3, bytes: body)
         }
-        let position = db.lastInsertedRowID
+        let position = lastInsertedRowID
         try execute(.recordEventPosition, db) { query in
             query.bind(1, event.memberID)
             query.bind(2, Int64(event.sequence))
@@ -160,6 +160,6 @@ extension WriterStatements {
             query.bind(3, BrokerStore.milliseconds(entry.recordedAt))
             query.bind(4, BrokerStore.encodedHistoryBody(entry))
         }
-        return UInt64(db.lastInsertedRowID)
+        return UInt64(lastInsertedRowID)
     }
 }

@@ -128,6 +128,10 @@ final class WriterStatements: @unchecked Sendable {
         }
     }
 
+    /// The row id of the last insert on the writer's connection: SQLite's, without GRDB's check of the calling queue
+    /// (a `dispatch_get_specific` per call); only the writer's transactions call it.
+    var lastInsertedRowID: Int64 { connection.map(sqlite3_last_insert_rowid) ?? 0 }
+
     /// Finalizes every statement: before the connection closes (a prepared statement keeps it open).
     func finalizeAll() {
         for index in handles.indices {
