@@ -2,13 +2,17 @@ import Foundation
 import HearthCore
 import HearthProtocol
 import Logging
+import Synchronization
 
 /// Applies devices' commands, operators' admin commands and the passing of time: authorization, Family Sharing and
 /// Communication Limits policy, storage and events. It takes typed commands and returns typed outcomes; the wire is
 /// `CommandIntake`'s and `BrokerFrames`' business, the SQL its store's (`BrokerStorage`).
 ///
 /// Every change runs in one store transaction: a batch of commands in one (group commit), each command in a
-/// savepoint so that one failure changes nothing and does not undo its neighbours. Sequence numbers are taken and
+/// savepoint so that one failure changes nothing and does not undo its neighbours. A batch of devices' commands
+/// runs first without savepoints, which cost SQLite a copy of every page a command changes: commands check before
+/// they change, so one that fails has almost always changed nothing; when one failed after a change, the
+/// transaction is dropped and the batch runs again with savepoints. Sequence numbers are taken and
 /// advanced inside it, and `deliver` is called right after its commit, before the next transaction, so events leave
 /// only once committed and in commit order, whichever task started the work.
 public final class BrokerEngine: Sendable {
@@ -30,6 +34,8 @@ public final class BrokerEngine: Sendable {
     private let clock: @Sendable () -> Date
     private let logger: Logger
     private let deliver: @Sendable (Output) -> Void
+    /// Batches run again with a savepoint per command, because a command failed after a change (`SavepointNeeded`).
+    let redoneBatches = Atomic<Int>(0)
 
     /// An engine over the SQLite store.
     public convenience init(
@@ -67,16 +73,31 @@ public final class BrokerEngine: Sendable {
             return Set(requests.map { ownership.partition(of: directory.members[$0.memberID]?.familyID) })
         }
         do {
-            return try await transacting(admitting: partitions) { tx in
-                tx.secrets = secrets
-                return requests.map { request in
-                    // The lease moved since the intake checked it: nothing of this command may be stored here.
-                    guard tx.mayWrite(member: request.memberID) else { return .failure(Self.partitionMoved) }
-                    return tx.inSavepoint(device: request.deviceID) { tx in try tx.handle(request) }
-                }
+            do {
+                return try await run(requests, secrets: secrets, partitions: partitions, unguarded: true)
+            } catch is SavepointNeeded {
+                redoneBatches.add(1, ordering: .relaxed)
+                logger.debug("a command failed after a change: the batch runs again with a savepoint per command")
+                return try await run(requests, secrets: secrets, partitions: partitions, unguarded: false)
             }
         } catch {
             return await failedBatch(requests, error: error)
+        }
+    }
+
+    /// The batch in one transaction. `unguarded`: its commands without savepoints, which fails the transaction with
+    /// `SavepointNeeded` if one of them fails after a change.
+    private func run(
+        _ requests: [BrokerRequest], secrets: [Int: PasscodeWork.Prepared], partitions: Set<Int>?, unguarded: Bool
+    ) async throws -> (outcomes: [CommandOutcome], output: Output) {
+        try await transacting(admitting: partitions) { tx in
+            tx.secrets = secrets
+            tx.unguarded = unguarded
+            return requests.map { request in
+                // The lease moved since the intake checked it: nothing of this command may be stored here.
+                guard tx.mayWrite(member: request.memberID) else { return .failure(Self.partitionMoved) }
+                return tx.inSavepoint(device: request.deviceID) { tx in try tx.handle(request) }
+            }
         }
     }
 
@@ -173,6 +194,7 @@ public final class BrokerEngine: Sendable {
                 }
                 let result = try work(&tx)
                 if let failure = tx.storeFailure { throw failure }
+                if tx.savepointNeeded { throw SavepointNeeded() }
                 if let ownership { try Self.fence(&tx, ownership: ownership) }
                 let output = Output(
                     events: tx.events, eventFrames: tx.eventFrames, disconnectedDevices: tx.disconnectedDevices)

@@ -32,6 +32,12 @@ struct Transaction {
     /// Set when a command's write was refused by the store (a full disk, a lost server): the whole transaction is
     /// gone, so it must not commit what the other commands did (`BrokerEngine` throws it after the work).
     var storeFailure: StoreUnavailable?
+    /// Whether commands run without savepoints (`StorageWriter.unguarded`), as a batch of devices' commands does
+    /// first.
+    var unguarded = false
+    /// Set when a command run unguarded failed after a change: the transaction must not commit (`BrokerEngine` runs
+    /// the batch again with savepoints), and the rest of it does not run.
+    var savepointNeeded = false
     /// On a cluster: the partitions whose leases this transaction checked and holds (nil: no cluster, all).
     var admitted: Set<Int>?
     var partitioning: Partitioning?
@@ -54,7 +60,8 @@ struct Transaction {
         self.logger = logger
     }
 
-    /// Runs one command in a savepoint: on a thrown error its changes are rolled back and the error is its outcome.
+    /// Runs one command in a savepoint (or `unguarded`): on a thrown error its changes are rolled back and the error is
+    /// its outcome.
     mutating func inSavepoint(
         device: DeviceID, _ body: (inout Transaction) throws -> CommandOutcome
     ) -> CommandOutcome {
@@ -62,10 +69,16 @@ struct Transaction {
         // After a refused write SQLite may have ended the transaction: a further statement would run, and commit, on
         // its own. The batch fails; the rest of it does not run.
         if let storeFailure { return .failure(ErrorReply(.brokerUnavailable, storeFailure.description)) }
+        if savepointNeeded { return .failure(ErrorReply(.internalError, SavepointNeeded().description)) }
         let saved = checkpoint()
         let store = self.store
         do {
+            if unguarded { return try store.unguarded { try body(&self) } }
             return try store.savepoint { try body(&self) }
+        } catch let error as SavepointNeeded {
+            rollback(to: saved)
+            savepointNeeded = true
+            return .failure(ErrorReply(.internalError, error.description))
         } catch let error as ErrorReply {
             rollback(to: saved)
             return .failure(error)

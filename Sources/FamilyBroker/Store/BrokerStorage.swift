@@ -12,7 +12,8 @@ import HearthProtocol
 ///   that what `committed` sends leaves in commit order. When `work` throws, or the commit fails, nothing of it is
 ///   stored, `committed` does not run, and the error is rethrown.
 /// - `StorageWriter.savepoint` runs a part of a transaction that is undone alone when it throws: the rest of the
-///   transaction goes on and commits without it.
+///   transaction goes on and commits without it. `StorageWriter.unguarded` runs one without that cost, and says
+///   (`SavepointNeeded`) when it threw after a change that only a savepoint could have undone.
 /// - `reading(_:)` sees the state of one committed transaction (never part of one), and does not wait for writers.
 /// - Reads within a transaction see the transaction's own writes.
 /// - Events: `appendEvent` stores an event with its wire encoding (`MessageCodec`'s layout of `Event`, the codec
@@ -107,6 +108,11 @@ protocol StorageReader {
 protocol StorageWriter: StorageReader {
     /// Runs `body`; when it throws, what it changed is undone and the error rethrown, and the transaction goes on.
     func savepoint<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` without a savepoint, when the store can tell afterwards whether it changed anything. When `body`
+    /// throws having changed nothing, the error is rethrown and the transaction goes on; when it throws having changed
+    /// something, `SavepointNeeded` is thrown instead and the caller must not commit. A store that cannot tell runs
+    /// `body` in a savepoint (the default).
+    func unguarded<T>(_ body: () throws -> T) throws -> T
 
     // MARK: questions and known handles
 
@@ -160,4 +166,8 @@ protocol StorageWriter: StorageReader {
     func clearAgeCache(_ member: MemberID, app: BundleID) throws -> Bool
     func insertAgePrompt(_ prompt: AgePrompt) throws
     func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws
+}
+
+extension StorageWriter {
+    func unguarded<T>(_ body: () throws -> T) throws -> T { try savepoint(body) }
 }

@@ -72,6 +72,23 @@ struct SQLiteTransaction: StorageWriter {
         }
     }
 
+    /// SQLite undoes a failed statement alone, so a command that throws before its first change has changed nothing;
+    /// the connection's change count tells whether it had. This spares the savepoint's statements and, above all, the
+    /// copy SQLite keeps of every page a command changes inside one (issue 18).
+    func unguarded<T>(_ body: () throws -> T) throws -> T {
+        let before = db.totalChangesCount
+        let mark = hot?.askWindows.mark
+        do {
+            return try body()
+        } catch {
+            if let mark { hot?.askWindows.rollback(to: mark) }
+            let error = BrokerStore.classify(error)
+            // A refused write fails the whole batch anyway (see `savepoint`).
+            guard error is StoreUnavailable || db.totalChangesCount == before else { throw SavepointNeeded() }
+            throw error
+        }
+    }
+
     /// One of the savepoint statements: a savepoint per command is on the hot path.
     private func run(_ query: WriterStatements.Query) throws {
         if let hot { return try hot.execute(query, db) }

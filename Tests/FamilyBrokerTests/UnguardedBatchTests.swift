@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthProtocol
+import Testing
+
+@testable import FamilyBroker
+
+/// A batch of devices' commands runs without a savepoint per command; one that fails after a change has the batch
+/// run again with savepoints, so that it alone is undone (issue 18).
+@Suite struct UnguardedBatchTests {
+    static func askFrame(_ question: Question, requestID: UInt64) -> [UInt8] {
+        MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question), requestID: requestID)
+    }
+
+    /// Rows of the reminder table: an ask stores its reminder before its question and its events.
+    static func reminders(_ broker: BrokerHarness) async throws -> Int {
+        try await broker.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question_reminder") ?? 0 }
+    }
+
+    @Test func aCommandThatFailsAfterAChangeIsUndoneAloneAndItsNeighboursCommit() async throws {
+        let broker = try BrokerHarness()
+        defer { broker.temp.remove() }
+        // Yuri's events cannot be stored, so his ask fails after it stored its reminder and its question.
+        try await broker.store.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse_yuri BEFORE INSERT ON event_log WHEN NEW.member_id = 'yuri'
+                    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                    """)
+        }
+        let first = question(["h1"])
+        let refused = question(["y1"])
+        let last = question(["h2"])
+        let (replies, events) = try await broker.batch([
+            ("e1", Self.askFrame(first, requestID: 1)), ("y1", Self.askFrame(refused, requestID: 2)),
+            ("e1", Self.askFrame(last, requestID: 3)),
+        ])
+
+        #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 1, "the batch ran again with savepoints")
+        #expect(replies[0].accepted?.asked.question.id == first.id, "\(replies[0])")
+        #expect(replies[1].errorCode == .internalError, "\(replies[1])")
+        #expect(replies[2].accepted?.asked.question.id == last.id, "\(replies[2])")
+        #expect(try await broker.storedQuestion(first.id) != nil)
+        #expect(try await broker.storedQuestion(refused.id) == nil, "the failed ask's question is undone")
+        #expect(try await broker.storedQuestion(last.id) != nil)
+        #expect(try await Self.reminders(broker) == 2, "the failed ask's reminder is undone")
+        #expect(Set(events.map(\.memberID)) == ["emma", "alice", "bob"])
+        let heads = try broker.storage.heads()
+        #expect(heads["yuri"] == nil && heads["zed"] == nil, "\(heads)")
+        #expect(heads["emma"] == 2 && heads["alice"] == 2 && heads["bob"] == 2, "\(heads)")
+    }
+
+    @Test func aCommandThatFailsBeforeAnyChangeLeavesTheBatchUnguarded() async throws {
+        let broker = try BrokerHarness()
+        defer { broker.temp.remove() }
+        let first = question(["h1"])
+        let invalid = question(["h2"], defaultChoiceID: "no-such-choice")
+        let last = question(["h3"])
+        let (replies, events) = try await broker.batch([
+            ("e1", Self.askFrame(first, requestID: 1)), ("e1", Self.askFrame(invalid, requestID: 2)),
+            ("e1", Self.askFrame(last, requestID: 3)),
+        ])
+
+        #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 0, "nothing to undo, nothing redone")
+        #expect(replies[0].accepted != nil && replies[2].accepted != nil, "\(replies)")
+        #expect(replies[1].errorCode == .invalidQuestion, "\(replies[1])")
+        #expect(try await broker.questionCount() == 2)
+        #expect(try await Self.reminders(broker) == 2)
+        #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == [1, 2])
+    }
+}
