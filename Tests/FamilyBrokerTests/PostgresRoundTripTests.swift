@@ -71,8 +71,11 @@ struct PostgresRoundTripTests {
                         for member in ["emma", "mum", "dad"] { try contract.append(contract.event(member, 1), to: tx) }
                     }
                     #expect(tx.held.statements - before == 3, "SAVEPOINT, the question, the three events")
+                    before = tx.held.statements
+                    try tx.unguarded { try contract.append(contract.event("emma", 2), to: tx) }
+                    #expect(tx.held.statements - before == 1, "unguarded: the events alone")
                 }, committed: { _ in })
-            #expect(try store.heads() == ["emma": 1, "mum": 1, "dad": 1])
+            #expect(try store.heads() == ["emma": 2, "mum": 1, "dad": 1])
         }
     }
 
@@ -91,7 +94,70 @@ struct PostgresRoundTripTests {
                         }
                     }, committed: { _ in })
             }
-            #expect(try await store.reading { try $0.question(kept.question.id) } == nil)
+            let found = try await store.reading { try $0.question(kept.question.id) }
+            #expect(found == nil, "nothing of the batch was stored")
+        }
+    }
+
+    /// As `UnguardedBatchTests` on SQLite: Yuri's events are refused by the server, so his ask fails after its
+    /// reminder and question were sent. Run first without savepoints, the batch runs again with them, and only his
+    /// ask is undone.
+    @Test func aBatchWhoseCommandFailsAfterAWriteRunsAgainWithSavepointsAndOnlyThatCommandIsUndone() async throws {
+        try await BrokerHarness.with(.postgres) { broker in
+            try await broker.storage.transaction(
+                { (writer) throws in
+                    let tx = try #require(writer as? PostgresTransaction)
+                    try tx.execute(
+                        """
+                        CREATE FUNCTION refuse_yuri() RETURNS trigger LANGUAGE plpgsql AS $$
+                        BEGIN IF NEW.member_id = 'yuri' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+                        RETURN NEW; END $$
+                        """)
+                    try tx.execute(
+                        "CREATE TRIGGER refuse_yuri BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_yuri()")
+                }, committed: { _ in })
+            let (first, refused, last) = (question(["h1"]), question(["y1"]), question(["h2"]))
+            let (replies, events) = try await broker.batch([
+                ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),
+                ("y1", UnguardedBatchTests.askFrame(refused, requestID: 2)),
+                ("e1", UnguardedBatchTests.askFrame(last, requestID: 3)),
+            ])
+
+            #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 1, "the batch ran again with savepoints")
+            #expect(replies[0].accepted?.asked.question.id == first.id, "\(replies[0])")
+            #expect(replies[1].errorCode == .internalError, "\(replies[1])")
+            #expect(replies[2].accepted?.asked.question.id == last.id, "\(replies[2])")
+            #expect(try await broker.storedQuestion(first.id) != nil)
+            #expect(try await broker.storedQuestion(refused.id) == nil, "the failed ask's question is undone")
+            #expect(try await broker.storedQuestion(last.id) != nil)
+            let reminders = try await broker.storage.reading { reader in
+                try (reader as! PostgresTransaction).rows("SELECT COUNT(*) FROM question_reminder").first?.decode(
+                    Int.self)
+            }
+            #expect(reminders == 2, "the failed ask's reminder is undone")
+            #expect(Set(events.map(\.memberID)) == ["emma", "alice", "bob"])
+            let heads = try broker.storage.heads()
+            #expect(heads["yuri"] == nil && heads["zed"] == nil, "\(heads)")
+            #expect(heads["emma"] == 2 && heads["alice"] == 2 && heads["bob"] == 2, "\(heads)")
+        }
+    }
+
+    /// A command that fails before it writes leaves the batch unguarded: nothing to undo, nothing run again.
+    @Test func aBatchWhoseCommandFailsBeforeWritingIsNotRunAgain() async throws {
+        try await BrokerHarness.with(.postgres) { broker in
+            let (first, invalid, last) = (
+                question(["h1"]), question(["h2"], defaultChoiceID: "no-such-choice"), question(["h3"])
+            )
+            let (replies, events) = try await broker.batch([
+                ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),
+                ("e1", UnguardedBatchTests.askFrame(invalid, requestID: 2)),
+                ("e1", UnguardedBatchTests.askFrame(last, requestID: 3)),
+            ])
+            #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 0, "nothing to undo, nothing redone")
+            #expect(replies[0].accepted != nil && replies[2].accepted != nil, "\(replies)")
+            #expect(replies[1].errorCode == .invalidQuestion, "\(replies[1])")
+            #expect(try await broker.questionCount() == 2)
+            #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == [1, 2])
         }
     }
 }

@@ -8,7 +8,8 @@ import PostgresNIO
 /// store sends fewer statements and waits for fewer still.
 ///
 /// - A command's savepoint is opened only before its first write: a command that only reads (hello, ping, sync, a
-///   refused ask) costs none, and a command that fails before writing has nothing to undo.
+///   refused ask) costs none, and a command that fails before writing has nothing to undo. A batch of devices'
+///   commands runs first with none at all (`unguarded`), and again with them only if a command failed after a write.
 /// - Events are held and sent as one multi-row insert when the command ends, or before a query of `event` (so that
 ///   it sees them): most commands append two to four.
 /// - Writes whose result the engine does not need, the savepoint and the events are sent without waiting: postgres-nio
@@ -21,8 +22,10 @@ final class HeldWrites: @unchecked Sendable {
     var sequences: [Int64] = []
     var bodies: [ByteBuffer] = []
 
-    /// Inside `savepoint`: whether the command's `SAVEPOINT` was sent (nil outside a command).
+    /// Inside a command: whether it wrote, so its `SAVEPOINT` was sent (nil outside a command).
     var savepointOpen: Bool?
+    /// Whether the current command runs without a savepoint (`unguarded`).
+    var unguarded = false
     /// Whether a statement of the current command failed: before its savepoint was opened, that aborted the whole
     /// transaction on the server.
     var commandFailed = false

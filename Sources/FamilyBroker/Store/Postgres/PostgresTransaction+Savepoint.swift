@@ -8,29 +8,44 @@ extension PostgresTransaction {
     /// same name, hides it, and `ROLLBACK TO` goes back to the newest. When it returns, everything it sent has been
     /// answered (a write that failed then fails it).
     func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try command(guarded: true, body)
+    }
+
+    /// A command with no savepoint at all. When it throws after it sent a write, or after a statement failed (which
+    /// aborted the transaction), it throws `SavepointNeeded`: the engine runs the batch again with savepoints.
+    func unguarded<T>(_ body: () throws -> T) throws -> T {
+        try command(guarded: false, body)
+    }
+
+    private func command<T>(guarded: Bool, _ body: () throws -> T) throws -> T {
         guard held.savepointOpen == nil else { return try nestedSavepoint(body) }
         // What was sent before the command is not the command's to undo.
         try settle()
         held.savepointOpen = false
         held.commandFailed = false
+        held.unguarded = !guarded
         defer {
             held.savepointOpen = nil
             held.savepointAnswer = nil
+            held.unguarded = false
         }
         do {
             let result = try body()
             try settle()
             return result
         } catch {
-            try undoCommand(after: error)
+            held.clear()
+            // Whatever the command sent is answered (or failed) before it is undone.
+            _ = try? settle()
+            if guarded { try undoCommand(after: error) }
+            if !guarded, !PostgresSession.isConnectionLoss(error), held.savepointOpen == true || held.commandFailed {
+                throw SavepointNeeded()
+            }
             throw error
         }
     }
 
     private func undoCommand(after error: any Error) throws {
-        held.clear()
-        // Whatever the command sent is answered (or failed) before it is undone.
-        _ = try? settle()
         if held.savepointOpen == true {
             guard (try? held.savepointAnswer?.wait()) != nil else {
                 // Rolling back to "command" would undo the previous command instead.
@@ -64,11 +79,12 @@ extension PostgresTransaction {
         }
     }
 
-    /// Sends the command's `SAVEPOINT` before its first write (without waiting for it).
+    /// Before a command's first write: sends its `SAVEPOINT` (without waiting for it), or only notes the write when
+    /// the command runs unguarded.
     func openSavepoint() {
         guard held.savepointOpen == false else { return }
-        held.savepointAnswer = send("SAVEPOINT command")
         held.savepointOpen = true
+        if !held.unguarded { held.savepointAnswer = send("SAVEPOINT command") }
     }
 
     /// Sends a statement without waiting for it; `settle` checks it.
