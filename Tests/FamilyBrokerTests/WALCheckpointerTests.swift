@@ -71,6 +71,19 @@ struct WALCheckpointerTests {
         try pool.close()
     }
 
+    @Test func passesComeLessOftenUntilTheLogNearsTheWritersLimit() {
+        let checkpointer = WALCheckpointer(pagesPerPass: 64, finalPagesPerPass: 8, writerPages: 256)
+        // Far from the limit: a pass every 64 pages.
+        #expect(!checkpointer.passDue(logPages: 100, checkpointedPages: 50))
+        #expect(checkpointer.passDue(logPages: 100, checkpointedPages: 36))
+        // Within 64 pages of it: every 8, so that the writer's checkpoint finds little left.
+        #expect(checkpointer.passDue(logPages: 200, checkpointedPages: 192))
+        #expect(!checkpointer.passDue(logPages: 200, checkpointedPages: 193))
+        // Without a final interval, one interval throughout.
+        let even = WALCheckpointer(pagesPerPass: 64, writerPages: 256)
+        #expect(!even.passDue(logPages: 200, checkpointedPages: 192))
+    }
+
     @Test func afterStopCommitsWakeNothingAndTheDataIsIntact() throws {
         let temp = try TempDirectory()
         defer { temp.remove() }

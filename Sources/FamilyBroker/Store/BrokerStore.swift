@@ -24,7 +24,8 @@ public final class BrokerStore: Sendable {
     public init(path: String, commitDelay: (@Sendable () -> Duration)? = nil) throws {
         self.commitDelay = commitDelay
         let checkpoints = WALCheckpointer(
-            pagesPerPass: Self.backgroundCheckpointPages, writerPages: Self.walCheckpointPages)
+            pagesPerPass: Self.backgroundCheckpointPages, finalPagesPerPass: Self.finalBackgroundCheckpointPages,
+            writerPages: Self.walCheckpointPages)
         self.checkpoints = checkpoints
         var config = Configuration()
         config.label = "family-broker"
@@ -68,8 +69,12 @@ public final class BrokerStore: Sendable {
     /// WAL pages after which the writer checkpoints.
     static let walCheckpointPages = 16_384
 
-    /// WAL pages between background checkpoints, once started.
-    static let backgroundCheckpointPages = 256
+    /// WAL pages between background checkpoints, once started (issue 18: every 256 pages copied a busy store's hot
+    /// pages eight times as often, for ~8 µs of CPU and ~20% of the bytes written per cycle).
+    static let backgroundCheckpointPages = 2048
+
+    /// WAL pages between background checkpoints in the log's last `backgroundCheckpointPages` before the writer's own.
+    static let finalBackgroundCheckpointPages = 256
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -9,8 +9,9 @@ import Synchronization
 /// Left to the writer, a checkpoint runs right after a commit every `writerPages` pages of log: it copies every page
 /// changed since the last one and syncs the database file while the next batch of commands, and every reply and event
 /// waiting on it, waits (~100 ms under load). Once started, passive checkpoints here copy the log every `pagesPerPass`
-/// pages without blocking the writer; the writer's own checkpoint then finds only the last few pages to copy, and
-/// completes the log so that SQLite writes it from the beginning again.
+/// pages (every `finalPagesPerPass` near the writer's limit) without blocking the writer; the writer's own checkpoint
+/// then finds only the last few pages to copy, and completes the log so that SQLite writes it from the beginning
+/// again.
 public final class WALCheckpointer: Sendable {
     /// One pass: the log's length and how much of it is now in the database file, in pages.
     public struct Pass: Sendable, Equatable {
@@ -38,17 +39,29 @@ public final class WALCheckpointer: Sendable {
         var queue: DatabaseQueue?
     }
 
-    /// Log pages between background passes.
+    /// Log pages between background passes, while the log is more than that short of `writerPages`. Each pass copies
+    /// the latest copy of every page changed since the last one, so a page a busy store changes in every commit is
+    /// copied once per pass: fewer passes copy less.
     public let pagesPerPass: Int
+    /// Log pages between background passes once the log is within `pagesPerPass` of `writerPages`, so that the writer's
+    /// own checkpoint, which the next batch waits for, finds at most about this much left to copy.
+    public let finalPagesPerPass: Int
     /// Log pages after which the writer checkpoints itself, as SQLite's `wal_autocheckpoint` would.
     public let writerPages: Int
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(pagesPerPass: Int, writerPages: Int) {
+    init(pagesPerPass: Int, finalPagesPerPass: Int? = nil, writerPages: Int) {
         self.pagesPerPass = pagesPerPass
+        self.finalPagesPerPass = min(finalPagesPerPass ?? pagesPerPass, pagesPerPass)
         self.writerPages = writerPages
+    }
+
+    /// Whether a background pass is due with `logPages` of log, `checkpointedPages` of it already copied.
+    func passDue(logPages: Int, checkpointedPages: Int) -> Bool {
+        let interval = logPages + pagesPerPass >= writerPages ? finalPagesPerPass : pagesPerPass
+        return logPages - checkpointedPages >= interval
     }
 
     /// What has been checkpointed, and by whom.
@@ -85,7 +98,8 @@ public final class WALCheckpointer: Sendable {
             // A shorter log than last time: SQLite has started writing it from the beginning.
             if logPages < state.logPages { state.checkpointedPages = 0 }
             state.logPages = logPages
-            guard state.running, !state.stopping, !state.pending, logPages - state.checkpointedPages >= pagesPerPass
+            guard state.running, !state.stopping, !state.pending,
+                passDue(logPages: logPages, checkpointedPages: state.checkpointedPages)
             else { return false }
             state.pending = true
             return true
@@ -121,7 +135,8 @@ public final class WALCheckpointer: Sendable {
                     // Commits during the pass did not wake the thread: go on while a pass is due and the last one
                     // got somewhere (a reader still on old pages can hold the log back).
                     state.pending =
-                        state.checkpointedPages > before && state.logPages - state.checkpointedPages >= pagesPerPass
+                        state.checkpointedPages > before
+                        && passDue(logPages: state.logPages, checkpointedPages: state.checkpointedPages)
                     return state.pending
                 }
             }
