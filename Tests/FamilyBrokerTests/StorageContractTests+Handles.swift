@@ -28,6 +28,7 @@ extension StorageContractTests {
                         ],
                         of: "emma")
                     #expect(try tx.contactFlags(of: "emma", among: [a, mailA, b, a]) == [a: true, b: false])
+                    #expect(try tx.contactFlags(of: "emma", among: [mailA]).isEmpty, "same value, another kind")
                     #expect(try tx.contactFlags(of: "bob", among: [a]).isEmpty)
                 }, committed: { _ in })
             let approved = try await store.reading { try $0.approvedHandles(of: "emma").map(\.handle) }

@@ -108,17 +108,18 @@ extension PostgresTransaction {
 
     func contactFlags(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle: Bool] {
         guard !handles.isEmpty else { return [:] }
-        let (kinds, values) = Self.columns(of: handles)
+        let asked = Set(handles)
         var flags: [CommunicationHandle: Bool] = [:]
+        // `value = ANY`, the kinds compared here (as `knownHandles`).
         for row in try rows(
             """
-            SELECT kind, value, downtime FROM contact WHERE child_id = \(child)
-            AND (kind, value) IN (SELECT * FROM unnest(\(kinds)::integer[], \(values)::text[]))
+            SELECT kind, value, downtime FROM contact WHERE child_id = \(child) AND value = ANY(\(handles.map(\.value)))
             """)
         {
             let (kind, value, downtime) = try row.decode((Int32, String, Bool).self)
             guard let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: kind)) else { continue }
-            flags[CommunicationHandle(value: value, kind: kind)] = downtime
+            let handle = CommunicationHandle(value: value, kind: kind)
+            if asked.contains(handle) { flags[handle] = downtime }
         }
         return flags
     }
