@@ -77,19 +77,24 @@ struct PostgresLostConnectionTests {
     /// new connection still open, and postgres-nio's debug assertion stopped the broker (issue 20).
     @Test func aTransactionLeftIdlePastTheLeaseFailsAtCommitAndTheNextOneRuns() async throws {
         let (url, password, drop) = try await TestPostgres.database()
-        let store = try PostgresStore(url: url, password: password, leaseDuration: .seconds(1), logger: quietLogger)
-        let hooked = Mutex(false)
-        let attempt = Task {
-            try await store.transaction(
-                { writer in
-                    try (writer as! PostgresTransaction).execute("SELECT 1")
-                    // The broker's process stopped (SIGSTOP) here, longer than idle_in_transaction_session_timeout.
-                    Thread.sleep(forTimeInterval: 2.5)
-                }, committed: { _ in hooked.withLock { $0 = true } })
+        do {
+            let store = try PostgresStore(url: url, password: password, leaseDuration: .seconds(1), logger: quietLogger)
+            let hooked = Mutex(false)
+            let attempt = Task {
+                try await store.transaction(
+                    { writer in
+                        try (writer as! PostgresTransaction).execute("SELECT 1")
+                        // The broker's process stopped (SIGSTOP) here, longer than idle_in_transaction_session_timeout.
+                        Thread.sleep(forTimeInterval: 2.5)
+                    }, committed: { _ in hooked.withLock { $0 = true } })
+            }
+            try await Self.expectStoreUnavailable(attempt)
+            #expect(!hooked.withLock { $0 }, "a transaction the server ended is not reported committed")
+            try await Self.expectCommits(store)
+        } catch {
+            await drop()
+            throw error
         }
-        try await Self.expectStoreUnavailable(attempt)
-        #expect(!hooked.withLock { $0 }, "a transaction the server ended is not reported committed")
-        try await Self.expectCommits(store)
         await drop()
     }
 

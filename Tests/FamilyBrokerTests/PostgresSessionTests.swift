@@ -15,20 +15,26 @@ struct PostgresSessionTests {
     @Test func aBodyThatReconnectsAndThenFailsKeepsTheNewConnection() async throws {
         let (url, password, drop) = try await TestPostgres.database()
         let session = PostgresSession(name: "test", url: url, password: password, logger: quietLogger)
-        let reopened = Mutex<ObjectIdentifier?>(nil)
-        await #expect(throws: StoreUnavailable.self) {
-            try await session.run { lost in
-                try lost.close().wait()
-                let new = try session.connected()
-                reopened.withLock { $0 = ObjectIdentifier(new) }
-                throw StoreUnavailable(description: "the server cannot say yet whether the commit happened")
+        do {
+            let reopened = Mutex<ObjectIdentifier?>(nil)
+            await #expect(throws: StoreUnavailable.self) {
+                try await session.run { lost in
+                    try lost.close().wait()
+                    let new = try session.connected()
+                    reopened.withLock { $0 = ObjectIdentifier(new) }
+                    throw StoreUnavailable(description: "the server cannot say yet whether the commit happened")
+                }
             }
+            let next = try await session.run { connection in
+                (ObjectIdentifier(connection), try connection.result(of: "SELECT 1", logger: quietLogger).rows.count)
+            }
+            #expect(next.0 == reopened.withLock { $0 }, "the next call runs on the connection the body opened")
+            #expect(next.1 == 1)
+        } catch {
+            session.close()
+            await drop()
+            throw error
         }
-        let next = try await session.run { connection in
-            (ObjectIdentifier(connection), try connection.result(of: "SELECT 1", logger: quietLogger).rows.count)
-        }
-        #expect(next.0 == reopened.withLock { $0 }, "the next call runs on the connection the body opened")
-        #expect(next.1 == 1)
         session.close()
         await drop()
     }

@@ -16,6 +16,12 @@ extension PostgresConnection {
     /// packets, a frozen host) never answers nor closes it: the deadline does, so the statement fails and the
     /// session's next call reconnects.
     func result(of query: PostgresQuery, logger: Logger) throws -> PostgresQueryResult {
+        try send(query, logger: logger).wait()
+    }
+
+    /// Sends `query` without waiting for it, as `result(of:logger:)` does, under the same deadline: postgres-nio runs
+    /// a connection's queries one after the other, so a caller may send several and wait only for the last.
+    func send(_ query: PostgresQuery, logger: Logger) -> EventLoopFuture<PostgresQueryResult> {
         let timeout = PostgresSession.statementTimeout
         let answer = eventLoop.makePromise(of: PostgresQueryResult.self)
         eventLoop.execute {
@@ -38,6 +44,6 @@ extension PostgresConnection {
                 answer.completeWith(result)
             }
         }
-        return try answer.futureResult.wait()
+        return answer.futureResult
     }
 }

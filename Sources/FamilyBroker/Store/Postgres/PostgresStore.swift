@@ -117,6 +117,7 @@ extension PostgresStore: BrokerStorage {
             do {
                 xid = try tx.rows("SELECT txid_current()").first?.decode(Int64.self) ?? 0
                 result = try work(tx)
+                try tx.settle()
             } catch {
                 _ = try? tx.execute("ROLLBACK")
                 throw error

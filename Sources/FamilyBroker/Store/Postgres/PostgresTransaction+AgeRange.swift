@@ -13,7 +13,7 @@ extension PostgresTransaction {
     }
 
     func setAgeSharing(_ setting: AgeSharing, of member: MemberID, by: MemberID, at: Date) throws {
-        try execute(
+        try post(
             """
             INSERT INTO age_sharing (member_id, setting, set_by, set_at)
             VALUES (\(member), \(Int(setting.rawValue)), \(by), \(Self.ms(at)))
@@ -44,7 +44,7 @@ extension PostgresTransaction {
         var w = WireWriter()
         w.ageRangeAnswer(entry.answer)
         let gates = entry.gates.map(String.init).joined(separator: ",")
-        try execute(
+        try post(
             """
             INSERT INTO age_cache (member_id, app, first_day, period_day, gates, answer, next_review)
             VALUES (\(entry.memberID), \(entry.app), \(entry.firstDay.description), \(entry.periodDay.description),
@@ -62,7 +62,7 @@ extension PostgresTransaction {
     func insertAgePrompt(_ prompt: AgePrompt) throws {
         var w = WireWriter()
         w.agePrompt(prompt)
-        try execute(
+        try post(
             """
             INSERT INTO age_prompt (id, member_id, app, prompt, expires_at, status)
             VALUES (\(prompt.id), \(prompt.memberID), \(prompt.app), \(Data(w.bytes)), \(Self.ms(prompt.expiresAt)), 0)
@@ -94,7 +94,7 @@ extension PostgresTransaction {
     }
 
     func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws {
-        try execute("UPDATE age_prompt SET status = \(status.rawValue) WHERE id = \(id)")
+        try post("UPDATE age_prompt SET status = \(status.rawValue) WHERE id = \(id)")
     }
 
     /// Columns: member_id, app, first_day, period_day, gates, answer, next_review.

@@ -20,6 +20,7 @@ extension PostgresTransaction: ClusterStorage {
 
     func heads(of members: [MemberID]) throws -> [MemberID: UInt64] {
         guard !members.isEmpty else { return [:] }
+        try flush()
         var heads: [MemberID: UInt64] = [:]
         for row in try rows(
             "SELECT member_id, MAX(seq) FROM event WHERE member_id = ANY(\(members)) GROUP BY member_id")
@@ -31,6 +32,6 @@ extension PostgresTransaction: ClusterStorage {
     }
 
     func announceDirectoryChange(by broker: String) throws {
-        try execute("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
+        try post("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
     }
 }

@@ -53,17 +53,17 @@ extension PostgresTransaction {
     }
 
     func saveFamily(entry: Data, id: FamilyID, sourceHash: String?) throws {
-        try execute(
+        try post(
             """
             INSERT INTO family_entry (id, entry, source_hash) VALUES (\(id), \(entry), \(sourceHash))
             ON CONFLICT (id) DO UPDATE SET entry = excluded.entry, source_hash = excluded.source_hash
             """)
     }
 
-    func deleteFamily(_ id: FamilyID) throws { try execute("DELETE FROM family_entry WHERE id = \(id)") }
+    func deleteFamily(_ id: FamilyID) throws { try post("DELETE FROM family_entry WHERE id = \(id)") }
 
     func revokeKey(_ key: String, device: DeviceID, member: MemberID, at date: Date) throws {
-        try execute(
+        try post(
             """
             INSERT INTO revoked_key (public_key, device_id, member_id, revoked_at)
             VALUES (\(key), \(device), \(member), \(Self.milliseconds(date)))
@@ -72,7 +72,7 @@ extension PostgresTransaction {
             """)
     }
 
-    func unrevokeKey(_ key: String) throws { try execute("DELETE FROM revoked_key WHERE public_key = \(key)") }
+    func unrevokeKey(_ key: String) throws { try post("DELETE FROM revoked_key WHERE public_key = \(key)") }
 
     // MARK: settings, contacts, passcodes
 
@@ -85,7 +85,7 @@ extension PostgresTransaction {
 
     func saveSettings(_ settings: CommunicationSettings, of child: MemberID) throws {
         let data = try JSONEncoder().encode(settings)
-        try execute(
+        try post(
             """
             INSERT INTO child_settings (member_id, settings) VALUES (\(child), \(data))
             ON CONFLICT (member_id) DO UPDATE SET settings = excluded.settings
@@ -107,14 +107,19 @@ extension PostgresTransaction {
     }
 
     func contactFlags(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle: Bool] {
+        guard !handles.isEmpty else { return [:] }
+        let asked = Set(handles)
         var flags: [CommunicationHandle: Bool] = [:]
-        for handle in handles where flags[handle] == nil {
-            let found = try rows(
-                """
-                SELECT downtime FROM contact WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
-                AND value = \(handle.value)
-                """)
-            if let row = found.first { flags[handle] = try row.decode(Bool.self) }
+        // `value = ANY`, the kinds compared here (as `knownHandles`).
+        for row in try rows(
+            """
+            SELECT kind, value, downtime FROM contact WHERE child_id = \(child) AND value = ANY(\(handles.map(\.value)))
+            """)
+        {
+            let (kind, value, downtime) = try row.decode((Int32, String, Bool).self)
+            guard let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: kind)) else { continue }
+            let handle = CommunicationHandle(value: value, kind: kind)
+            if asked.contains(handle) { flags[handle] = downtime }
         }
         return flags
     }
@@ -126,7 +131,7 @@ extension PostgresTransaction {
             let value = contact.handle.value
             // xmax = 0 only for a row this statement inserted (an update leaves the old version's id).
             let inserted =
-                try rows(
+                try writtenRows(
                     """
                     INSERT INTO contact (child_id, kind, value, downtime)
                     VALUES (\(child), \(kind), \(value), \(contact.allowedDuringDowntime))
@@ -158,10 +163,10 @@ extension PostgresTransaction {
 
     func savePasscode(_ row: Stored.Passcode?, of child: MemberID) throws {
         guard let row else {
-            try execute("DELETE FROM passcode WHERE member_id = \(child)")
+            try post("DELETE FROM passcode WHERE member_id = \(child)")
             return
         }
-        try execute(
+        try post(
             """
             INSERT INTO passcode (member_id, hash, failures, locked_until)
             VALUES (\(child), \(row.hash), \(row.failures), \(Self.milliseconds(row.lockedUntil)))

@@ -8,7 +8,7 @@ import PostgresNIO
 extension PostgresTransaction {
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64 {
         let body = BrokerStore.encodedHistoryBody(entry)
-        let id = try rows(
+        let id = try writtenRows(
             """
             INSERT INTO history (family_id, child_id, recorded_at, entry)
             VALUES (\(family), \(entry.childMemberID), \(Self.milliseconds(entry.recordedAt)), \(body)) RETURNING id

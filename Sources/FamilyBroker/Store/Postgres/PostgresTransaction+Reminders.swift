@@ -14,7 +14,7 @@ extension PostgresTransaction {
     }
 
     func scheduleReminder(_ question: UUID, at date: Date) throws {
-        try execute(
+        try post(
             """
             INSERT INTO question_reminder (question_id, remind_at) VALUES (\(question), \(Self.milliseconds(date)))
             ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
@@ -22,7 +22,7 @@ extension PostgresTransaction {
     }
 
     func removeReminder(_ question: UUID) throws {
-        try execute("DELETE FROM question_reminder WHERE question_id = \(question)")
+        try post("DELETE FROM question_reminder WHERE question_id = \(question)")
     }
 }
 

@@ -4,40 +4,83 @@ import HearthProtocol
 import Logging
 import PostgresNIO
 
-/// A connection of `PostgresStore` inside a transaction (or a read), as the engine's `StorageWriter`: each call is
-/// one or more statements, blocking the store's queue until the server answered.
+/// A connection of `PostgresStore` inside a transaction (or a read), as the engine's `StorageWriter`. Each statement
+/// is a round trip, so a write transaction sends as few as it can and waits for fewer still (`HeldWrites`): a
+/// command's savepoint only once it writes, its events in one insert, and writes whose result it does not need sent
+/// without waiting (`post`), their outcome checked at the next statement it waits for and when the command ends.
 struct PostgresTransaction: StorageWriter {
     let connection: PostgresConnection
     let logger: Logger
+    /// What this transaction has not sent or not waited for yet (a read's stays empty).
+    let held = HeldWrites()
 
+    /// Runs a statement as it is, apart from held writes and savepoints: transaction control.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.result(of: query, logger: logger)
+        held.statements += 1
+        return try connection.result(of: query, logger: logger)
     }
 
-    func rows(_ query: PostgresQuery) throws -> [PostgresRow] { try execute(query).rows }
+    /// Runs a query that only reads. It sees every write sent before it, but not the events held: a query of
+    /// `event` calls `flush` first.
+    func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try waited(query).rows
+    }
+
+    /// Runs a statement that writes and waits for its result, in the current command's savepoint.
+    @discardableResult
+    func write(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        openSavepoint()
+        return try waited(query)
+    }
+
+    /// Sends a statement that writes, in the current command's savepoint, without waiting for it.
+    func post(_ query: PostgresQuery) throws {
+        openSavepoint()
+        send(query)
+    }
+
+    /// The rows a writing statement returned.
+    func writtenRows(_ query: PostgresQuery) throws -> [PostgresRow] { try write(query).rows }
 
     /// How many rows a statement changed.
-    func changes(_ query: PostgresQuery) throws -> Int { try execute(query).metadata.rows ?? 0 }
+    func changes(_ query: PostgresQuery) throws -> Int { try write(query).metadata.rows ?? 0 }
 
-    /// Commits, and throws when the server rolled back instead (a statement failed outside any savepoint).
+    /// Sends the events held, as one insert (in the current command's savepoint), without waiting for it.
+    func flush() throws {
+        guard !held.isEmpty else { return }
+        openSavepoint()
+        send(
+            """
+            INSERT INTO event (member_id, seq, body)
+            SELECT * FROM unnest(\(held.members)::text[], \(held.sequences)::bigint[], \(held.bodies)::bytea[])
+            """)
+        held.clear()
+    }
+
+    /// Sends what is held and waits for everything sent; throws the first failure.
+    func settle() throws {
+        try flush()
+        let sent = held.inFlight
+        held.inFlight.removeAll(keepingCapacity: true)
+        guard let last = sent.last else { return }
+        // In order on the connection: once the last is answered, so is every one before it.
+        _ = try? last.wait()
+        for future in sent {
+            do {
+                _ = try future.wait()
+            } catch {
+                noteFailure()
+                throw error
+            }
+        }
+    }
+
+    /// Commits (after `settle`), and throws when the server rolled back instead (a statement failed outside any
+    /// savepoint).
     func commit() throws {
         let tag = try execute("COMMIT").metadata.command
         guard tag == "COMMIT" else { throw PostgresStore.RolledBack(command: tag) }
-    }
-
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT command")
-        do {
-            let result = try body()
-            try execute("RELEASE SAVEPOINT command")
-            return result
-        } catch {
-            // A failed statement aborted the transaction: rolling back to the savepoint makes it usable again.
-            try execute("ROLLBACK TO SAVEPOINT command")
-            try execute("RELEASE SAVEPOINT command")
-            throw error
-        }
     }
 
     static func milliseconds(_ date: Date) -> Int64 { BrokerStore.milliseconds(date) }
@@ -91,21 +134,22 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
-        try handles.filter { handle in
-            try !rows(
+        guard !handles.isEmpty else { return [] }
+        // `value = ANY`, the kinds compared here: planned as cheaply as one equality (a row-wise `IN (unnest …)`
+        // cost the server twice that to plan, on every statement).
+        let known = try handleSet(
+            rows(
                 """
-                SELECT 1 FROM known_handle WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
-                AND value = \(handle.value)
-                """
-            ).isEmpty
-        }
+                SELECT kind, value FROM known_handle WHERE child_id = \(child) AND value = ANY(\(handles.map(\.value)))
+                """))
+        return handles.filter(known.contains)
     }
 
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
         var w = WireWriter()
         w.askedQuestion(asked)
         let expires = asked.question.expirationDate.map(Self.milliseconds)
-        try execute(
+        try post(
             """
             INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
             VALUES (\(asked.question.id), \(asked.childMemberID), \(BrokerStore.handlesKey(asked.question.handles)),
@@ -116,34 +160,60 @@ struct PostgresTransaction: StorageWriter {
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         let encoded = Self.encodeResolution(resolution)
-        try execute("UPDATE question SET status = 1, resolution = \(encoded) WHERE id = \(id)")
+        try post("UPDATE question SET status = 1, resolution = \(encoded) WHERE id = \(id)")
     }
 
     func addKnownHandles(
         _ handles: [CommunicationHandle], child: MemberID, question: UUID?
     ) throws -> [CommunicationHandle] {
-        try handles.filter { handle in
-            try changes(
+        guard !handles.isEmpty else { return [] }
+        let (kinds, values) = Self.columns(of: handles)
+        var added = try handleSet(
+            writtenRows(
                 """
                 INSERT INTO known_handle (child_id, kind, value, question_id)
-                VALUES (\(child), \(Int(handle.kind.rawValue)), \(handle.value), \(question)) ON CONFLICT DO NOTHING
-                """) > 0
-        }
+                SELECT \(child), kind, value, \(question) FROM unnest(\(kinds)::integer[], \(values)::text[])
+                AS h (kind, value) ON CONFLICT DO NOTHING RETURNING kind, value
+                """))
+        // In `handles`' order, each once.
+        return handles.filter { added.remove($0) != nil }
     }
 
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle] {
-        try Array(Set(handles)).filter { handle in
-            try changes(
+        let distinct = Array(Set(handles))
+        guard !distinct.isEmpty else { return [] }
+        let (kinds, values) = Self.columns(of: distinct)
+        let removed = try handleSet(
+            writtenRows(
                 """
-                DELETE FROM known_handle WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))
-                AND value = \(handle.value)
-                """) > 0
+                DELETE FROM known_handle WHERE child_id = \(child)
+                AND (kind, value) IN (SELECT * FROM unnest(\(kinds)::integer[], \(values)::text[]))
+                RETURNING kind, value
+                """))
+        return distinct.filter(removed.contains)
+    }
+
+    /// Handles as two columns, for `unnest`.
+    static func columns(of handles: [CommunicationHandle]) -> (kinds: [Int32], values: [String]) {
+        (handles.map { Int32($0.kind.rawValue) }, handles.map(\.value))
+    }
+
+    /// The handles of rows whose first columns are (kind, value).
+    private func handleSet(_ rows: [PostgresRow]) throws -> Set<CommunicationHandle> {
+        var handles = Set<CommunicationHandle>()
+        for row in rows {
+            let (kind, value) = try row.decode((Int32, String).self)
+            if let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: kind)) {
+                handles.insert(CommunicationHandle(value: value, kind: kind))
+            }
         }
+        return handles
     }
 
     // MARK: events
 
     func events(of member: MemberID, after: UInt64, limit: Int) throws -> [Event] {
+        try flush()
         let found = try rows(
             """
             SELECT seq, body FROM event WHERE member_id = \(member) AND seq > \(Int64(clamping: after))
@@ -162,10 +232,7 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws {
-        try execute(
-            """
-            INSERT INTO event (member_id, seq, body) VALUES (\(event.memberID), \(Int64(event.sequence)), \(Data(body)))
-            """)
+        held.append(member: event.memberID, sequence: event.sequence, body: body)
     }
 
     // MARK: coding

@@ -1,0 +1,53 @@
+import Foundation
+import HearthCore
+import NIOCore
+import PostgresNIO
+
+/// What a write transaction of `PostgresStore` has not sent to the server, or not waited for, yet, and where its
+/// current command stands: every statement is a round trip, and every wait wakes the writer's thread again, so the
+/// store sends fewer statements and waits for fewer still.
+///
+/// - A command's savepoint is opened only before its first write: a command that only reads (hello, ping, sync, a
+///   refused ask) costs none, and a command that fails before writing has nothing to undo. A batch of devices'
+///   commands runs first with none at all (`unguarded`), and again with them only if a command failed after a write.
+/// - Events are held and sent as one multi-row insert when the command ends, or before a query of `event` (so that
+///   it sees them): most commands append two to four.
+/// - Writes whose result the engine does not need, the savepoint and the events are sent without waiting: postgres-nio
+///   runs them in order, and the next statement waited for (a read, the command's end, the commit) checks them.
+///
+/// Only touched on the writer's queue, from the one transaction that made it.
+final class HeldWrites: @unchecked Sendable {
+    /// Events appended and not sent yet, as rows of `event`.
+    var members: [String] = []
+    var sequences: [Int64] = []
+    var bodies: [ByteBuffer] = []
+
+    /// Inside a command: whether it wrote, so its `SAVEPOINT` was sent (nil outside a command).
+    var savepointOpen: Bool?
+    /// Whether the current command runs without a savepoint (`unguarded`).
+    var unguarded = false
+    /// Whether a statement of the current command failed: before its savepoint was opened, that aborted the whole
+    /// transaction on the server.
+    var commandFailed = false
+    /// The answer to the current command's `SAVEPOINT`, once sent.
+    var savepointAnswer: EventLoopFuture<PostgresQueryResult>?
+    /// Statements sent and not checked yet, in the order sent.
+    var inFlight: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
+    var statements = 0
+
+    var isEmpty: Bool { members.isEmpty }
+
+    func append(member: MemberID, sequence: UInt64, body: ArraySlice<UInt8>) {
+        members.append(member)
+        sequences.append(Int64(sequence))
+        bodies.append(ByteBuffer(bytes: body))
+    }
+
+    /// Forgets the events held (sent, or their command failed).
+    func clear() {
+        members.removeAll(keepingCapacity: true)
+        sequences.removeAll(keepingCapacity: true)
+        bodies.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,118 @@
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Commands, each undone alone when it throws, and how statements are sent inside them.
+extension PostgresTransaction {
+    /// A command. Its `SAVEPOINT` is sent before its first write, and never released: the next command's, of the
+    /// same name, hides it, and `ROLLBACK TO` goes back to the newest. When it returns, everything it sent has been
+    /// answered (a write that failed then fails it).
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try command(guarded: true, body)
+    }
+
+    /// A command with no savepoint at all. When it throws after it sent a write, or after a statement failed (which
+    /// aborted the transaction), it throws `SavepointNeeded`: the engine runs the batch again with savepoints.
+    func unguarded<T>(_ body: () throws -> T) throws -> T {
+        try command(guarded: false, body)
+    }
+
+    private func command<T>(guarded: Bool, _ body: () throws -> T) throws -> T {
+        guard held.savepointOpen == nil else { return try nestedSavepoint(body) }
+        // What was sent before the command is not the command's to undo.
+        try settle()
+        held.savepointOpen = false
+        held.commandFailed = false
+        held.unguarded = !guarded
+        defer {
+            held.savepointOpen = nil
+            held.savepointAnswer = nil
+            held.unguarded = false
+        }
+        do {
+            let result = try body()
+            try settle()
+            return result
+        } catch {
+            held.clear()
+            // Whatever the command sent is answered (or failed) before it is undone.
+            _ = try? settle()
+            if guarded { try undoCommand(after: error) }
+            if !guarded, !PostgresSession.isConnectionLoss(error), held.savepointOpen == true || held.commandFailed {
+                throw SavepointNeeded()
+            }
+            throw error
+        }
+    }
+
+    private func undoCommand(after error: any Error) throws {
+        if held.savepointOpen == true {
+            guard (try? held.savepointAnswer?.wait()) != nil else {
+                // Rolling back to "command" would undo the previous command instead.
+                throw StoreUnavailable(
+                    description: "a command's savepoint failed, after \(PostgresSession.reason(error))")
+            }
+            // A failed statement aborted the transaction: rolling back to the savepoint makes it usable again.
+            try execute("ROLLBACK TO SAVEPOINT command")
+        } else if held.commandFailed {
+            // Only a read failed on the server (cancelled at its timeout): with no savepoint, the transaction is
+            // over. The batch fails as on a lost connection; devices send its commands again.
+            throw StoreUnavailable(
+                description: "a read failed and ended the transaction: \(PostgresSession.reason(error))")
+        }
+    }
+
+    /// A savepoint inside a command's, sent at once and released.
+    private func nestedSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try write("SAVEPOINT nested")
+        do {
+            let result = try body()
+            try settle()
+            try execute("RELEASE SAVEPOINT nested")
+            return result
+        } catch {
+            held.clear()
+            _ = try? settle()
+            try execute("ROLLBACK TO SAVEPOINT nested")
+            try execute("RELEASE SAVEPOINT nested")
+            throw error
+        }
+    }
+
+    /// Before a command's first write: sends its `SAVEPOINT` (without waiting for it), or only notes the write when
+    /// the command runs unguarded.
+    func openSavepoint() {
+        guard held.savepointOpen == false else { return }
+        held.savepointOpen = true
+        if !held.unguarded { held.savepointAnswer = send("SAVEPOINT command") }
+    }
+
+    /// Sends a statement without waiting for it; `settle` checks it.
+    @discardableResult
+    func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        held.statements += 1
+        let answer = connection.send(query, logger: logger)
+        held.inFlight.append(answer)
+        return answer
+    }
+
+    /// Runs a statement and waits for it. A statement sent before it that failed is the cause of its failure
+    /// (the transaction was aborted), so that failure is thrown.
+    func waited(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        held.statements += 1
+        let answer = connection.send(query, logger: logger)
+        let result = Result { try answer.wait() }
+        try settle()
+        do {
+            return try result.get()
+        } catch {
+            noteFailure()
+            throw error
+        }
+    }
+
+    /// A statement failed: inside a command with no savepoint yet, that ended the transaction.
+    func noteFailure() {
+        if held.savepointOpen != nil { held.commandFailed = true }
+    }
+}

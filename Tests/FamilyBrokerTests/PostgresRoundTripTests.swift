@@ -1,0 +1,163 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import PostgresNIO
+import Testing
+
+@testable import FamilyBroker
+
+/// The PostgreSQL writer sends as few statements as it can (`HeldWrites`: a command's savepoint once it writes, its
+/// events in one insert), and every command stays atomic: on a real server.
+@Suite("PostgreSQL round trips")
+struct PostgresRoundTripTests {
+    let contract = StorageContractTests()
+
+    /// A store on a fresh database, dropped afterwards whether `body` passed or not.
+    func withStore(_ body: (PostgresStore) async throws -> Void) async throws {
+        let (url, password, drop) = try await TestPostgres.database()
+        do {
+            try await body(try PostgresStore(url: url, password: password, logger: quietLogger))
+        } catch {
+            await drop()
+            throw error
+        }
+        await drop()
+    }
+
+    /// The second command's events are refused by the server only when they are sent, as its command ends (a
+    /// sequence number already taken): that command changes nothing, its question included, and the commands before
+    /// and after it commit.
+    @Test func aCommandWhoseEventsTheServerRefusesIsUndoneAloneAndItsNeighboursCommit() async throws {
+        try await withStore { store in
+            let (first, refused) = (contract.asked(["first"]), contract.asked(["refused"]))
+            try await store.transaction(
+                { (tx) throws in
+                    try tx.savepoint {
+                        try tx.insert(first, resolution: nil)
+                        try contract.append(contract.event("emma", 1), to: tx)
+                    }
+                    #expect(throws: PSQLError.self, "the duplicate sequence number is refused at the server") {
+                        try tx.savepoint {
+                            try tx.insert(refused, resolution: nil)
+                            try contract.append(contract.event("bob", 1), to: tx)
+                            try contract.append(contract.event("emma", 1, "again"), to: tx)
+                        }
+                    }
+                    try tx.savepoint { try contract.append(contract.event("emma", 2), to: tx) }
+                }, committed: { _ in })
+            #expect(try await store.reading { try $0.question(first.question.id)?.asked } == first)
+            #expect(try await store.reading { try $0.question(refused.question.id) } == nil)
+            #expect(try store.heads() == ["emma": 2], "bob's event went with its command")
+            let bodies = try await store.reading { try $0.events(of: "emma", after: 0, limit: 10) }.map(\.body)
+            #expect(bodies == [contract.event("emma", 1).body, contract.event("emma", 2).body])
+        }
+    }
+
+    /// A command that only reads sends no savepoint; one that writes sends one, and all its events in one insert.
+    @Test func aCommandOpensItsSavepointOnlyToWriteAndSendsItsEventsAsOneInsert() async throws {
+        try await withStore { store in
+            let asked = contract.asked(["pal"])
+            try await store.transaction(
+                { (writer) throws in
+                    let tx = try #require(writer as? PostgresTransaction)
+                    var before = tx.held.statements
+                    try tx.savepoint { _ = try tx.question(asked.question.id) }
+                    #expect(tx.held.statements - before == 1, "the read alone")
+                    before = tx.held.statements
+                    #expect(throws: ContractError.self) { try tx.savepoint { throw ContractError() } }
+                    #expect(tx.held.statements == before, "nothing written: nothing to undo")
+                    try tx.savepoint {
+                        try tx.insert(asked, resolution: nil)
+                        for member in ["emma", "mum", "dad"] { try contract.append(contract.event(member, 1), to: tx) }
+                    }
+                    #expect(tx.held.statements - before == 3, "SAVEPOINT, the question, the three events")
+                    before = tx.held.statements
+                    try tx.unguarded { try contract.append(contract.event("emma", 2), to: tx) }
+                    #expect(tx.held.statements - before == 1, "unguarded: the events alone")
+                }, committed: { _ in })
+            #expect(try store.heads() == ["emma": 2, "mum": 1, "dad": 1])
+        }
+    }
+
+    /// With no savepoint open, a read the server fails (as one cancelled at its timeout) has ended the transaction:
+    /// the command fails as on a lost connection, so the batch fails and devices send it again; nothing commits.
+    @Test func aReadTheServerFailsBeforeTheCommandWroteFailsTheBatchAsUnavailable() async throws {
+        try await withStore { store in
+            let kept = contract.asked(["kept"])
+            await #expect(throws: PostgresStore.RolledBack.self) {
+                try await store.transaction(
+                    { (writer) throws in
+                        let tx = try #require(writer as? PostgresTransaction)
+                        try tx.savepoint { try tx.insert(kept, resolution: nil) }
+                        #expect(throws: StoreUnavailable.self) {
+                            try tx.savepoint { _ = try tx.rows("SELECT 1 / 0") }
+                        }
+                    }, committed: { _ in })
+            }
+            let found = try await store.reading { try $0.question(kept.question.id) }
+            #expect(found == nil, "nothing of the batch was stored")
+        }
+    }
+
+    /// As `UnguardedBatchTests` on SQLite: Yuri's events are refused by the server, so his ask fails after its
+    /// reminder and question were sent. Run first without savepoints, the batch runs again with them, and only his
+    /// ask is undone.
+    @Test func aBatchWhoseCommandFailsAfterAWriteRunsAgainWithSavepointsAndOnlyThatCommandIsUndone() async throws {
+        try await BrokerHarness.with(.postgres) { broker in
+            try await broker.storage.transaction(
+                { (writer) throws in
+                    let tx = try #require(writer as? PostgresTransaction)
+                    try tx.execute(
+                        """
+                        CREATE FUNCTION refuse_yuri() RETURNS trigger LANGUAGE plpgsql AS $$
+                        BEGIN IF NEW.member_id = 'yuri' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+                        RETURN NEW; END $$
+                        """)
+                    try tx.execute(
+                        "CREATE TRIGGER refuse_yuri BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_yuri()")
+                }, committed: { _ in })
+            let (first, refused, last) = (question(["h1"]), question(["y1"]), question(["h2"]))
+            let (replies, events) = try await broker.batch([
+                ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),
+                ("y1", UnguardedBatchTests.askFrame(refused, requestID: 2)),
+                ("e1", UnguardedBatchTests.askFrame(last, requestID: 3)),
+            ])
+
+            #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 1, "the batch ran again with savepoints")
+            #expect(replies[0].accepted?.asked.question.id == first.id, "\(replies[0])")
+            #expect(replies[1].errorCode == .internalError, "\(replies[1])")
+            #expect(replies[2].accepted?.asked.question.id == last.id, "\(replies[2])")
+            #expect(try await broker.storedQuestion(first.id) != nil)
+            #expect(try await broker.storedQuestion(refused.id) == nil, "the failed ask's question is undone")
+            #expect(try await broker.storedQuestion(last.id) != nil)
+            let reminders = try await broker.storage.reading { reader in
+                try (reader as! PostgresTransaction).rows("SELECT COUNT(*) FROM question_reminder").first?.decode(
+                    Int.self)
+            }
+            #expect(reminders == 2, "the failed ask's reminder is undone")
+            #expect(Set(events.map(\.memberID)) == ["emma", "alice", "bob"])
+            let heads = try broker.storage.heads()
+            #expect(heads["yuri"] == nil && heads["zed"] == nil, "\(heads)")
+            #expect(heads["emma"] == 2 && heads["alice"] == 2 && heads["bob"] == 2, "\(heads)")
+        }
+    }
+
+    /// A command that fails before it writes leaves the batch unguarded: nothing to undo, nothing run again.
+    @Test func aBatchWhoseCommandFailsBeforeWritingIsNotRunAgain() async throws {
+        try await BrokerHarness.with(.postgres) { broker in
+            let (first, invalid, last) = (
+                question(["h1"]), question(["h2"], defaultChoiceID: "no-such-choice"), question(["h3"])
+            )
+            let (replies, events) = try await broker.batch([
+                ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),
+                ("e1", UnguardedBatchTests.askFrame(invalid, requestID: 2)),
+                ("e1", UnguardedBatchTests.askFrame(last, requestID: 3)),
+            ])
+            #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 0, "nothing to undo, nothing redone")
+            #expect(replies[0].accepted != nil && replies[2].accepted != nil, "\(replies)")
+            #expect(replies[1].errorCode == .invalidQuestion, "\(replies[1])")
+            #expect(try await broker.questionCount() == 2)
+            #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == [1, 2])
+        }
+    }
+}
