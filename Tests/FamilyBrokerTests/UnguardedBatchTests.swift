@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
+import Synchronization
 import Testing
 
 @testable import FamilyBroker
@@ -68,5 +69,53 @@ import Testing
         #expect(try await broker.questionCount() == 2)
         #expect(try await Self.reminders(broker) == 2)
         #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == [1, 2])
+    }
+}
+
+/// A store that bounds its transactions (PostgreSQL: its statements are round trips) gets a long batch as several
+/// transactions, in order (issue 18).
+@Suite struct BoundedTransactionTests {
+    @Test func aLongBatchCommitsInSeveralTransactionsInOrder() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try BrokerStore(path: temp.databasePath)
+        let directory = try TestFamily.directory()
+        let commits = Atomic<Int>(0)
+        let engine = BrokerEngine(
+            storage: store, directory: DirectoryBox(directory), sequences: SequenceBook([:]), logger: quietLogger,
+            policy: BrokerHarness.policy, clock: Date.init, deliver: { _ in commits.add(1, ordering: .relaxed) },
+            maxCommandsPerTransaction: 4)
+        let asks = (1...10).map { n in question(["h\(n)"]) }
+        let requests = asks.map { asked in
+            BrokerRequest(deviceID: "e1", memberID: "emma", command: .ask(app: "com.example.chat", question: asked))
+        }
+        let (outcomes, output) = await engine.process(requests)
+
+        #expect(commits.load(ordering: .relaxed) == 3, "10 commands, at most 4 per transaction")
+        #expect(outcomes.count == 10)
+        for (outcome, asked) in zip(outcomes, asks) {
+            guard case .success(.askAccepted(let stored, nil)) = outcome else {
+                Issue.record("\(outcome)")
+                continue
+            }
+            #expect(stored.question.id == asked.id)
+        }
+        #expect(output.events.filter { $0.memberID == "emma" }.map(\.sequence) == Array(1...10))
+        #expect(output.eventFrames.count == output.events.count)
+        #expect(try store.heads()["emma"] == 10)
+    }
+
+    @Test func onPostgreSQLABatchLongerThanOneTransactionIsAnsweredInOrder() async throws {
+        try await BrokerHarness.with(.postgres) { broker in
+            let limit = try #require(broker.storage.maxCommandsPerTransaction)
+            let asks = (1...(limit + 6)).map { n in question(["h\(n)"]) }
+            let (replies, events) = try await broker.batch(
+                asks.enumerated().map { index, asked in
+                    ("e1", UnguardedBatchTests.askFrame(asked, requestID: UInt64(index + 1)))
+                })
+            #expect(replies.map { $0.accepted?.asked.question.id } == asks.map(\.id))
+            #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == (1...UInt64(asks.count)).map { $0 })
+            #expect(try broker.storage.heads()["emma"] == UInt64(asks.count))
+        }
     }
 }

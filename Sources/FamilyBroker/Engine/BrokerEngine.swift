@@ -36,6 +36,8 @@ public final class BrokerEngine: Sendable {
     private let deliver: @Sendable (Output) -> Void
     /// Batches run again with a savepoint per command, because a command failed after a change (`SavepointNeeded`).
     let redoneBatches = Atomic<Int>(0)
+    /// The most devices' commands in one transaction: the store's bound, unless a test sets its own.
+    let maxCommandsPerTransaction: Int?
 
     /// An engine over the SQLite store.
     public convenience init(
@@ -52,9 +54,10 @@ public final class BrokerEngine: Sendable {
         storage: any BrokerStorage, directory: DirectoryBox, sequences: SequenceBook, logger: Logger,
         policy: BrokerPolicy,
         clock: @escaping @Sendable () -> Date, deliver: @escaping @Sendable (Output) -> Void,
-        ownership: PartitionOwnership? = nil
+        ownership: PartitionOwnership? = nil, maxCommandsPerTransaction: Int? = nil
     ) {
         self.ownership = ownership
+        self.maxCommandsPerTransaction = maxCommandsPerTransaction ?? storage.maxCommandsPerTransaction
         self.store = storage
         self.directory = directory
         self.sequences = sequences
@@ -65,7 +68,24 @@ public final class BrokerEngine: Sendable {
     }
 
     /// Runs a batch of checked commands: one outcome per request, in order, and what was committed (and delivered).
+    /// A batch longer than the store's `maxCommandsPerTransaction` runs as several transactions, in order.
     func process(_ requests: [BrokerRequest]) async -> (outcomes: [CommandOutcome], output: Output) {
+        guard let limit = maxCommandsPerTransaction, requests.count > limit else { return await commit(requests) }
+        var outcomes: [CommandOutcome] = []
+        var output = Output()
+        outcomes.reserveCapacity(requests.count)
+        for start in stride(from: 0, to: requests.count, by: limit) {
+            let part = await commit(Array(requests[start..<min(start + limit, requests.count)]))
+            outcomes += part.outcomes
+            output.events += part.output.events
+            output.eventFrames += part.output.eventFrames
+            output.disconnectedDevices += part.output.disconnectedDevices
+        }
+        return (outcomes, output)
+    }
+
+    /// Runs `requests` in one transaction (or, when that fails, as `failedBatch` says).
+    private func commit(_ requests: [BrokerRequest]) async -> (outcomes: [CommandOutcome], output: Output) {
         let secrets = await PasscodeWork.prepare(
             requests, store: store, policy: policy, directory: directory.current, now: clock())
         let partitions = ownership.map { ownership in

@@ -28,6 +28,10 @@ protocol BrokerStorage: Sendable {
     /// Runs `body` against committed state, off the writer.
     func reading<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
 
+    /// The most devices' commands the engine runs in one transaction (nil: a whole batch). A store whose statements
+    /// are round trips bounds it, so that a transaction stays short of the locks and leases it holds.
+    var maxCommandsPerTransaction: Int? { get }
+
     /// Runs `work` in one transaction, then `committed` once it committed (see the contract above).
     func transaction<T: Sendable>(
         _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
@@ -167,6 +171,10 @@ protocol StorageWriter: StorageReader {
     func clearAgeCache(_ member: MemberID, app: BundleID) throws -> Bool
     func insertAgePrompt(_ prompt: AgePrompt) throws
     func closeAgePrompt(_ id: UUID, status: Stored.PromptStatus) throws
+}
+
+extension BrokerStorage {
+    var maxCommandsPerTransaction: Int? { nil }
 }
 
 extension StorageWriter {
