@@ -23,6 +23,13 @@ public final class BrokerEngine: Sendable {
         public var eventFrames: [[UInt8]] = []
         /// Devices revoked or removed by this transaction: their open connections must be closed.
         public var disconnectedDevices: [DeviceID] = []
+
+        /// Adds what a later transaction produced.
+        mutating func append(_ later: Output) {
+            events += later.events
+            eventFrames += later.eventFrames
+            disconnectedDevices += later.disconnectedDevices
+        }
     }
 
     let store: any BrokerStorage
@@ -77,9 +84,7 @@ public final class BrokerEngine: Sendable {
         for start in stride(from: 0, to: requests.count, by: limit) {
             let part = await commit(Array(requests[start..<min(start + limit, requests.count)]))
             outcomes += part.outcomes
-            output.events += part.output.events
-            output.eventFrames += part.output.eventFrames
-            output.disconnectedDevices += part.output.disconnectedDevices
+            output.append(part.output)
         }
         return (outcomes, output)
     }

@@ -193,9 +193,10 @@ extension BrokerStore {
     typealias StoredQuestion = Stored.Question
 
     static func handlesKey(_ handles: [CommunicationHandle]) -> String {
+        func part(_ handle: CommunicationHandle) -> String { "\(handle.kind.rawValue):\(handle.value)" }
         // One handle, as an ask usually names: the same key without a set, a sort and a join.
-        if handles.count == 1 { return "\(handles[0].kind.rawValue):\(handles[0].value)" }
-        return Set(handles.map { "\($0.kind.rawValue):\($0.value)" }).sorted().joined(separator: "\n")
+        if handles.count == 1 { return part(handles[0]) }
+        return Set(handles.map(part)).sorted().joined(separator: "\n")
     }
 
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
