@@ -228,9 +228,11 @@ public final class BrokerEngine: Sendable {
                     directory: tx.directoryChanged ? tx.directory : nil)
             },
             committed: { committed in
-                self.sequences.update(committed.heads)
                 if let directory = committed.directory { self.directory.replace(directory) }
+                // Queued before the heads advance: a heartbeat reads a head on another thread and is queued after
+                // it, so it never leaves ahead of the events it counts (a device would take that for a gap).
                 self.deliver(committed.output)
+                self.sequences.update(committed.heads)
             }
         ).pair
     }

@@ -1,8 +1,8 @@
 import HearthCore
 import Synchronization
 
-/// The head of every member's event log, shared by the engine (which advances it after each commit) and the I/O
-/// thread (which sends it in the heartbeat that greets a new subscription).
+/// The head of every member's event log, shared by the engine (which advances it after each commit, once the commit's
+/// events are queued for publishing) and the heartbeats (periodic, and the one greeting a new subscription).
 public final class SequenceBook: Sendable {
     private let heads: Mutex<[MemberID: UInt64]>
 
