@@ -29,7 +29,7 @@ struct HeartbeatOrderTests {
             "hearth-loadtest",
             [
                 "cycle", "--families", "40", "--parents", "2", "--closed", "--in-flight", "128", "--duration", "8",
-                "--warmup", "1", "--quiet", "--json", json, "--broker-arg", "--heartbeat", "--broker-arg", "0.05",
+                "--warmup", "1", "--quiet", "--json", json, "--broker-arg=--heartbeat", "--broker-arg=0.05",
             ], timeout: .seconds(240))
         #expect(status == 0, "hearth-loadtest failed:\n\(output)")
         let run = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: json))).broker
