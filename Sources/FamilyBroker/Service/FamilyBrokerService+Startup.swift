@@ -40,9 +40,8 @@ extension FamilyBrokerService {
             storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
             deliver: { output in
                 // On the store's writer, right after the commit: each member's events leave in sequence order.
-                let publications = BrokerFrames.publications(
-                    events: output.events, frames: output.eventFrames, singles: singles.all)
-                for publication in publications { sockets.publish(publication.frame, to: publication.member) }
+                sockets.publish(
+                    BrokerFrames.publications(events: output.events, frames: output.eventFrames, singles: singles.all))
                 metrics.record(output)
                 logResolutions(output.events, logger: logger)
             }, ownership: ownership)

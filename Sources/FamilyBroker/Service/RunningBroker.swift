@@ -63,18 +63,21 @@ struct RunningBroker: Sendable {
     /// One batch from the ingress socket: the gate admits, the intake runs and encodes, the replies go back.
     func process(_ batch: [SocketLoop.Inbound]) async {
         var admitted: [CommandIntake.Inbound] = []
+        var answered: [SocketLoop.Outgoing] = []
         admitted.reserveCapacity(batch.count)
         for item in batch {
             switch gate.admit(item.message.frames, device: item.message.userId) {
             case .admit(let inbound): admitted.append(inbound)
-            case .answer(let routing, let frame): sockets.reply(frame, to: routing)
+            case .answer(let routing, let frame):
+                answered.append(.init([routing, frame], on: BrokerSockets.Slot.ingress))
             case .drop: continue
             }
         }
+        sockets.loop.send(answered)
         guard !admitted.isEmpty else { return }
         let started = ContinuousClock.now
         let (replies, _) = await intake.process(admitted)
-        for reply in replies { sockets.reply(reply.frame, to: reply.routingID) }
+        sockets.reply(replies)
         metrics.record(admitted, replies: replies, duration: ContinuousClock.now - started)
     }
 
@@ -99,10 +102,10 @@ struct RunningBroker: Sendable {
             }
             health.beat()
             let directory = engine.directory.current
-            for member in subscribed.all where engine.ownership?.serves(directory.members[member]?.familyID) ?? true {
-                // A lost family's devices hear nothing more here: their next command gets the redirect.
-                sockets.publish(BrokerFrames.heartbeat(head: sequences.head(of: member)), to: member)
-            }
+            // A lost family's devices hear nothing more here: their next command gets the redirect.
+            let served = subscribed.all.filter { engine.ownership?.serves(directory.members[$0]?.familyID) ?? true }
+            sockets.publish(
+                served.map { .init(member: $0, frame: BrokerFrames.heartbeat(head: sequences.head(of: $0))) })
         }
     }
 

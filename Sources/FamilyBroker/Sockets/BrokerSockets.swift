@@ -76,9 +76,40 @@ struct BrokerSockets: Sendable {
         loop.send([routingID, frame], on: slot)
     }
 
-    /// Publishes a frame on a member's topic.
-    func publish(_ frame: [UInt8], to member: MemberID) {
-        loop.send([BrokerFrames.topic(of: member), frame], on: Slot.egress)
+    /// Sends a batch's replies to the ingress socket in one hand-off to the loop (see `replyMessages`).
+    func reply(_ replies: [CommandIntake.Reply]) {
+        loop.send(Self.replyMessages(replies))
+    }
+
+    /// Publishes each frame on its member's topic, in order, in one hand-off to the loop.
+    func publish(_ publications: [BrokerFrames.Publication]) {
+        loop.send(publications.map { .init([BrokerFrames.topic(of: $0.member), $0.frame], on: Slot.egress) })
+    }
+
+    /// The replies as messages for the ingress socket: each routing id's together, in their order, the routing ids in
+    /// the order of their first reply. libzmq's I/O thread writes whatever a connection has queued in one TCP send (up
+    /// to 8 KiB): a device's replies queued back to back mostly leave together, where with other devices' replies
+    /// between them the first has often been written alone before the next is queued.
+    static func replyMessages(_ replies: [CommandIntake.Reply]) -> [SocketLoop.Outgoing] {
+        var slot: [[UInt8]: Int] = [:]
+        var groups: [[Int]] = []
+        slot.reserveCapacity(replies.count)
+        for index in replies.indices {
+            if let at = slot[replies[index].routingID] {
+                groups[at].append(index)
+            } else {
+                slot[replies[index].routingID] = groups.count
+                groups.append([index])
+            }
+        }
+        var messages: [SocketLoop.Outgoing] = []
+        messages.reserveCapacity(replies.count)
+        for group in groups {
+            for index in group {
+                messages.append(.init([replies[index].routingID, replies[index].frame], on: Slot.ingress))
+            }
+        }
+        return messages
     }
 
     /// Closes every CURVE connection by reopening both sockets on the same endpoints: only enrolled keys get back in.
