@@ -52,6 +52,31 @@ struct RecentEventsTests {
         #expect(try store.heads() == ["emma": 3, "alice": 1])
     }
 
+    @Test func eventsStoredOutOfOrderAreKeptInOrderAndStoredOnce() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try BrokerStore(path: temp.databasePath)
+        let read = try await store.transaction(
+            { tx in
+                for sequence: UInt64 in [5, 1, 3] { try append(event("emma", sequence), to: tx) }
+                #expect(throws: ContractError.self) {
+                    try tx.savepoint {
+                        try append(event("emma", 2), to: tx)
+                        throw ContractError()
+                    }
+                }
+                for sequence: UInt64 in [1, 3, 5] {
+                    #expect(throws: (any Error).self, "emma \(sequence) again") {
+                        try append(event("emma", sequence), to: tx)
+                    }
+                }
+                try append(event("emma", 4), to: tx)
+                return try tx.events(of: "emma", after: 1, limit: 10).map(\.sequence)
+            }, committed: { _ in })
+        #expect(read == [3, 4, 5])
+        #expect(try await store.reading { try $0.events(of: "emma", after: 1, limit: 10) }.map(\.sequence) == read)
+    }
+
     @Test func theWriterReadsTheRecentPartAsAReaderDoesAcrossMoves() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }

@@ -11,8 +11,8 @@ import HearthProtocol
 /// sequence) to position is `event_index` for the log up to `event_indexed.pos`; the rows after it are the recent
 /// part, found by position (the writer keeps their map in memory, `RecentEvents`), and move into `event_index` once
 /// there are `recentEventLimit` of them, so each member's page there is dirtied once per move instead of once per
-/// commit. A member's log only grows (each event's sequence number above the member's last), so a sequence is stored
-/// once per member; the writer checks it from memory (`WriterStatements.movedEventHeads`, `RecentEvents`).
+/// commit. A sequence is stored once per member, and none at or below the member's last in `event_index`; the writer
+/// checks both from memory (`WriterStatements.movedEventHeads`, `RecentEvents`).
 extension BrokerStore {
     /// Entries of the recent part before they move to `event_index`: the pages written per commit for both parts were
     /// fewest near 4,096 with a few hundred members (measured: docs/PERFORMANCE.md, issue 18), and a reader scans
@@ -97,13 +97,19 @@ extension BrokerStore {
     /// The recent part of the map: the log's rows after the last position moved into `event_index`.
     static let recentEventsFilter = "pos > (SELECT pos FROM event_indexed)"
 
-    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. A member's
-    /// log only grows: a sequence number at or below the member's last stored one is refused, so a sequence number
-    /// is stored once per member. (The writer's `WriterStatements.appendEvent` applies the same rule from memory.)
+    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. A sequence
+    /// number at or below the member's last one moved to `event_index` is refused, and one in the recent part (read
+    /// by a scan of its rows): a sequence number is stored once per member. (The writer's `WriterStatements.appendEvent`
+    /// applies the same rule from memory.)
     static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
-        guard event.sequence > (try lastSequence(of: event.memberID, in: db)) else {
-            throw sequenceAlreadyStored(event)
-        }
+        let moved = try Int64.fetchOne(
+            db.cachedStatement(sql: WriterStatements.Query.movedEventHead.sql), arguments: [event.memberID])
+        let recent = try Bool.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM event_log WHERE \(recentEventsFilter) AND member_id = ? AND seq = ?)"
+            ),
+            arguments: [event.memberID, Int64(event.sequence)])
+        guard event.sequence > UInt64(clamping: moved ?? 0), recent != true else { throw sequenceAlreadyStored(event) }
         try insertEvent(event, body: body, in: db)
     }
 
@@ -113,16 +119,15 @@ extension BrokerStore {
             .execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
     }
 
-    /// The member's last stored sequence number (0 for none): the recent part, read by a scan of its rows, or else
-    /// the moved part. Not on the broker's path: the writer keeps both in memory.
+    /// The member's last stored sequence number (0 for none), from both parts. Not on the broker's path (it scans the
+    /// recent part's rows): the benchmarks' bulk writer.
     static func lastSequence(of member: MemberID, in db: Database) throws -> UInt64 {
         let recent = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT MAX(seq) FROM event_log WHERE \(recentEventsFilter) AND member_id = ?"),
             arguments: [member])
-        if let recent { return UInt64(clamping: recent) }
         let moved = try Int64.fetchOne(
             db.cachedStatement(sql: WriterStatements.Query.movedEventHead.sql), arguments: [member])
-        return UInt64(clamping: moved ?? 0)
+        return UInt64(clamping: max(recent ?? 0, moved ?? 0))
     }
 
     /// The refusal of a sequence number already stored (the v3 trigger's error).

@@ -12,11 +12,11 @@ import HearthCore
 /// transactions, a commit by another connection, or on a new connection (`WriterStatements.forgetMemory`). Only the
 /// writer uses it, on GRDB's writer queue.
 final class RecentEvents: @unchecked Sendable {
-    /// Each member's entries, in sequence order (a member's log only grows).
+    /// Each member's entries, in sequence order.
     private var entries: [MemberID: [(sequence: UInt64, position: Int64)]] = [:]
     private var loaded = false
-    /// Members whose entry the open transaction added, in order, for rolling a savepoint back.
-    private var undo: [MemberID] = []
+    /// Entries the open transaction added, in order, for rolling a savepoint back.
+    private var undo: [(member: MemberID, sequence: UInt64)] = []
 
     /// Entries held: the recent part's rows.
     private(set) var count = 0
@@ -35,7 +35,7 @@ final class RecentEvents: @unchecked Sendable {
             read[row[0] as MemberID, default: []].append((UInt64(row[1] as Int64), row[2]))
             count += 1
         }
-        // Appended in sequence order by this broker; sorted anyway, for rows an older one left.
+        // Appended in sequence order by the engine, but the store takes any order.
         for member in read.keys where !read[member]!.isSorted { read[member]!.sort { $0.sequence < $1.sequence } }
         entries = read
         self.count = count
@@ -47,6 +47,13 @@ final class RecentEvents: @unchecked Sendable {
     /// The member's last sequence number in the recent part; nil when it has none there.
     func last(of member: MemberID) -> UInt64? { entries[member]?.last?.sequence }
 
+    /// Whether the recent part holds the member's `sequence`.
+    func contains(_ member: MemberID, _ sequence: UInt64) -> Bool {
+        guard let list = entries[member] else { return false }
+        let index = Self.index(of: sequence, in: list)
+        return index < list.count && list[index].sequence == sequence
+    }
+
     /// The member's (sequence, position) after `after`, in sequence order, at most `limit`.
     func positions(of member: MemberID, after: UInt64, limit: Int) -> [(UInt64, Int64)] {
         guard let list = entries[member] else { return [] }
@@ -57,12 +64,16 @@ final class RecentEvents: @unchecked Sendable {
     /// Every member's last sequence number in the recent part.
     var heads: [MemberID: UInt64] { entries.compactMapValues { $0.last?.sequence } }
 
-    /// An event the open transaction appended, above the member's last sequence number.
+    /// An event the open transaction appended: the engine's are above the member's last, so they go at the end.
     func added(member: MemberID, sequence: UInt64, position: Int64) {
         // In place: a copy taken out of the dictionary would copy the array to change it.
-        entries[member, default: []].append((sequence, position))
+        if let last = entries[member]?.last, last.sequence > sequence {
+            entries[member]!.insert((sequence, position), at: Self.index(of: sequence, in: entries[member]!))
+        } else {
+            entries[member, default: []].append((sequence, position))
+        }
         count += 1
-        undo.append(member)
+        undo.append((member, sequence))
     }
 
     /// Where a savepoint starts, for `rollback(to:)`.
@@ -71,9 +82,12 @@ final class RecentEvents: @unchecked Sendable {
     /// Takes out the events appended since `mark`: their savepoint rolled back.
     func rollback(to mark: Int) {
         while undo.count > mark {
-            let member = undo.removeLast()
-            entries[member]?.removeLast()
-            if entries[member]?.isEmpty == true { entries[member] = nil }
+            let (member, sequence) = undo.removeLast()
+            guard let list = entries[member] else { continue }
+            let index = Self.index(of: sequence, in: list)
+            guard index < list.count, list[index].sequence == sequence else { continue }
+            entries[member]!.remove(at: index)
+            if entries[member]!.isEmpty { entries[member] = nil }
             count -= 1
         }
     }
@@ -86,6 +100,17 @@ final class RecentEvents: @unchecked Sendable {
         entries.removeAll(keepingCapacity: true)
         count = 0
         undo.removeAll()
+    }
+
+    /// Where `sequence` is, or would go, in a member's entries.
+    private static func index(of sequence: UInt64, in list: [(sequence: UInt64, position: Int64)]) -> Int {
+        var low = 0
+        var high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Forgets everything: the next transaction loads it again.

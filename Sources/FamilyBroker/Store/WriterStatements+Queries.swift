@@ -108,12 +108,18 @@ extension WriterStatements {
         return try data.map(DecodedSettingsCache.shared.settings(from:))
     }
 
-    /// `BrokerStore.appendEvent`'s rule, with the member's last sequence number from memory: the recent part's
-    /// (`RecentEvents`), or else the moved part's, read once per member.
+    /// `BrokerStore.appendEvent`'s rule from memory: the recent part's entries (`RecentEvents`) and the member's last
+    /// sequence number in `event_index`, read once per member.
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
         try recentEvents.load(db)
-        let last = try recentEvents.last(of: event.memberID) ?? movedEventHead(of: event.memberID, in: db)
-        guard event.sequence > last else { throw BrokerStore.sequenceAlreadyStored(event) }
+        // Above the member's last recent entry (what the engine appends) is above its moved ones too: an entry is
+        // stored above the moved head, which changes only with a move, which empties the recent part.
+        let aboveRecent = recentEvents.last(of: event.memberID).map { event.sequence > $0 } ?? false
+        if !aboveRecent {
+            guard event.sequence > (try movedEventHead(of: event.memberID, in: db)),
+                !recentEvents.contains(event.memberID, event.sequence)
+            else { throw BrokerStore.sequenceAlreadyStored(event) }
+        }
         try execute(.appendEvent, db) { query in
             query.bind(1, event.memberID)
             query.bind(2, Int64(event.sequence))
