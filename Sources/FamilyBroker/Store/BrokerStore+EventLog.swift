@@ -149,13 +149,13 @@ extension BrokerStore {
         return true
     }
 
-    /// Every entry of the recent part into `event_index` (in key order: the B-tree is filled page by page), and the
-    /// last position moved with them.
+    /// Every entry of the recent part into `event_index`, and the last position moved with them. In the log's order:
+    /// sorting them by key first cost more than it saved (measured: docs/PERFORMANCE.md, issue 18).
     static func moveRecentEvents(in db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO event_index (member_id, seq, pos)
-                    SELECT member_id, seq, pos FROM event_log WHERE \(recentEventsFilter) ORDER BY member_id, seq;
+                    SELECT member_id, seq, pos FROM event_log WHERE \(recentEventsFilter);
                 UPDATE event_indexed SET pos = (SELECT COALESCE(MAX(pos), 0) FROM event_log);
                 """)
     }
