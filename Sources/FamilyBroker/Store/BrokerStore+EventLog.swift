@@ -16,7 +16,7 @@ import HearthProtocol
 extension BrokerStore {
     /// Entries of the recent part before they move to `event_index`: the pages written per commit for both parts were
     /// fewest near 4,096 with a few hundred members (measured: docs/PERFORMANCE.md, issue 18), and a reader scans
-    /// at most this many rows for the recent part.
+    /// about this many rows for the recent part (a move waits for the next transaction's start).
     static let recentEventLimit = 4096
 
     static func registerEventLogMigration(_ migrator: inout DatabaseMigrator) {
