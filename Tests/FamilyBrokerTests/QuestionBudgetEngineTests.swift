@@ -103,9 +103,6 @@ struct QuestionBudgetEngineTests {
                     try db.execute(
                         sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', ?, ?)",
                         arguments: [sequence, body])
-                    try db.execute(
-                        sql: "INSERT INTO event_recent (member_id, seq, pos) VALUES ('emma', ?, ?)",
-                        arguments: [sequence, db.lastInsertedRowID])
                 }
             }
         }

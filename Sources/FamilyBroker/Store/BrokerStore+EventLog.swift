@@ -3,20 +3,20 @@ import GRDB
 import HearthCore
 import HearthProtocol
 
-/// Every member's event log, laid out so that a commit writes few pages (migration `v3-event-log`).
+/// Every member's event log, laid out so that a commit writes few pages (migrations `v3-event-log`, `v9-event-tail`).
 ///
 /// Keyed by (member, sequence) in one B-tree, a batch dirtied a page per member it touched: ~1,000 pages of WAL for
 /// ~180 commands with 200 families, written and checkpointed at every commit. Now events are appended in commit order
-/// to `event_log` (a rowid table: a batch fills a few pages at its end), and the map from (member, sequence) to
-/// position has two parts: `event_recent`, small enough that a commit rewrites only a few of its pages, and
-/// `event_index`, the same map for everything older, to which `event_recent` moves once it holds
-/// `recentEventLimit` entries, so each member's page there is dirtied once per move instead of once per commit.
-/// Both parts have the (member, sequence) key, so a sequence is stored once per member. Since `v5-event-positions`
-/// the broker writes an event's position itself, and checks the moved part against the member's last moved sequence
-/// number, which the writer keeps in memory (`WriterStatements.movedEventHeads`).
+/// to `event_log` (a rowid table: a batch fills a few pages at its end), one row per event. The map from (member,
+/// sequence) to position is `event_index` for the log up to `event_indexed.pos`; the rows after it are the recent
+/// part, found by position (the writer keeps their map in memory, `RecentEvents`), and move into `event_index` once
+/// there are `recentEventLimit` of them, so each member's page there is dirtied once per move instead of once per
+/// commit. A sequence is stored once per member, and none at or below the member's last in `event_index`; the writer
+/// checks both from memory (`WriterStatements.movedEventHeads`, `RecentEvents`).
 extension BrokerStore {
-    /// Entries `event_recent` holds before they move to `event_index`. The sum of the pages written per commit for
-    /// both parts is smallest near 4,096 with a few hundred members (measured: docs/PERFORMANCE.md, issue 18).
+    /// Entries of the recent part before they move to `event_index`: the pages written per commit for both parts were
+    /// fewest near 4,096 with a few hundred members (measured: docs/PERFORMANCE.md, issue 18), and a reader scans
+    /// about this many rows for the recent part (a move waits for the next transaction's start).
     static let recentEventLimit = 4096
 
     static func registerEventLogMigration(_ migrator: inout DatabaseMigrator) {
@@ -74,46 +74,109 @@ extension BrokerStore {
         }
     }
 
+    /// Without `event_recent` (issue 18): the recent part of the map is the log itself after `event_indexed.pos`, the
+    /// last position moved into `event_index`, so the broker writes one row per event, not a row and its position.
+    /// The writer keeps the recent part's positions in memory (`RecentEvents`); other connections read them from the
+    /// log's last rows. The migration moves the recent entries of an older store into `event_index`.
+    static func registerEventTailMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v9-event-tail") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE event_indexed (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        pos INTEGER NOT NULL
+                    );
+                    INSERT INTO event_index (member_id, seq, pos)
+                        SELECT member_id, seq, pos FROM event_recent ORDER BY member_id, seq;
+                    INSERT INTO event_indexed (id, pos) VALUES (1, COALESCE((SELECT MAX(pos) FROM event_log), 0));
+                    DROP TABLE event_recent;
+                    """)
+        }
+    }
+
+    /// The recent part of the map: the log's rows after the last position moved into `event_index`.
+    static let recentEventsFilter = "pos > (SELECT pos FROM event_indexed)"
+
     /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. A sequence
-    /// number at or below the member's last one moved to `event_index` is refused, and one still in `event_recent`
-    /// by that table's key: a sequence number is stored once per member. Run inside a transaction (or savepoint),
-    /// which a refusal rolls back: the log's row is written before its position.
+    /// number at or below the member's last one moved to `event_index` is refused, and one in the recent part (read
+    /// by a scan of its rows): a sequence number is stored once per member. (The writer's `WriterStatements.appendEvent`
+    /// applies the same rule from memory.)
     static func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
         let moved = try Int64.fetchOne(
             db.cachedStatement(sql: WriterStatements.Query.movedEventHead.sql), arguments: [event.memberID])
-        guard event.sequence > UInt64(clamping: moved ?? 0) else { throw sequenceAlreadyStored(event) }
-        try db.cachedStatement(sql: WriterStatements.Query.appendEvent.sql)
-            .execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
-        try db.cachedStatement(sql: WriterStatements.Query.recordEventPosition.sql)
-            .execute(arguments: [event.memberID, Int64(event.sequence), db.lastInsertedRowID])
+        let recent = try Bool.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM event_log WHERE \(recentEventsFilter) AND member_id = ? AND seq = ?)"
+            ),
+            arguments: [event.memberID, Int64(event.sequence)])
+        guard event.sequence > UInt64(clamping: moved ?? 0), recent != true else { throw sequenceAlreadyStored(event) }
+        try insertEvent(event, body: body, in: db)
     }
 
-    /// The refusal of a sequence number already moved to `event_index` (the v3 trigger's error).
+    /// The log's row of `event`, unchecked: callers know its sequence number is above the member's last.
+    static func insertEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
+        try db.cachedStatement(sql: WriterStatements.Query.appendEvent.sql)
+            .execute(arguments: [event.memberID, Int64(event.sequence), Data(body)])
+    }
+
+    /// The member's last stored sequence number (0 for none), from both parts. Not on the broker's path (it scans the
+    /// recent part's rows): the benchmarks' bulk writer.
+    static func lastSequence(of member: MemberID, in db: Database) throws -> UInt64 {
+        let recent = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT MAX(seq) FROM event_log WHERE \(recentEventsFilter) AND member_id = ?"),
+            arguments: [member])
+        let moved = try Int64.fetchOne(
+            db.cachedStatement(sql: WriterStatements.Query.movedEventHead.sql), arguments: [member])
+        return UInt64(clamping: max(recent ?? 0, moved ?? 0))
+    }
+
+    /// The refusal of a sequence number already stored (the v3 trigger's error).
     static func sequenceAlreadyStored(_ event: Event) -> DatabaseError {
         DatabaseError(
             resultCode: .SQLITE_CONSTRAINT,
             message: "sequence \(event.sequence) of \(event.memberID) is already stored")
     }
 
-    /// Moves `event_recent` into `event_index` once it holds at least `limit` entries. Run at the start of a write
+    /// Moves the recent part into `event_index` once it holds at least `limit` entries. Run at the start of a write
     /// transaction, so the move commits with it (or not at all). Returns whether it moved.
     @discardableResult
     static func settleRecentEvents(atLeast limit: Int = recentEventLimit, in db: Database) throws -> Bool {
-        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM event_recent")) ?? 0
+        let count =
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM event_log WHERE \(recentEventsFilter)"))
+            ?? 0
         guard count > 0, count >= limit else { return false }
-        try db.execute(
-            sql: "INSERT INTO event_index (member_id, seq, pos) SELECT member_id, seq, pos FROM event_recent")
-        try db.execute(sql: "DELETE FROM event_recent")
+        try moveRecentEvents(in: db)
         return true
+    }
+
+    /// Every entry of the recent part into `event_index`, and the last position moved with them. In the log's order:
+    /// sorting them by key first cost more than it saved (measured: docs/PERFORMANCE.md, issue 18).
+    static func moveRecentEvents(in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO event_index (member_id, seq, pos)
+                    SELECT member_id, seq, pos FROM event_log WHERE \(recentEventsFilter);
+                UPDATE event_indexed SET pos = (SELECT COALESCE(MAX(pos), 0) FROM event_log);
+                """)
     }
 
     /// Events after `after`, oldest first: at most `limit`, and no more than fit in one frame (always at least one).
     /// A stored event that cannot be read, or would not fit (stored by an older broker), is sent in a form that can:
-    /// trimmed, or `omitted` at its position, so that it never blocks the member's log.
-    static func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
+    /// trimmed, or `omitted` at its position, so that it never blocks the member's log. `recent` is the recent part's
+    /// (sequence, position) after `after` in sequence order, when the caller knows it (the writer); otherwise read.
+    static func events(
+        of member: MemberID, after: UInt64, limit: Int, recent: [(UInt64, Int64)]? = nil, in db: Database
+    ) throws -> [Event] {
         let arguments: StatementArguments = [member, Int64(clamping: after), limit]
-        let older = try positions(in: "event_index", arguments, db)
-        let recent = try positions(in: "event_recent", arguments, db)
+        let older = try positions(
+            sql: "SELECT seq, pos FROM event_index WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?", arguments, db)
+        let recent =
+            try recent
+            ?? positions(
+                sql: """
+                    SELECT seq, pos FROM event_log WHERE \(recentEventsFilter) AND member_id = ? AND seq > ?
+                    ORDER BY seq LIMIT ?
+                    """, arguments, db)
         let body = try db.cachedStatement(sql: "SELECT body FROM event_log WHERE pos = ?")
         var events: [Event] = []
         var bytes = 0
@@ -130,8 +193,12 @@ extension BrokerStore {
     /// The last sequence number of every member's log, from both parts of the map.
     static func heads(in db: Database) throws -> [MemberID: UInt64] {
         var heads: [MemberID: UInt64] = [:]
-        for table in ["event_index", "event_recent"] {
-            let rows = try Row.fetchCursor(db, sql: "SELECT member_id, MAX(seq) FROM \(table) GROUP BY member_id")
+        let parts = [
+            "SELECT member_id, MAX(seq) FROM event_index GROUP BY member_id",
+            "SELECT member_id, MAX(seq) FROM event_log WHERE \(recentEventsFilter) GROUP BY member_id",
+        ]
+        for sql in parts {
+            let rows = try Row.fetchCursor(db, sql: sql)
             while let row = try rows.next() {
                 let head = UInt64(row[1] as Int64)
                 heads[row[0], default: 0] = max(heads[row[0], default: 0], head)
@@ -142,12 +209,9 @@ extension BrokerStore {
 
     /// (sequence, position) after a sequence, in sequence order, from one part of the map.
     private static func positions(
-        in table: String, _ arguments: StatementArguments, _ db: Database
+        sql: String, _ arguments: StatementArguments, _ db: Database
     ) throws -> [(UInt64, Int64)] {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: "SELECT seq, pos FROM \(table) WHERE member_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
-            arguments: arguments)
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
         var positions: [(UInt64, Int64)] = []
         while let row = try rows.next() { positions.append((UInt64(row[0] as Int64), row[1])) }
         return positions

@@ -17,11 +17,16 @@ extension BrokerStore {
                 for f in start..<end {
                     let child = "c\(f)"
                     let parent = "p\(f)"
-                    var heads: [MemberID: UInt64] = [child: 0, parent: 0]
+                    // Each member's log after its last stored event: checked once per member, not per event (a
+                    // check reads the log's recent part).
+                    var heads = [
+                        child: try Self.lastSequence(of: child, in: db),
+                        parent: try Self.lastSequence(of: parent, in: db),
+                    ]
                     func append(_ body: Event.Body, to member: MemberID) throws {
                         heads[member, default: 0] += 1
                         let event = Event(memberID: member, sequence: heads[member]!, createdAt: now, body: body)
-                        try Self.appendEvent(
+                        try Self.insertEvent(
                             event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame), in: db)
                         count += 1
                     }
@@ -45,6 +50,8 @@ extension BrokerStore {
                         try append(.handlesChanged(added: [handle], removed: []), to: child)
                         try append(.questionResolved(asked, resolution), to: parent)
                     }
+                    // As the broker does: the recent part, which the next family's checks read, stays small.
+                    try Self.settleRecentEvents(in: db)
                 }
                 try Self.settleRecentEvents(atLeast: 1, in: db)
                 try Self.settleRecentKnownHandles(atLeast: 1, in: db)

@@ -165,6 +165,7 @@ public final class BrokerStore: Sendable {
         registerHistoryRecentMigration(&migrator)
         registerQuestionNumberMigration(&migrator)
         registerKnownHandleRecentMigration(&migrator)
+        registerEventTailMigration(&migrator)
         return migrator
     }
 

@@ -50,7 +50,7 @@ extension BrokerStore: BrokerStorage {
             statements.rolledBack()
             throw error
         }
-        statements.askWindows.committed()
+        statements.committed()
         committed(result!)
         return result!
     }
@@ -65,13 +65,13 @@ struct SQLiteTransaction: StorageWriter {
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         try run(.savepoint)
-        let mark = hot?.askWindows.mark
+        let mark = hot?.mark
         do {
             let result = try body()
             try run(.release)
             return result
         } catch {
-            if let mark { hot?.askWindows.rollback(to: mark) }
+            if let mark { hot?.rollback(to: mark) }
             let error = BrokerStore.classify(error)
             // After a refused write SQLite may have rolled the whole transaction back, savepoint and all: the batch
             // fails (`StoreUnavailable` leaves the engine's savepoint), so only the first error matters.
@@ -90,11 +90,11 @@ struct SQLiteTransaction: StorageWriter {
     /// copy SQLite keeps of every page a command changes inside one (issue 18).
     func unguarded<T>(_ body: () throws -> T) throws -> T {
         let before = db.totalChangesCount
-        let mark = hot?.askWindows.mark
+        let mark = hot?.mark
         do {
             return try body()
         } catch {
-            if let mark { hot?.askWindows.rollback(to: mark) }
+            if let mark { hot?.rollback(to: mark) }
             let error = BrokerStore.classify(error)
             // A refused write fails the whole batch anyway (see `savepoint`).
             guard error is StoreUnavailable || db.totalChangesCount == before else { throw SavepointNeeded() }
@@ -165,7 +165,8 @@ struct SQLiteTransaction: StorageWriter {
     // MARK: events
 
     func events(of member: MemberID, after: UInt64, limit: Int) throws -> [Event] {
-        try BrokerStore.events(of: member, after: after, limit: limit, in: db)
+        if let hot { return try hot.events(of: member, after: after, limit: limit, in: db) }
+        return try BrokerStore.events(of: member, after: after, limit: limit, in: db)
     }
 
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>) throws {

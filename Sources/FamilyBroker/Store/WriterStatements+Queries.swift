@@ -108,22 +108,31 @@ extension WriterStatements {
         return try data.map(DecodedSettingsCache.shared.settings(from:))
     }
 
-    /// `BrokerStore.appendEvent`'s rule, with the member's moved head read once per member instead of per event.
+    /// `BrokerStore.appendEvent`'s rule from memory: the recent part's entries (`RecentEvents`) and the member's last
+    /// sequence number in `event_index`, read once per member.
     func appendEvent(_ event: Event, body: ArraySlice<UInt8>, in db: Database) throws {
-        guard event.sequence > (try movedEventHead(of: event.memberID, in: db)) else {
-            throw BrokerStore.sequenceAlreadyStored(event)
+        try recentEvents.load(db)
+        // Above the member's last recent entry (what the engine appends) is above its moved ones too: an entry is
+        // stored above the moved head, which changes only with a move, which empties the recent part.
+        let aboveRecent = recentEvents.last(of: event.memberID).map { event.sequence > $0 } ?? false
+        if !aboveRecent {
+            guard event.sequence > (try movedEventHead(of: event.memberID, in: db)),
+                !recentEvents.contains(event.memberID, event.sequence)
+            else { throw BrokerStore.sequenceAlreadyStored(event) }
         }
         try execute(.appendEvent, db) { query in
             query.bind(1, event.memberID)
             query.bind(2, Int64(event.sequence))
             query.bind(3, bytes: body)
         }
-        let position = lastInsertedRowID
-        try execute(.recordEventPosition, db) { query in
-            query.bind(1, event.memberID)
-            query.bind(2, Int64(event.sequence))
-            query.bind(3, position)
-        }
+        recentEvents.added(member: event.memberID, sequence: event.sequence, position: lastInsertedRowID)
+    }
+
+    /// `BrokerStore.events`, with the recent part's positions from memory instead of a scan of the log's last rows.
+    func events(of member: MemberID, after: UInt64, limit: Int, in db: Database) throws -> [Event] {
+        try recentEvents.load(db)
+        let recent = recentEvents.positions(of: member, after: after, limit: limit)
+        return try BrokerStore.events(of: member, after: after, limit: limit, recent: recent, in: db)
     }
 
     private func movedEventHead(of member: MemberID, in db: Database) throws -> UInt64 {
@@ -136,10 +145,14 @@ extension WriterStatements {
         return head
     }
 
-    /// Moves `event_recent` into `event_index` when it is full (`BrokerStore.settleRecentEvents`): every member's
-    /// moved head changes then, so the writer reads them again.
+    /// Moves the recent part into `event_index` once it holds `recentEventLimit` entries (at a transaction's start):
+    /// the moved heads of its members are then their last entries there.
     func settleRecentEvents(in db: Database) throws {
-        if try BrokerStore.settleRecentEvents(in: db) { movedEventHeads.removeAll() }
+        try recentEvents.load(db)
+        guard recentEvents.count >= BrokerStore.recentEventLimit else { return }
+        try BrokerStore.moveRecentEvents(in: db)
+        for (member, head) in recentEvents.heads { movedEventHeads[member] = head }
+        recentEvents.moved()
     }
 
     func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {

@@ -14,7 +14,7 @@ final class WriterStatements: @unchecked Sendable {
         case savepoint, release, rollbackTo
         case questionByID, pendingQuestion, insertQuestion, resolveQuestion
         case knownHandle, addKnownHandle, contactDowntime, settings, scheduleReminder, appendHistory
-        case appendEvent, recordEventPosition, movedEventHead
+        case appendEvent, movedEventHead
         case dataVersion
 
         var sql: String {
@@ -48,7 +48,6 @@ final class WriterStatements: @unchecked Sendable {
             case .contactDowntime: "SELECT downtime FROM contact WHERE child_id = ? AND kind = ? AND value = ?"
             case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
             case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
-            case .recordEventPosition: "INSERT INTO event_recent (member_id, seq, pos) VALUES (?, ?, ?)"
             case .movedEventHead: "SELECT MAX(seq) FROM event_index WHERE member_id = ?"
             case .scheduleReminder:
                 """
@@ -65,9 +64,13 @@ final class WriterStatements: @unchecked Sendable {
     /// Each child's recent asks, kept by the writer in its transactions (`AskWindows`).
     let askWindows = AskWindows()
 
-    /// Each member's last sequence number in `event_index`, read once per member (`appendEvent`): at or below it, an
-    /// event is refused without a lookup in the moved part of the map. Forgotten whenever `event_recent` moves, the
-    /// transaction rolls back, or `forgetMemory()` runs, so it is never below the rows.
+    /// The event log's recent part, by member (`appendEvent`, `events`).
+    let recentEvents = RecentEvents()
+
+    /// Each member's last sequence number in `event_index`, read once per member (`appendEvent`): for a member with
+    /// no event in the recent part, an event at or below it is refused without a lookup in the moved part. Set from
+    /// the recent part when it moves; forgotten when the transaction rolls back or `forgetMemory()` runs, so it is
+    /// never below the rows.
     var movedEventHeads: [MemberID: UInt64] = [:]
 
     /// `PRAGMA data_version` at the last transaction's start: it changes when another connection commits.
@@ -111,13 +114,31 @@ final class WriterStatements: @unchecked Sendable {
     /// commit by another connection, or on a new connection.
     func forgetMemory() {
         askWindows.invalidate()
+        recentEvents.invalidate()
         movedEventHeads.removeAll()
     }
 
     /// The open transaction rolled back, or its commit failed: what the writer learnt in it goes.
     func rolledBack() {
         askWindows.rolledBack()
+        // A move may have been rolled back with it: both are read again.
+        recentEvents.invalidate()
         movedEventHeads.removeAll()
+    }
+
+    /// The open transaction committed: what the writer learnt in it stays.
+    func committed() {
+        askWindows.committed()
+        recentEvents.committed()
+    }
+
+    /// Where a command's savepoint starts, for `rollback(to:)`.
+    var mark: (asks: Int, events: Int) { (askWindows.mark, recentEvents.mark) }
+
+    /// A command's savepoint rolled back (or a command failed before its first change): what it added goes.
+    func rollback(to mark: (asks: Int, events: Int)) {
+        askWindows.rollback(to: mark.asks)
+        recentEvents.rollback(to: mark.events)
     }
 
     /// Runs a statement that returns no rows.
