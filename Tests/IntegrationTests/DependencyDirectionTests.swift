@@ -6,25 +6,19 @@ import Testing
 @Suite("Dependency direction")
 struct DependencyDirectionTests {
     /// The Swift modules whose symbols are in `binary`, among `modules` (symbols carry their module's mangled name).
-    static func linkedModules(_ binary: String, among modules: [String]) throws -> Set<String> {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-        process.arguments = [binary]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let symbols = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    static func linkedModules(_ binary: String, among modules: [String]) async throws -> Set<String> {
+        let (status, symbols) = try await ExecutableRun.run(path: "/usr/bin/nm", [binary], timeout: .seconds(120))
+        try #require(status == 0, "nm \(binary) failed")
         return Set(modules.filter { symbols.contains("\($0.utf8.count)\($0)") })
     }
 
-    @Test func hearthctlLinksNeitherTheFleetNorTheBroker() throws {
+    @Test func hearthctlLinksNeitherTheFleetNorTheBroker() async throws {
         let directory = try BinaryLocator.directory()
         let modules = ["HearthFleet", "FamilyBroker", "HearthClient", "PermissionKit"]
-        let hearthctl = try Self.linkedModules(directory + "/hearthctl", among: modules)
+        let hearthctl = try await Self.linkedModules(directory + "/hearthctl", among: modules)
         #expect(hearthctl == ["HearthClient", "PermissionKit"])
         // The check can see a linked module: hearth-fleet is built on the fleet.
-        #expect(try Self.linkedModules(directory + "/hearth-fleet", among: modules).contains("HearthFleet"))
+        let fleet = try await Self.linkedModules(directory + "/hearth-fleet", among: modules)
+        #expect(fleet.contains("HearthFleet"))
     }
 }

@@ -6,6 +6,16 @@ enum ExecutableRun {
     static func run(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)
     ) async throws -> (status: Int32, output: String) {
+        try await run(
+            path: try BinaryLocator.directory() + "/" + name, arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Runs the executable at `path` as `run(_:_:environment:timeout:)` does. Not Foundation's `Process`, whose
+    /// `run()` can crash the test process on Linux (see `SpawnedProcess`).
+    static func run(
+        path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> (status: Int32, output: String) {
+        let name = (path as NSString).lastPathComponent
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hearth-run-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -13,8 +23,7 @@ enum ExecutableRun {
         // Only the variables we pass under the daemons' prefixes: the test runner's own must not leak in.
         let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
         let process = try SpawnedProcess.launch(
-            try BinaryLocator.directory() + "/" + name, arguments: arguments, base: base, environment: environment,
-            output: output.path)
+            path, arguments: arguments, base: base, environment: environment, output: output.path)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {

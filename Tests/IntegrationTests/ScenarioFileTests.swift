@@ -20,19 +20,7 @@ struct ScenarioFileTests {
 
     /// Runs hearth-fleet with `arguments`; returns its exit status and what it printed.
     static func hearthFleet(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearth-fleet")
-        process.arguments = arguments
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-fleet-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        try handle.close()
-        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        try await ExecutableRun.run("hearth-fleet", arguments, timeout: .seconds(600))
     }
 
     @Test func thereAreExamples() {
