@@ -37,21 +37,15 @@ struct LoadtestSmokeTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let json = directory + "/report.json"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: bin + "/hearth-loadtest")
-        process.arguments =
+        let arguments =
             [
                 "cycle", "--families", "3", "--children", "2", "--parents", "2", "--rate", "40", "--duration", "2",
                 "--warmup", "1",
                 "--think-time", "5", "--baseline", "--quiet", "--json", json,
             ] + (randomIDs ? ["--random-ids"] : [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "hearth-loadtest failed:\n\(text)")
+        let (status, text) = try await ExecutableRun.run(
+            path: bin + "/hearth-loadtest", arguments, timeout: .seconds(300))
+        #expect(status == 0, "hearth-loadtest failed:\n\(text)")
 
         let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         for (name, run) in [("broker", report.broker), ("relay", report.baseline)] {
