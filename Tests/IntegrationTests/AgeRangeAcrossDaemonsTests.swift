@@ -209,16 +209,7 @@ struct AgeRangeAcrossDaemonsTests {
 
 /// Runs hearthctl with `arguments`; returns its exit status and everything it printed.
 func hearthctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    try await ExecutableRun.run("hearthctl", arguments, timeout: .seconds(120))
 }
 
 /// Collects an app's age range `updates` in the background.
