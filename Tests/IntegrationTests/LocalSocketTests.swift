@@ -24,26 +24,24 @@ struct LocalSocketTests {
     }
 
     /// A device daemon of `kind` with a key the broker does not know (it never links; its socket is what is tested).
-    static func launch(_ kind: String, socket: String, in fleet: Fleet) throws -> (process: Process, log: String) {
+    static func launch(
+        _ kind: String, socket: String, in fleet: Fleet
+    ) throws -> (process: SpawnedProcess, log: String) {
         let name = (socket as NSString).lastPathComponent
         let log = fleet.directory + "/logs/\(name).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/" + kind)
-        process.arguments = [
-            "--key-file", fleet.directory + "/keys/\(name).key", "--state", fleet.directory + "/devices/\(name)",
-            "--socket", socket, "--broker-ready", fleet.readyFile,
-        ]
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let process = try SpawnedProcess.launch(
+            try BinaryLocator.directory() + "/" + kind,
+            arguments: [
+                "--key-file", fleet.directory + "/keys/\(name).key", "--state", fleet.directory + "/devices/\(name)",
+                "--socket", socket, "--broker-ready", fleet.readyFile,
+            ], output: log, append: false)
         return (process, log)
     }
 
-    static func stop(_ process: Process) {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+    /// Stops a daemon `launch` started and waits for it (in a `defer`, so without suspending).
+    static func stop(_ process: SpawnedProcess) {
+        if process.isRunning { kill(process.pid, SIGTERM) }
+        while process.isRunning { usleep(10_000) }
     }
 
     /// Entries waiting in emma-tablet's per-app inbox, read from its database without writing.
@@ -89,8 +87,7 @@ struct LocalSocketTests {
             try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
             chmod(shared, 0o777)
             let (refused, log) = try Self.launch("child-device", socket: shared + "/child.sock", in: fleet)
-            refused.waitUntilExit()
-            #expect(refused.terminationStatus != 0)
+            #expect(await refused.waitUntilExit() != 0)
             #expect(Self.mode(shared + "/child.sock") == nil, "no socket was made")
             #expect(try String(contentsOfFile: log, encoding: .utf8).contains("other users may write to it"))
 
