@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "HearthService",
             dependencies: [
-                "HearthCore", "HearthProtocol",
+                "CSpawn", "HearthCore", "HearthProtocol",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "ParentDevice",
             dependencies: [
-                "DeviceRuntime",
+                "DeviceRuntime", "HearthService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
@@ -121,7 +121,8 @@ let package = Package(
         .target(
             name: "HearthFleet",
             dependencies: [
-                "CSpawn", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient", "PermissionKit",
+                "HearthService", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient",
+                "PermissionKit",
                 "DeclaredAgeRange",
                 "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice",
                 .product(name: "Yams", package: "Yams"),
@@ -158,7 +159,7 @@ let package = Package(
             dependencies: ["HearthFleet", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "CEpoll"),
-        // posix_spawn's close-from file action for HearthFleet's SpawnedProcess.
+        // posix_spawn's close-from file action for HearthService's SpawnedProcess.
         .target(name: "CSpawn"),
         .target(
             name: "HearthLoad",
@@ -174,6 +175,7 @@ let package = Package(
             name: "hearth-loadtest",
             dependencies: [
                 "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport", "HearthLoad",
+                "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

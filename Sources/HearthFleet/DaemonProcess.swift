@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 import Synchronization
 
 /// One daemon run as a real process, its output in a log file; it can be stopped, killed, paused and restarted.

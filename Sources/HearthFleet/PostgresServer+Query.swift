@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 
 extension PostgresServer {
     /// Runs one SQL statement with `psql` over the server's Unix socket and returns its rows, each a list of fields

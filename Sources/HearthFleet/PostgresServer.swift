@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 import Synchronization
 
 /// A throwaway PostgreSQL server of Debian's `postgresql` package, for tests, fleets and load tests: `initdb` into a

@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 
 /// A small file system of a test's own, mounted on a directory, to run a daemon's state on a disk that fills up: a
 /// tmpfs with a size limit or, where a tmpfs cannot be mounted, an ext4 image on a loop device. Mounting needs root

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthService
 import Logging
 import Synchronization
 
@@ -71,34 +72,18 @@ public final class DesktopNotifier: Sendable {
             "--object-path", "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify",
             "Hearth", "0", "", title, body, "[]", "{}", "10000",
         ]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gdbus)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        // Waited for on a thread of its own: waiting for a process must not hold a thread of the cooperative pool.
-        let launched = Launched(process)
-        let status: Int32 = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    try launched.process.run()
-                    launched.process.waitUntilExit()
-                    continuation.resume(returning: launched.process.terminationStatus)
-                } catch {
-                    continuation.resume(returning: -1)
-                }
-            }
+        // posix_spawn, not Foundation's `Process`: its `run()` can crash this daemon (see `SpawnedProcess`). The exit
+        // is awaited without holding a thread of the cooperative pool.
+        let status: Int32
+        do {
+            let process = try SpawnedProcess.launch(gdbus, arguments: arguments, base: environment)
+            status = await process.waitUntilExit()
+        } catch {
+            status = -1
         }
         if status != 0 {
             logger.warning("desktop notification failed: gdbus exited with status \(status)")
         }
-    }
-
-    /// A process handed to the thread that runs it, and to nothing else.
-    private final class Launched: @unchecked Sendable {
-        let process: Process
-        init(_ process: Process) { self.process = process }
     }
 
     private static func find(_ tool: String, in path: String) -> String? {

@@ -54,23 +54,22 @@ struct StartupBenchmark: AsyncParsableCommand {
         var rss: [Int] = []
         for _ in 0..<runs {
             try? FileManager.default.removeItem(atPath: root + "/broker/broker.ready.json")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: bin + "/family-broker")
-            process.arguments = [
-                "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", "tcp://127.0.0.1:0",
-                "--egress", "tcp://127.0.0.1:0", "--log-level", "error",
-            ]
             let start = ContinuousClock.now
-            try process.run()
+            let process = try SpawnedProcess.launch(
+                bin + "/family-broker",
+                arguments: [
+                    "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress",
+                    "tcp://127.0.0.1:0", "--egress", "tcp://127.0.0.1:0", "--log-level", "error",
+                ])
             while !FileManager.default.fileExists(atPath: root + "/broker/broker.ready.json") {
                 guard process.isRunning else { throw ValidationError("family-broker exited during start-up") }
                 try await Task.sleep(for: .milliseconds(2))
             }
             let elapsed = ContinuousClock.now - start
             times.samples.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            rss.append(Self.residentKiB(process.processIdentifier))
-            process.terminate()
-            process.waitUntilExit()
+            rss.append(Self.residentKiB(process.pid))
+            kill(process.pid, SIGTERM)
+            _ = await process.waitUntilExit()
         }
         print(
             String(

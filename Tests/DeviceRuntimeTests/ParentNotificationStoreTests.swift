@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 import Testing
 
 @testable import DeviceRuntime
@@ -131,39 +132,40 @@ struct ParentNotificationStoreTests {
 }
 
 /// A session bus of the test's own (`dbus-daemon --session`), with `dbus-monitor` recording what is sent on it.
-final class PrivateBus: @unchecked Sendable {
+/// Started through `SpawnedProcess`, not Foundation's `Process` (whose `run()` can crash the test process on Linux).
+final class PrivateBus: Sendable {
     let address: String
-    private let daemon = Process()
-    private let monitor = Process()
-    private let log: URL
+    private let daemon: SpawnedProcess
+    private let monitor: SpawnedProcess
+    private let log: String
+    private let addressFile: String
 
     init() throws {
-        let out = Pipe()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--session", "--nofork", "--print-address=1"]
-        daemon.standardOutput = out
-        // Not the test's own output: the harness waits for every holder of its pipe to close it.
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) { line += out.fileHandleForReading.availableData }
-        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
-        monitor.arguments = ["--address", address]
-        monitor.standardOutput = try FileHandle(forWritingTo: log)
-        monitor.standardError = FileHandle.nullDevice
-        try monitor.run()
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("bus-\(UUID().uuidString)").path
+        addressFile = base + ".address"
+        log = base + ".monitor.txt"
+        daemon = try SpawnedProcess.launch(
+            "/usr/bin/dbus-daemon", arguments: ["--session", "--nofork", "--print-address=1"], output: addressFile,
+            append: false)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var printed = ""
+        while !printed.contains("\n"), ContinuousClock.now < deadline {
+            usleep(10_000)
+            printed = (try? String(contentsOfFile: addressFile, encoding: .utf8)) ?? ""
+        }
+        address = printed.split(separator: "\n").first.map(String.init) ?? ""
+        monitor = try SpawnedProcess.launch(
+            "/usr/bin/dbus-monitor", arguments: ["--address", address], output: log, append: false)
+        if address.isEmpty { throw CocoaError(.fileReadUnknown) }
     }
 
-    func monitored() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    func monitored() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-    /// SIGKILL: both may have SIGTERM blocked, inherited from the test process.
     func stop() {
-        kill(monitor.processIdentifier, SIGKILL)
-        kill(daemon.processIdentifier, SIGKILL)
-        monitor.waitUntilExit()
-        daemon.waitUntilExit()
+        kill(monitor.pid, SIGKILL)
+        kill(daemon.pid, SIGKILL)
+        while monitor.isRunning || daemon.isRunning { usleep(10_000) }
+        try? FileManager.default.removeItem(atPath: log)
+        try? FileManager.default.removeItem(atPath: addressFile)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthFleet
+import HearthService
 import PermissionKit
 import Testing
 
@@ -12,7 +13,7 @@ struct AppCrashDeliveryTests {
 
     /// A running app process and the file its output goes to.
     struct AppProcess {
-        let process: Process
+        let process: SpawnedProcess
         let log: String
 
         var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
@@ -27,16 +28,11 @@ struct AppCrashDeliveryTests {
     static func watch(in fleet: Fleet, _ arguments: [String], name: String) throws -> AppProcess {
         let log = fleet.directory + "/logs/app-\(name).log"
         FileManager.default.createFile(atPath: log, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
         let socket = fleet.socket(of: "emma-tablet")
-        process.arguments = ["app", "watch", "--bundle-id", app, "--socket", socket] + arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess.launch(
+            try BinaryLocator.directory() + "/hearthctl",
+            arguments: ["app", "watch", "--bundle-id", app, "--socket", socket] + arguments,
+            base: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }, output: log)
         return AppProcess(process: process, log: log)
     }
 
@@ -58,7 +54,7 @@ struct AppCrashDeliveryTests {
 
     static func waitForExit(_ app: AppProcess, in fleet: Fleet) async throws {
         try await fleet.eventually("the app exits") { !app.process.isRunning }
-        #expect(app.process.terminationStatus == 0, "\(app.output)")
+        #expect(app.process.status == 0, "\(app.output)")
     }
 
     @Test func aResponseTheAppWasHandlingWhenKilledComesAgainAndAHandledOneDoesNot() async throws {
@@ -71,9 +67,8 @@ struct AppCrashDeliveryTests {
             try await fleet.eventually("the app holds the response") { crashing.responses(to: first) == 1 }
             // Give a wrong early acknowledgement time to land before the kill.
             try await Task.sleep(for: .milliseconds(300))
-            kill(crashing.process.processIdentifier, SIGKILL)
-            crashing.process.waitUntilExit()
-            #expect(crashing.process.terminationReason == .uncaughtSignal)
+            kill(crashing.process.pid, SIGKILL)
+            #expect(await crashing.process.waitUntilExit() == SIGKILL)
             #expect(try Self.inbox(fleet) == 1, "the response was acknowledged before it was handled")
 
             // Restarted, the app gets it again, handles it and acknowledges it.

@@ -98,7 +98,7 @@ struct ClusterBrokerTests {
             }
             let epochs = try await probe.metrics().byLabel("hearth_broker_partition_epoch", "partition")
             #expect(epochs["0"] == 1 && epochs["3"] == 1 && epochs["4"] == 0, "\(epochs)")
-            let status = try FamilyRulesIntegrationTests.hearthctl(
+            let status = try await FamilyRulesIntegrationTests.hearthctl(
                 ["status", "--endpoint", "family-broker=\(probe.address)"], fleet: fleet)
             #expect(status.output.contains("partitions 4 (0@1 1@1 2@1 3@1)"), "\(status.output)")
 
@@ -124,7 +124,7 @@ struct ClusterBrokerTests {
             try await fleet.eventually("b answers bea-phone", timeout: .seconds(30)) {
                 try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet) != nil
             }
-            let revoke = try FamilyRulesIntegrationTests.admin(["revoke", "bea-phone"], fleet: fleet)
+            let revoke = try await FamilyRulesIntegrationTests.admin(["revoke", "bea-phone"], fleet: fleet)
             #expect(revoke.contains("revoked bea-phone"), "\(revoke)")
             try await fleet.eventually("b refuses the revoked key", timeout: .seconds(10)) {
                 try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet) == nil

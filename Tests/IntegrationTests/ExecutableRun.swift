@@ -1,29 +1,41 @@
 import Foundation
 import HearthFleet
+import HearthService
 
 /// Runs one of the package's executables to completion and returns its exit status and output (stdout + stderr).
 enum ExecutableRun {
     static func run(
-        _ name: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        timeout: Duration = .seconds(30)
     ) async throws -> (status: Int32, output: String) {
         try await run(
-            path: try BinaryLocator.directory() + "/" + name, arguments, environment: environment, timeout: timeout)
+            path: try BinaryLocator.directory() + "/" + name, arguments, environment: environment, input: input,
+            timeout: timeout)
     }
 
-    /// Runs the executable at `path` as `run(_:_:environment:timeout:)` does. Not Foundation's `Process`, whose
-    /// `run()` can crash the test process on Linux (see `SpawnedProcess`).
+    /// Runs the executable at `path` as `run(_:_:environment:input:timeout:)` does, `input` (if any) as its standard
+    /// input. Not Foundation's `Process`, whose `run()` can crash the test process on Linux (see `SpawnedProcess`).
     static func run(
-        path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)
+        path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        timeout: Duration = .seconds(30)
     ) async throws -> (status: Int32, output: String) {
         let name = (path as NSString).lastPathComponent
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hearth-run-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
+        var inputFile: String?
+        if let input {
+            inputFile = output.path + ".in"
+            FileManager.default.createFile(atPath: output.path + ".in", contents: Data(input.utf8))
+        }
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            if let inputFile { try? FileManager.default.removeItem(atPath: inputFile) }
+        }
         // Only the variables we pass under the daemons' prefixes: the test runner's own must not leak in.
         let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
         let process = try SpawnedProcess.launch(
-            path, arguments: arguments, base: base, environment: environment, output: output.path)
+            path, arguments: arguments, base: base, environment: environment, input: inputFile, output: output.path)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
@@ -42,5 +54,17 @@ enum ExecutableRun {
         ).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
+    }
+}
+
+extension SpawnedProcess {
+    /// Sends SIGTERM, waits up to 10 s for the exit (then SIGKILL), blocking the calling thread: for a test's `defer`,
+    /// which cannot await.
+    func stopBlocking() {
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if isRunning { kill(pid, SIGKILL) }
+        while isRunning { usleep(10_000) }
     }
 }

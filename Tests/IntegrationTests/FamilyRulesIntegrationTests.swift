@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthFleet
 import HearthProtocol
+import HearthService
 import PermissionKit
 import Testing
 
@@ -27,29 +28,16 @@ struct FamilyRulesIntegrationTests {
         return PermissionQuestion(topic: topic, expirationDate: expires)
     }
 
-    /// Runs the real hearthctl; returns its exit status and output.
+    /// Runs the real hearthctl (`stdin`, if any, a line on its standard input); returns its exit status and output.
     @discardableResult
     static func hearthctl(
         _ arguments: [String], stdin: String? = nil, fleet: Fleet
-    ) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
-        process.arguments = arguments
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data((stdin + "\n").utf8)) }
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    ) async throws -> (status: Int32, output: String) {
+        try await ExecutableRun.run("hearthctl", arguments, input: stdin.map { $0 + "\n" })
     }
 
-    static func admin(_ arguments: [String], fleet: Fleet) throws -> String {
-        let (status, output) = try hearthctl(
+    static func admin(_ arguments: [String], fleet: Fleet) async throws -> String {
+        let (status, output) = try await hearthctl(
             ["admin"] + arguments + ["--broker-state", fleet.directory + "/broker"], fleet: fleet)
         #expect(status == 0, "hearthctl admin \(arguments): \(output)")
         return output
@@ -63,7 +51,7 @@ struct FamilyRulesIntegrationTests {
             let phoneResponses = ResponseCollector(phone)
             let alice = try await fleet.parent(on: "alice-phone")
 
-            let output = try Self.admin(["revoke", "emma-phone"], fleet: fleet)
+            let output = try await Self.admin(["revoke", "emma-phone"], fleet: fleet)
             #expect(output.contains("revoked emma-phone"))
             try await fleet.eventually("the revoked phone is unlinked", timeout: .seconds(20)) {
                 try await fleet.status(of: "emma-phone").linked == false
@@ -86,21 +74,16 @@ struct FamilyRulesIntegrationTests {
 
             // A new device of emma's, enrolled at runtime, links and catches up.
             let key = fleet.directory + "/keys/emma-laptop"
-            #expect(try Self.hearthctl(["keygen", key], fleet: fleet).status == 0)
-            _ = try Self.admin(["enroll", "emma", "emma-laptop", "--key-file", key + ".pub"], fleet: fleet)
+            #expect(try await Self.hearthctl(["keygen", key], fleet: fleet).status == 0)
+            _ = try await Self.admin(["enroll", "emma", "emma-laptop", "--key-file", key + ".pub"], fleet: fleet)
             let socket = fleet.directory + "/run/emma-laptop.sock"
-            let laptop = Process()
-            laptop.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/child-device")
-            laptop.arguments = [
-                "--key-file", key + ".key", "--state", fleet.directory + "/devices/emma-laptop", "--socket", socket,
-                "--broker-ready", fleet.readyFile,
-            ]
-            laptop.standardError = FileHandle.nullDevice
-            try laptop.run()
-            defer {
-                laptop.terminate()
-                laptop.waitUntilExit()
-            }
+            let laptop = try SpawnedProcess.launch(
+                try BinaryLocator.directory() + "/child-device",
+                arguments: [
+                    "--key-file", key + ".key", "--state", fleet.directory + "/devices/emma-laptop", "--socket",
+                    socket, "--broker-ready", fleet.readyFile,
+                ])
+            defer { laptop.stopBlocking() }
             let laptopApp = CommunicationLimits(socketPath: socket, bundleID: "com.example.chat", timeout: .seconds(2))
             try await fleet.eventually("the enrolled laptop knows the approved handle", timeout: .seconds(20)) {
                 await laptopApp.isKnownHandle(CommunicationHandle(value: "newfriend", kind: .custom))
@@ -121,19 +104,19 @@ struct FamilyRulesIntegrationTests {
             let aliceSocket = fleet.socket(of: "alice-phone")
             let tabletSocket = fleet.socket(of: "emma-tablet")
             try await fleet.waitUntilLinked("alice-phone")
-            let set = try Self.hearthctl(
+            let set = try await Self.hearthctl(
                 ["parent", "passcode", "emma", "--socket", aliceSocket], stdin: "2468", fleet: fleet)
             #expect(set.status == 0, "\(set.output)")
             #expect(!set.output.contains("2468"))
 
             let ask = Self.question("cousin")
             try await tablet.ask(ask)
-            let wrong = try Self.hearthctl(
+            let wrong = try await Self.hearthctl(
                 ["child", "approve-in-person", ask.id.uuidString, "--socket", tabletSocket], stdin: "0000", fleet: fleet
             )
             #expect(wrong.status != 0)
             #expect(wrong.output.contains("wrongPasscode"), "\(wrong.output)")
-            let right = try Self.hearthctl(
+            let right = try await Self.hearthctl(
                 ["child", "approve-in-person", ask.id.uuidString, "--socket", tabletSocket], stdin: "2468", fleet: fleet
             )
             #expect(right.status == 0, "\(right.output)")
@@ -142,14 +125,14 @@ struct FamilyRulesIntegrationTests {
             let cousin = CommunicationHandle(value: "cousin", kind: .custom)
             try await fleet.eventually("the handle is known") { await tablet.isKnownHandle(cousin) }
 
-            let revoke = try Self.hearthctl(
+            let revoke = try await Self.hearthctl(
                 ["parent", "revoke", "emma", "custom:cousin", "--socket", aliceSocket], fleet: fleet)
             #expect(revoke.status == 0 && revoke.output.contains("custom:cousin"), "\(revoke.output)")
             try await fleet.eventually("the handle is no longer known") { await tablet.isKnownHandle(cousin) == false }
 
             // Limits through hearthctl: everyone makes any handle known; the listing shows the change. (No downtime
             // schedule, so the test does not depend on the hour: a 10-year-old's default downtime is 21:00-07:00.)
-            let limits = try Self.hearthctl(
+            let limits = try await Self.hearthctl(
                 [
                     "parent", "limits", "emma", "--screen-time", "everyone", "--schedule", "none", "--socket",
                     aliceSocket,
@@ -191,9 +174,9 @@ struct FamilyRulesIntegrationTests {
             let ask = Self.question("someone")
             try await tablet.ask(ask)
             _ = try await alice.waitForQuestion(ask.id)
-            _ = try Self.admin(["remove-member", "emma"], fleet: fleet)
+            _ = try await Self.admin(["remove-member", "emma"], fleet: fleet)
             try await fleet.eventually("the parent's list is cleared") { try await alice.pending().isEmpty }
-            let shown = try Self.admin(["show"], fleet: fleet)
+            let shown = try await Self.admin(["show"], fleet: fleet)
             #expect(!shown.contains("emma-tablet"))
             responses.cancel()
             await tablet.close()

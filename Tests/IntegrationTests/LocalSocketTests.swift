@@ -3,6 +3,7 @@ import GRDB
 import HearthCore
 import HearthFleet
 import HearthProtocol
+import HearthService
 import HearthTransport
 import PermissionKit
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthFleet
+import HearthService
 import ParentKit
 import PermissionKit
 import Synchronization
@@ -66,7 +67,8 @@ struct ParentNotificationTests {
 
             // hearthctl printed the same five (the short-lived question was reminded of halfway through its life),
             // one JSON object a line, and stopped.
-            let lines = try await watch.finish(within: .seconds(15))
+            // Its output file has standard error too: the JSON lines are the objects.
+            let lines = try await watch.finish(within: .seconds(15)).filter { Self.object($0) != nil }
             let kinds = lines.compactMap { Self.object($0)?["kind"] as? String }
             #expect(
                 kinds == [
@@ -150,25 +152,23 @@ final class NotificationCollector: Sendable {
     func cancel() { task.withLock { $0?.cancel() } }
 }
 
-/// `hearthctl` running in the background; its standard output as lines once it exits.
+/// `hearthctl` running in the background; its output (standard output and error) as lines once it exits.
 final class WatchProcess: Sendable {
-    private let process: Process
-    private let output: Pipe
+    private let process: SpawnedProcess
+    private let output: String
 
     init(_ arguments: [String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try BinaryLocator.directory() + "/hearthctl")
-        process.arguments = arguments
-        output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-watch-\(UUID()).log").path
+        process = try SpawnedProcess.launch(
+            try BinaryLocator.directory() + "/hearthctl", arguments: arguments, output: output, append: false)
     }
 
     func finish(within timeout: Duration) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { process.terminate() }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        if process.isRunning { kill(process.pid, SIGTERM) }
+        _ = await process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        return try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 }

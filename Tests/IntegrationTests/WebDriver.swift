@@ -1,5 +1,6 @@
 import Foundation
 import HearthFleet
+import HearthService
 
 /// A headless Chromium driven through chromedriver's W3C WebDriver HTTP API: just what the page tests need.
 final class WebDriver: @unchecked Sendable {

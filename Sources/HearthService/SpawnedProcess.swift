@@ -16,17 +16,17 @@ public final class SpawnedProcess: Sendable {
     private init(pid: Int32) { self.pid = pid }
 
     /// Starts `executable` with `arguments`, `base` (by default this process's environment) with `environment` added,
-    /// standard input from
-    /// /dev/null and standard output and error to `output` (appended, or truncated first), or to /dev/null.
+    /// standard input from the file `input` (by default /dev/null) and standard output and error to `output`
+    /// (appended, or truncated first), or to /dev/null.
     /// The child starts with no other descriptor of this process, no signal blocked and every signal's default action.
     public static func launch(
         _ executable: String, arguments: [String], base: [String: String]? = nil, environment: [String: String] = [:],
-        output: String? = nil, append: Bool = true, onExit: (@Sendable (Int32) -> Void)? = nil
+        input: String? = nil, output: String? = nil, append: Bool = true, onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws -> SpawnedProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         let flags = output == nil ? O_WRONLY : O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", flags, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
