@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "DeviceRuntimeTests",
             dependencies: [
-                "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthProtocol", "HearthCore",
+                "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthProtocol", "HearthCore", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

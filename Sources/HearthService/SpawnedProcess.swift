@@ -17,11 +17,12 @@ public final class SpawnedProcess: Sendable {
 
     /// Starts `executable` with `arguments`, `base` (by default this process's environment) with `environment` added,
     /// standard input from the file `input` (by default /dev/null) and standard output and error to `output`
-    /// (appended, or truncated first), or to /dev/null.
+    /// (appended, or truncated first), or to /dev/null; with `keepError`, standard error stays this process's.
     /// The child starts with no other descriptor of this process, no signal blocked and every signal's default action.
     public static func launch(
         _ executable: String, arguments: [String], base: [String: String]? = nil, environment: [String: String] = [:],
-        input: String? = nil, output: String? = nil, append: Bool = true, onExit: (@Sendable (Int32) -> Void)? = nil
+        input: String? = nil, output: String? = nil, append: Bool = true, keepError: Bool = false,
+        onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws -> SpawnedProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -29,7 +30,7 @@ public final class SpawnedProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         let flags = output == nil ? O_WRONLY : O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", flags, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if !keepError { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
         // Nothing else of this process's: a listening socket a child inherited would stay bound while it lives.
         hearth_spawn_close_from(&actions, 3)
 

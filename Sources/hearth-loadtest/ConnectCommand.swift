@@ -2,6 +2,7 @@ import ArgumentParser
 import FamilyBroker
 import Foundation
 import HearthLoad
+import HearthService
 import HearthTransport
 
 /// Many devices connected to one broker that stores many families: connections held and the broker's memory.
@@ -65,33 +66,31 @@ struct ConnectCommand: AsyncParsableCommand {
         let familiesNeeded = (devices + 1) / 2
         let executable = try CycleCommand.executable()
         let start = ContinuousClock.now
-        var processes: [(Process, Pipe, Pipe)] = []
+        // A directory of the workers' outputs and the file whose creation ends their hold.
+        let talk = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-connect-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: talk, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: talk) }
+        var launched: [(process: SpawnedProcess, output: String)] = []
         var first = 0
         for w in 0..<workers {
             let n = familiesNeeded / workers + (w < familiesNeeded % workers ? 1 : 0)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = [
-                "connect-worker", "--ready", server.target.readyFile ?? "", "--keys", server.keysDirectory, "--from",
-                "\(first)", "--count", "\(n)",
-                "--timeout", "\(timeout)",
-            ]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            processes.append((process, input, output))
+            let output = talk + "/worker-\(w).out"
+            let process = try SpawnedProcess.launch(
+                executable,
+                arguments: [
+                    "connect-worker", "--ready", server.target.readyFile ?? "", "--keys", server.keysDirectory,
+                    "--from", "\(first)", "--count", "\(n)", "--timeout", "\(timeout)", "--stop-file", talk + "/stop",
+                ], output: output, append: false, keepError: true)
+            launched.append((process, output))
             first += n
         }
         var connected = 0
-        for (process, _, output) in processes {
-            let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
+        for worker in launched {
+            let line = try await Self.firstLine(of: worker.output, from: worker.process)
             guard let count = Int(line.split(separator: " ").last ?? "") else {
-                for (p, _, _) in processes { p.terminate() }
+                for other in launched { kill(other.process.pid, SIGKILL) }
                 throw LoadError(
-                    "a connect worker failed (exit \(process.isRunning ? "-" : "\(process.terminationStatus)")): \(line)"
-                )
+                    "a connect worker failed (exit \(worker.process.status.map { "\($0)" } ?? "-")): \(line)")
             }
             connected += count
         }
@@ -107,9 +106,17 @@ struct ConnectCommand: AsyncParsableCommand {
         report.heldResidentMiB = held.map { Double($0.residentKiB) / 1024 }
         report.peakResidentMiB = held.map { Double($0.peakResidentKiB) / 1024 }
         report.heldCPUPercent = ProcessSample.cpuPercent(from: loaded, to: held)
-        for (process, input, _) in processes {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+        FileManager.default.createFile(atPath: talk + "/stop", contents: nil)
+        for worker in launched { _ = await worker.process.waitUntilExit() }
+    }
+
+    /// The first line a worker writes to `path`, once it is complete or the worker exited.
+    private static func firstLine(of path: String, from process: SpawnedProcess) async throws -> String {
+        while true {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            if let end = text.firstIndex(of: "\n") { return String(text[..<end]) }
+            if !process.isRunning { return text }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -118,7 +125,7 @@ struct ConnectCommand: AsyncParsableCommand {
     }
 }
 
-/// One generator process of `connect`: connects its devices, prints `connected N`, holds until its input closes.
+/// One generator process of `connect`: connects its devices, prints `connected N`, holds until `--stop-file` exists.
 struct ConnectWorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "connect-worker", shouldDisplay: false)
 
@@ -128,6 +135,7 @@ struct ConnectWorkerCommand: AsyncParsableCommand {
     @Option var count: Int
     @Option var shards = 4
     @Option var timeout: Double = 300
+    @Option var stopFile: String
 
     func run() async throws {
         FileLimits.raise()
@@ -151,8 +159,8 @@ struct ConnectWorkerCommand: AsyncParsableCommand {
                             .utf8))
             }
             Self.say("connected \(families.count * 2)")
-            // Hold until the coordinator closes our input.
-            _ = FileHandle.standardInput.readDataToEndOfFile()
+            // Hold until the coordinator creates the stop file.
+            while !FileManager.default.fileExists(atPath: stopFile) { try await Task.sleep(for: .milliseconds(100)) }
             _ = await swarm.disconnect()
         } catch {
             Self.say("failed: \(error)")
@@ -162,7 +170,7 @@ struct ConnectWorkerCommand: AsyncParsableCommand {
 }
 
 extension ConnectWorkerCommand {
-    /// One line to the coordinator, at once (stdout is a pipe, so it would otherwise be buffered).
+    /// One line to the coordinator, at once (stdout is a file, so it would otherwise be buffered).
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
@@ -195,17 +203,5 @@ struct ConnectReport: Codable {
             (DEALER + SUB each, CURVE, welcomed, subscribed) in \(String(format: "%.1f", connectSeconds)) s; broker descriptors \(brokerDescriptors)
               broker RSS: before connections \(mib(idleResidentMiB)), connected \(mib(connectedResidentMiB)), after holding \(mib(heldResidentMiB)), peak \(mib(peakResidentMiB)); CPU while holding \(heldCPUPercent.map { String(format: "%.0f%%", $0) } ?? "?")
             """
-    }
-}
-
-extension FileHandle {
-    /// Reads up to the first newline (or the end), without the newline.
-    func availableLine() -> Data {
-        var line = Data()
-        while true {
-            let byte = readData(ofLength: 1)
-            if byte.isEmpty || byte.first == 0x0A { return line }
-            line.append(byte)
-        }
     }
 }

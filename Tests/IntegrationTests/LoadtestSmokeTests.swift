@@ -63,4 +63,22 @@ struct LoadtestSmokeTests {
         }
         #expect(report.brokerToBaseline != nil)
     }
+
+    /// `connect` as a user runs it: worker processes connect every device and hold them until told to stop, then exit.
+    @Test func connectHoldsEveryDeviceFromItsWorkers() async throws {
+        let directory = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let json = directory + "/connect.json"
+        let (status, text) = try await ExecutableRun.run(
+            "hearth-loadtest",
+            [
+                "connect", "--families", "60", "--questions", "1", "--devices", "50", "--workers", "2", "--hold", "0.5",
+                "--json", json,
+            ], timeout: .seconds(300))
+        #expect(status == 0, "hearth-loadtest connect failed:\n\(text)")
+        #expect(text.contains("50 of 50 devices connected"), "\(text)")
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        #expect(report?["devicesConnected"] as? Int == 50, "\(String(describing: report))")
+    }
 }
