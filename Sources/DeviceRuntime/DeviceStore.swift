@@ -18,8 +18,10 @@ public final class DeviceStore: Sendable {
         config.label = label
         // A restarted daemon may open the file while the previous run's last connection still checkpoints it.
         config.busyMode = .timeout(10)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         pool = try DatabasePool(path: path, configuration: config)
+        // FULL: an applied event or a stored answer survives power loss. Not in `prepareDatabase`: GRDB's pool sets
+        // its writer to NORMAL when it turns WAL on, after that.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("device-v1") { db in
             try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")

@@ -101,6 +101,12 @@ struct DeviceStoreTests {
         #expect(MessageCodec.peekEventSequence([]) == nil)
     }
 
+    /// Every commit is synced (`synchronous=FULL` on the writer): GRDB's pool would leave it at NORMAL.
+    @Test func theWriterSyncsAtEveryCommit() async throws {
+        let mode = try await store.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(mode == 2, "PRAGMA synchronous on the writer: 2 is FULL, 1 NORMAL")
+    }
+
     @Test func remembersValuesAcrossReopening() async throws {
         try await store.setValue("emma", for: "member_id")
         let path = store.pool.path

@@ -9,6 +9,17 @@ import Testing
 /// What a broker stored is there for the next one that opens the same file.
 @Suite("BrokerStore durability")
 struct BrokerStoreDurabilityTests {
+    /// Every commit is synced (`synchronous=FULL` on the writer): GRDB's pool would leave it at NORMAL, where a commit
+    /// acknowledged just before a power loss can be lost.
+    @Test func theWriterSyncsAtEveryCommit() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try BrokerStore(path: temp.url.path + "/broker.sqlite")
+        let mode = try await store.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(mode == 2, "PRAGMA synchronous on the writer: 2 is FULL, 1 NORMAL")
+        #expect(try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test func headsQuestionsAndKnownHandlesSurviveReopening() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }

@@ -37,8 +37,6 @@ public final class BrokerStore: Sendable {
         config.label = "family-broker"
         config.busyMode = .timeout(Self.busyTimeout)
         config.prepareDatabase { db in
-            // FULL: a commit survives power loss once the broker has acknowledged it.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             // 16 MiB of page cache instead of SQLite's 2 MiB: under load the writer otherwise re-reads index pages
             // (pread was 8% of the broker's CPU at 2,000 cycles/s).
             try db.execute(sql: "PRAGMA cache_size = -16384")
@@ -51,6 +49,9 @@ public final class BrokerStore: Sendable {
             checkpoints.install(on: db)
         }
         pool = try DatabasePool(path: path, configuration: config)
+        // FULL: a commit survives power loss once the broker has acknowledged it (an fsync of the log at each commit).
+        // Set here, not in `prepareDatabase`: GRDB's pool sets its writer to NORMAL when it turns WAL on, after that.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
     }
 
