@@ -19,15 +19,16 @@ public final class DeviceStore: Sendable {
         // A restarted daemon may open the file while the previous run's last connection still checkpoints it.
         config.busyMode = .timeout(10)
         pool = try DatabasePool(path: path, configuration: config)
-        // FULL: an applied event or a stored answer survives power loss. Not in `prepareDatabase`: GRDB's pool sets
-        // its writer to NORMAL when it turns WAL on, after that.
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("device-v1") { db in
             try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         }
         migrate(&migrator)
         try migrator.migrate(pool)
+        // FULL: an applied event or a stored answer survives power loss. Not in `prepareDatabase`: GRDB's pool sets
+        // its writer to NORMAL when it turns WAL on, after that. After the migrations, which the caller's thread
+        // waits for: a migration lost with the power runs again, and the first synced commit syncs the log before it.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
     /// The sequence number of the last event applied.

@@ -49,10 +49,12 @@ public final class BrokerStore: Sendable {
             checkpoints.install(on: db)
         }
         pool = try DatabasePool(path: path, configuration: config)
+        try Self.migrator.migrate(pool)
         // FULL: a commit survives power loss once the broker has acknowledged it (an fsync of the log at each commit).
         // Set here, not in `prepareDatabase`: GRDB's pool sets its writer to NORMAL when it turns WAL on, after that.
+        // After the migrations, which the caller's thread waits for: a migration lost with the power runs again, and
+        // the first synced commit syncs the log before it too.
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        try Self.migrator.migrate(pool)
     }
 
     deinit {
