@@ -160,4 +160,35 @@ struct PostgresRoundTripTests {
             #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == [1, 2])
         }
     }
+
+    /// An ask's reads in pairs: the settings are sent with the ask count, the approved handles with the contact
+    /// flags, one wait for each pair. A write between a read sent ahead and the call that needs it is seen: that
+    /// read is sent again.
+    @Test func readsSentAheadAreTakenByTheNextCallUnlessAWriteCameBetween() async throws {
+        try await withStore { store in
+            let handles = [handle("pal")]
+            let settings = CommunicationSettings(enabled: true, screenTime: .everyone)
+            try await store.transaction(
+                { (writer) throws in
+                    let tx = try #require(writer as? PostgresTransaction)
+                    try tx.savepoint {
+                        let (statements, waits) = (tx.held.statements, tx.held.waits)
+                        #expect(try tx.askCount(child: "emma", since: .distantPast, upTo: 5) == 0)
+                        #expect(try tx.settings(of: "emma") == nil)
+                        #expect(try tx.contactFlags(of: "emma", among: handles).isEmpty)
+                        #expect(try tx.knownHandles(of: "emma", among: handles).isEmpty)
+                        #expect(tx.held.statements - statements == 4)
+                        #expect(tx.held.waits - waits == 2, "one wait for each pair")
+                    }
+                    try tx.savepoint {
+                        _ = try tx.askCount(child: "emma", since: .distantPast, upTo: 5)
+                        try tx.saveSettings(settings, of: "emma")
+                        #expect(try tx.settings(of: "emma") == settings, "the write is seen")
+                        _ = try tx.contactFlags(of: "emma", among: handles)
+                        _ = try tx.addKnownHandles(handles, child: "emma", question: nil)
+                        #expect(try tx.knownHandles(of: "emma", among: handles) == handles, "the write is seen")
+                    }
+                }, committed: { _ in })
+        }
+    }
 }
