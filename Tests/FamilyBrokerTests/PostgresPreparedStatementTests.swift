@@ -41,7 +41,7 @@ struct PostgresPreparedStatementTests {
             #expect(reopened.names.isSuperset(of: hot), "prepared before any transaction used them")
             let asked = contract.asked(["pal"])
             try await store.transaction(
-                { try $0.savepoint { try $0.insert(asked, resolution: nil) } }, committed: { _ in })
+                { (tx) throws in try tx.savepoint { try tx.insert(asked, resolution: nil) } }, committed: { _ in })
             #expect(try await store.reading { try $0.question(asked.question.id)?.asked } == asked)
         }
     }

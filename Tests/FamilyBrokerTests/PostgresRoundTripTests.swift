@@ -171,7 +171,7 @@ struct PostgresRoundTripTests {
             try await store.transaction(
                 { (writer) throws in
                     let tx = try #require(writer as? PostgresTransaction)
-                    try tx.savepoint {
+                    try tx.savepoint { () throws -> Void in
                         let (statements, waits) = (tx.held.statements, tx.held.waits)
                         #expect(try tx.askCount(child: "emma", since: .distantPast, upTo: 5) == 0)
                         #expect(try tx.settings(of: "emma") == nil)
@@ -180,7 +180,7 @@ struct PostgresRoundTripTests {
                         #expect(tx.held.statements - statements == 4)
                         #expect(tx.held.waits - waits == 2, "one wait for each pair")
                     }
-                    try tx.savepoint {
+                    try tx.savepoint { () throws -> Void in
                         _ = try tx.askCount(child: "emma", since: .distantPast, upTo: 5)
                         try tx.saveSettings(settings, of: "emma")
                         #expect(try tx.settings(of: "emma") == settings, "the write is seen")
