@@ -168,27 +168,35 @@ struct PostgresRoundTripTests {
         try await withStore { store in
             let handles = [handle("pal")]
             let settings = CommunicationSettings(enabled: true, screenTime: .everyone)
-            try await store.transaction(
+            // Observed on the writer's queue, checked here (an expectation there is outside the test).
+            let (sent, waited, readBefore, readAfter, knownAfter) = try await store.transaction(
                 { (writer) throws in
-                    let tx = try #require(writer as? PostgresTransaction)
-                    try tx.savepoint { () throws -> Void in
-                        let (statements, waits) = (tx.held.statements, tx.held.waits)
-                        #expect(try tx.askCount(child: "emma", since: .distantPast, upTo: 5) == 0)
-                        #expect(try tx.settings(of: "emma") == nil)
-                        #expect(try tx.contactFlags(of: "emma", among: handles).isEmpty)
-                        #expect(try tx.knownHandles(of: "emma", among: handles).isEmpty)
-                        #expect(tx.held.statements - statements == 4)
-                        #expect(tx.held.waits - waits == 2, "one wait for each pair")
+                    let tx = writer as! PostgresTransaction
+                    let (statements, waits) = (tx.held.statements, tx.held.waits)
+                    let before = try tx.savepoint { () throws -> CommunicationSettings? in
+                        _ = try tx.askCount(child: "emma", since: .distantPast, upTo: 5)
+                        let read = try tx.settings(of: "emma")
+                        _ = try tx.contactFlags(of: "emma", among: handles)
+                        _ = try tx.knownHandles(of: "emma", among: handles)
+                        return read
                     }
-                    try tx.savepoint { () throws -> Void in
+                    let (sent, waited) = (tx.held.statements - statements, tx.held.waits - waits)
+                    let (after, known) = try tx.savepoint {
+                        () throws -> (CommunicationSettings?, [CommunicationHandle]) in
                         _ = try tx.askCount(child: "emma", since: .distantPast, upTo: 5)
                         try tx.saveSettings(settings, of: "emma")
-                        #expect(try tx.settings(of: "emma") == settings, "the write is seen")
+                        let after = try tx.settings(of: "emma")
                         _ = try tx.contactFlags(of: "emma", among: handles)
                         _ = try tx.addKnownHandles(handles, child: "emma", question: nil)
-                        #expect(try tx.knownHandles(of: "emma", among: handles) == handles, "the write is seen")
+                        return (after, try tx.knownHandles(of: "emma", among: handles))
                     }
+                    return (sent, waited, before, after, known)
                 }, committed: { _ in })
+            #expect(sent == 4)
+            #expect(waited == 2, "one wait for each pair")
+            #expect(readBefore == nil)
+            #expect(readAfter == settings, "the write is seen")
+            #expect(knownAfter == handles, "the write is seen")
         }
     }
 }
