@@ -44,6 +44,37 @@ struct PostgresLostConnectionTests {
         }
     }
 
+    /// As above, with a prepared statement (`HotStatements`) as the one sent on the lost connection: it fails at once,
+    /// not at the statement deadline (longer here than the test waits), and the next connection prepares it again.
+    @Test func aPreparedStatementSentOnALostConnectionFailsTheTransactionAndTheNextOneRuns() async throws {
+        try await Self.withRelayedStore(statementTimeout: .seconds(120)) { store, relay in
+            let inside = TestSignal()
+            let cut = DispatchSemaphore(value: 0)
+            let attempt = Task {
+                try await store.transaction(
+                    { writer in
+                        let tx = writer as! PostgresTransaction
+                        try tx.execute("SELECT 1")
+                        inside.raise()
+                        cut.wait()
+                        for _ in 0..<1000 where !tx.connection.isClosed { Thread.sleep(forTimeInterval: 0.01) }
+                        Thread.sleep(forTimeInterval: 0.2)
+                        _ = try tx.question(UUID())
+                    }, committed: { _ in })
+            }
+            try await inside.wait()
+            await relay.cut()
+            cut.signal()
+            try await Self.expectStoreUnavailable(attempt)
+            relay.restore()
+            try await Self.expectCommits(store)
+            let reopened = try store.writer.runBlocking { connection in
+                try connection.result(of: "SELECT name FROM pg_prepared_statements", logger: quietLogger).rows
+            }
+            #expect(reopened.count >= HotStatements.all.count)
+        }
+    }
+
     @Test func aConnectionLostUnderARunningStatementFailsTheTransactionAndTheNextOneRuns() async throws {
         try await Self.withRelayedStore { store, relay in
             let inside = TestSignal()

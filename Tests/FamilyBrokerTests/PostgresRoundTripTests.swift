@@ -160,4 +160,43 @@ struct PostgresRoundTripTests {
             #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == [1, 2])
         }
     }
+
+    /// An ask's reads in pairs: the settings are sent with the ask count, the approved handles with the contact
+    /// flags, one wait for each pair. A write between a read sent ahead and the call that needs it is seen: that
+    /// read is sent again.
+    @Test func readsSentAheadAreTakenByTheNextCallUnlessAWriteCameBetween() async throws {
+        try await withStore { store in
+            let handles = [handle("pal")]
+            let settings = CommunicationSettings(enabled: true, screenTime: .everyone)
+            // Observed on the writer's queue, checked here (an expectation there is outside the test).
+            let (sent, waited, readBefore, readAfter, knownAfter) = try await store.transaction(
+                { (writer) throws in
+                    let tx = writer as! PostgresTransaction
+                    let (statements, waits) = (tx.held.statements, tx.held.waits)
+                    let before = try tx.savepoint { () throws -> CommunicationSettings? in
+                        _ = try tx.askCount(child: "emma", since: .distantPast, upTo: 5)
+                        let read = try tx.settings(of: "emma")
+                        _ = try tx.contactFlags(of: "emma", among: handles)
+                        _ = try tx.knownHandles(of: "emma", among: handles)
+                        return read
+                    }
+                    let (sent, waited) = (tx.held.statements - statements, tx.held.waits - waits)
+                    let (after, known) = try tx.savepoint {
+                        () throws -> (CommunicationSettings?, [CommunicationHandle]) in
+                        _ = try tx.askCount(child: "emma", since: .distantPast, upTo: 5)
+                        try tx.saveSettings(settings, of: "emma")
+                        let after = try tx.settings(of: "emma")
+                        _ = try tx.contactFlags(of: "emma", among: handles)
+                        _ = try tx.addKnownHandles(handles, child: "emma", question: nil)
+                        return (after, try tx.knownHandles(of: "emma", among: handles))
+                    }
+                    return (sent, waited, before, after, known)
+                }, committed: { _ in })
+            #expect(sent == 4)
+            #expect(waited == 2, "one wait for each pair")
+            #expect(readBefore == nil)
+            #expect(readAfter == settings, "the write is seen")
+            #expect(knownAfter == handles, "the write is seen")
+        }
+    }
 }

@@ -14,6 +14,8 @@ import PostgresNIO
 ///   it sees them): most commands append two to four.
 /// - Writes whose result the engine does not need, the savepoint and the events are sent without waiting: postgres-nio
 ///   runs them in order, and the next statement waited for (a read, the command's end, the commit) checks them.
+/// - A read the engine always makes right after another (an ask's settings after its count, the approved handles
+///   after the contact flags) is sent with it (`ahead`), unless a write comes between.
 ///
 /// Only touched on the writer's queue, from the one transaction that made it.
 final class HeldWrites: @unchecked Sendable {
@@ -31,12 +33,23 @@ final class HeldWrites: @unchecked Sendable {
     var commandFailed = false
     /// The answer to the current command's `SAVEPOINT`, once sent.
     var savepointAnswer: EventLoopFuture<PostgresQueryResult>?
-    /// Statements sent and not checked yet, in the order sent.
-    var inFlight: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Statements sent and not checked yet, in the order sent: each waits for its answer, and throws its failure.
+    var inFlight: [() throws -> Void] = []
+    /// Reads sent before the call that needs them (`PostgresTransaction.readAhead`), by statement and parameters.
+    /// Forgotten at the next write and at the command's end: they would not see what came after them.
+    var ahead: [ReadAhead: EventLoopFuture<[PostgresRow]>] = [:]
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
     var statements = 0
+    /// Statements the writer's thread waited for in this transaction (each wait is a wake-up: its tests count them).
+    var waits = 0
 
     var isEmpty: Bool { members.isEmpty }
+
+    /// A read sent ahead: the statement and its parameters.
+    struct ReadAhead: Hashable {
+        var name: String
+        var bindings: PostgresBindings
+    }
 
     func append(member: MemberID, sequence: UInt64, body: ArraySlice<UInt8>) {
         members.append(member)

@@ -22,6 +22,8 @@ final class PostgresSession: @unchecked Sendable {
     let statementTimeout: Duration
     /// Only touched on `queue`.
     private var connection: PostgresConnection?
+    /// Prepared on every new connection (`prepare(_:)`); only touched on `queue`.
+    private var hot: [any HotStatement.Type] = []
 
     init(
         name: String, url: PostgresURL, password: String, setUp: [String] = [],
@@ -62,6 +64,43 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// From now on, prepares `statements` on every new connection before its first use, and on the open one now (once
+    /// the tables they name exist: after the migration). postgres-nio would otherwise prepare each at its first use:
+    /// inside a transaction, where a failed statement before it makes the preparation fail for the connection's life,
+    /// and out of order with the statements sent after it while it is prepared.
+    func prepare(_ statements: [any HotStatement.Type]) throws {
+        try queue.sync {
+            hot = statements
+            guard let connection, !connection.isClosed else { return }
+            do {
+                try Self.$statementTimeout.withValue(statementTimeout) {
+                    try Self.prepare(statements, on: connection, logger: logger)
+                }
+            } catch {
+                dropConnection()
+                throw error
+            }
+        }
+    }
+
+    /// Executes each statement once with NULL parameters in a read-only transaction that is rolled back (its
+    /// execution may fail: only its preparation counts), then checks with the server that every one is prepared.
+    static func prepare(_ statements: [any HotStatement.Type], on connection: PostgresConnection, logger: Logger) throws
+    {
+        guard !statements.isEmpty else { return }
+        for statement in statements {
+            _ = try connection.result(of: "BEGIN READ ONLY", logger: logger)
+            _ = try? connection.send(statement.withNulls, logger: logger).wait()
+            _ = try connection.result(of: "ROLLBACK", logger: logger)
+        }
+        let prepared = try connection.result(of: "SELECT name FROM pg_prepared_statements", logger: logger).rows
+        let names = Set(try prepared.map { try $0.decode(String.self) })
+        let missing = statements.map { $0.name }.filter { !names.contains($0) }
+        guard missing.isEmpty else {
+            throw StoreUnavailable(description: "the server did not prepare \(missing.joined(separator: ", "))")
+        }
+    }
+
     /// Forgets the connection after it was lost; only on the queue, from a running body.
     func dropConnection() {
         try? connection?.close().wait()
@@ -98,6 +137,7 @@ final class PostgresSession: @unchecked Sendable {
         }
         do {
             for sql in setUp { _ = try opened.result(of: PostgresQuery(unsafeSQL: sql), logger: logger) }
+            try Self.prepare(hot, on: opened, logger: logger)
         } catch {
             try? opened.close().wait()
             throw StoreUnavailable(description: "cannot set up the connection to \(url): \(Self.reason(error))")

@@ -50,6 +50,8 @@ public final class PostgresStore: Sendable {
         reader = PostgresSession(
             name: "reader", url: url, password: password, statementTimeout: statementTimeout, logger: logger)
         try writer.runBlocking { connection in try Self.migrate(connection, url: url, logger: logger) }
+        try writer.prepare(HotStatements.all)
+        try reader.prepare(HotStatements.all)
     }
 
     deinit {
@@ -120,7 +122,7 @@ extension PostgresStore: BrokerStorage {
             let xid: Int64
             let result: T
             do {
-                xid = try tx.rows("SELECT txid_current()").first?.decode(Int64.self) ?? 0
+                xid = try tx.rows(HotStatements.TransactionID("")).first?.decode(Int64.self) ?? 0
                 result = try work(tx)
                 try tx.settle()
             } catch {

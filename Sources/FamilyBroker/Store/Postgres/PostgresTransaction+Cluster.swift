@@ -6,12 +6,7 @@ extension PostgresTransaction: ClusterStorage {
         guard !partitions.isEmpty else { return [:] }
         let ids = partitions.map { Int32($0) }
         var leases: [Int: LeaseRow] = [:]
-        for row in try rows(
-            """
-            SELECT partition_id, owner, epoch FROM partition_lease WHERE partition_id = ANY(\(ids))
-            ORDER BY partition_id FOR SHARE
-            """)
-        {
+        for row in try rows(HotStatements.LockLeases("\(ids)")) {
             let (partition, owner, epoch) = try row.decode((Int32, String?, Int64).self)
             leases[Int(partition)] = LeaseRow(owner: owner, epoch: UInt64(epoch))
         }

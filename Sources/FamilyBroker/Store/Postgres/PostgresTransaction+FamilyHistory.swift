@@ -9,10 +9,8 @@ extension PostgresTransaction {
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64 {
         let body = BrokerStore.encodedHistoryBody(entry)
         let id = try writtenRows(
-            """
-            INSERT INTO history (family_id, child_id, recorded_at, entry)
-            VALUES (\(family), \(entry.childMemberID), \(Self.milliseconds(entry.recordedAt)), \(body)) RETURNING id
-            """
+            HotStatements.AppendHistory(
+                "\(family) \(entry.childMemberID) \(Self.milliseconds(entry.recordedAt)) \(body)")
         ).first?.decode(Int64.self)
         guard let id else { throw PostgresStore.RolledBack(command: "INSERT INTO history returned no id") }
         return UInt64(id)

@@ -14,15 +14,11 @@ extension PostgresTransaction {
     }
 
     func scheduleReminder(_ question: UUID, at date: Date) throws {
-        try post(
-            """
-            INSERT INTO question_reminder (question_id, remind_at) VALUES (\(question), \(Self.milliseconds(date)))
-            ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
-            """)
+        post(HotStatements.ScheduleReminder("\(question) \(Self.milliseconds(date))"))
     }
 
     func removeReminder(_ question: UUID) throws {
-        try post("DELETE FROM question_reminder WHERE question_id = \(question)")
+        post(HotStatements.RemoveReminder("\(question)"))
     }
 }
 

@@ -25,6 +25,7 @@ extension PostgresTransaction {
         held.commandFailed = false
         held.unguarded = !guarded
         defer {
+            held.ahead.removeAll()
             held.savepointOpen = nil
             held.savepointAnswer = nil
             held.unguarded = false
@@ -82,6 +83,7 @@ extension PostgresTransaction {
     /// Before a command's first write: sends its `SAVEPOINT` (without waiting for it), or only notes the write when
     /// the command runs unguarded.
     func openSavepoint() {
+        held.ahead.removeAll()
         guard held.savepointOpen == false else { return }
         held.savepointOpen = true
         if !held.unguarded { held.savepointAnswer = send("SAVEPOINT command") }
@@ -90,17 +92,49 @@ extension PostgresTransaction {
     /// Sends a statement without waiting for it; `settle` checks it.
     @discardableResult
     func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        sent(connection.send(query, logger: logger))
+    }
+
+    /// Sends a hot statement without waiting for it; `settle` checks it.
+    func send(_ statement: some HotStatement) {
+        sent(connection.send(statement, logger: logger))
+    }
+
+    @discardableResult
+    private func sent<T: Sendable>(_ answer: EventLoopFuture<T>) -> EventLoopFuture<T> {
         held.statements += 1
-        let answer = connection.send(query, logger: logger)
-        held.inFlight.append(answer)
+        held.inFlight.append { _ = try answer.wait() }
         return answer
     }
 
     /// Runs a statement and waits for it. A statement sent before it that failed is the cause of its failure
     /// (the transaction was aborted), so that failure is thrown.
     func waited(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        held.statements += 1
-        let answer = connection.send(query, logger: logger)
+        try waited(connection.send(query, logger: logger))
+    }
+
+    /// Runs a hot statement and waits for its rows, as `waited(_:)` a query; a read sent ahead
+    /// (`readAhead`) is not sent again.
+    func waited(_ statement: some HotStatement) throws -> [PostgresRow] {
+        let key = HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
+        if let answer = held.ahead.removeValue(forKey: key) { return try waited(answer, sent: true) }
+        return try waited(connection.send(statement, logger: logger))
+    }
+
+    /// Sends a read that the engine makes next (after the one it makes now) without waiting for it: its answer
+    /// comes back with the current one's, and `waited(_:)` takes it instead of sending the read again.
+    func readAhead(_ statement: some HotStatement) {
+        let key = HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
+        guard held.ahead[key] == nil else { return }
+        held.ahead[key] = sent(connection.send(statement, logger: logger))
+    }
+
+    private func waited<T: Sendable>(_ answer: EventLoopFuture<T>, sent: Bool = false) throws -> T {
+        // A read sent ahead was sent before the read that was waited for: it is answered, no wait.
+        if !sent {
+            held.statements += 1
+            held.waits += 1
+        }
         let result = Result { try answer.wait() }
         try settle()
         do {

@@ -17,7 +17,9 @@ struct PostgresTransaction: StorageWriter {
     /// Runs a statement as it is, apart from held writes and savepoints: transaction control.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        held.ahead.removeAll()
         held.statements += 1
+        held.waits += 1
         return try connection.result(of: query, logger: logger)
     }
 
@@ -25,6 +27,11 @@ struct PostgresTransaction: StorageWriter {
     /// `event` calls `flush` first.
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
         try waited(query).rows
+    }
+
+    /// Runs a hot statement that only reads, as `rows(_:)` a query.
+    func rows(_ statement: some HotStatement) throws -> [PostgresRow] {
+        try waited(statement)
     }
 
     /// Runs a statement that writes and waits for its result, in the current command's savepoint.
@@ -40,8 +47,20 @@ struct PostgresTransaction: StorageWriter {
         send(query)
     }
 
+    /// Sends a hot statement that writes, as `post(_:)` a query.
+    func post(_ statement: some HotStatement) {
+        openSavepoint()
+        send(statement)
+    }
+
     /// The rows a writing statement returned.
     func writtenRows(_ query: PostgresQuery) throws -> [PostgresRow] { try write(query).rows }
+
+    /// The rows a writing hot statement returned.
+    func writtenRows(_ statement: some HotStatement) throws -> [PostgresRow] {
+        openSavepoint()
+        return try waited(statement)
+    }
 
     /// How many rows a statement changed.
     func changes(_ query: PostgresQuery) throws -> Int { try write(query).metadata.rows ?? 0 }
@@ -50,11 +69,7 @@ struct PostgresTransaction: StorageWriter {
     func flush() throws {
         guard !held.isEmpty else { return }
         openSavepoint()
-        send(
-            """
-            INSERT INTO event (member_id, seq, body)
-            SELECT * FROM unnest(\(held.members)::text[], \(held.sequences)::bigint[], \(held.bodies)::bytea[])
-            """)
+        send(HotStatements.InsertEvents("\(held.members) \(held.sequences) \(held.bodies)"))
         held.clear()
     }
 
@@ -65,10 +80,10 @@ struct PostgresTransaction: StorageWriter {
         held.inFlight.removeAll(keepingCapacity: true)
         guard let last = sent.last else { return }
         // In order on the connection: once the last is answered, so is every one before it.
-        _ = try? last.wait()
-        for future in sent {
+        try? last()
+        for answer in sent {
             do {
-                _ = try future.wait()
+                try answer()
             } catch {
                 noteFailure()
                 throw error
@@ -90,7 +105,7 @@ struct PostgresTransaction: StorageWriter {
     // MARK: questions and known handles
 
     func question(_ id: UUID) throws -> Stored.Question? {
-        try rows("SELECT asked, resolution FROM question WHERE id = \(id)").first.map(Self.decodeQuestion)
+        try rows(HotStatements.QuestionByID("\(id)")).first.map(Self.decodeQuestion)
     }
 
     func pendingQuestion(
@@ -98,11 +113,7 @@ struct PostgresTransaction: StorageWriter {
     ) throws -> Stored.Question? {
         let key = BrokerStore.handlesKey(handles)
         let now = Self.milliseconds(now)
-        let found = try rows(
-            """
-            SELECT asked, resolution FROM question WHERE child_id = \(child) AND handles_key = \(key) AND status = 0
-            AND (expires_at IS NULL OR expires_at > \(now)) ORDER BY n
-            """)
+        let found = try rows(HotStatements.PendingQuestion("\(child) \(key) \(now)"))
         return try found.lazy.map(Self.decodeQuestion).first { $0.asked.appBundleID == app }
     }
 
@@ -124,24 +135,15 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
-        // Counting stops at the limit, as SQLite's does: only "below the limit or not" matters.
-        try rows(
-            """
-            SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = \(child)
-            AND asked_at >= \(Self.milliseconds(since)) LIMIT \(limit)) AS asked
-            """
-        ).first?.decode(Int.self) ?? 0
+        // The engine reads the child's settings next (an ask): sent now, answered with the count.
+        readAhead(HotStatements.Settings("\(child)"))
+        let counted = try rows(HotStatements.AskCount("\(child) \(Self.milliseconds(since)) \(Int64(limit))"))
+        return try counted.first?.decode(Int.self) ?? 0
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
-        // `value = ANY`, the kinds compared here: planned as cheaply as one equality (a row-wise `IN (unnest …)`
-        // cost the server twice that to plan, on every statement).
-        let known = try handleSet(
-            rows(
-                """
-                SELECT kind, value FROM known_handle WHERE child_id = \(child) AND value = ANY(\(handles.map(\.value)))
-                """))
+        let known = try handleSet(rows(HotStatements.KnownHandles("\(child) \(handles.map(\.value))")))
         return handles.filter(known.contains)
     }
 
@@ -149,18 +151,19 @@ struct PostgresTransaction: StorageWriter {
         var w = WireWriter()
         w.askedQuestion(asked)
         let expires = asked.question.expirationDate.map(Self.milliseconds)
+        let status: Int32 = resolution == nil ? 0 : 1
         try post(
-            """
-            INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
-            VALUES (\(asked.question.id), \(asked.childMemberID), \(BrokerStore.handlesKey(asked.question.handles)),
-            \(Data(w.bytes)), \(expires), \(resolution == nil ? 0 : 1), \(resolution.map(Self.encodeResolution)),
-            \(Self.milliseconds(asked.askedAt)))
-            """)
+            HotStatements.InsertQuestion(
+                """
+                \(asked.question.id) \(asked.childMemberID) \(BrokerStore.handlesKey(asked.question.handles)) \
+                \(Data(w.bytes)) \(expires) \(status) \(resolution.map(Self.encodeResolution)) \
+                \(Self.milliseconds(asked.askedAt))
+                """))
     }
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         let encoded = Self.encodeResolution(resolution)
-        try post("UPDATE question SET status = 1, resolution = \(encoded) WHERE id = \(id)")
+        try post(HotStatements.Resolve("\(encoded) \(id)"))
     }
 
     func addKnownHandles(
@@ -168,13 +171,7 @@ struct PostgresTransaction: StorageWriter {
     ) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
         let (kinds, values) = Self.columns(of: handles)
-        var added = try handleSet(
-            writtenRows(
-                """
-                INSERT INTO known_handle (child_id, kind, value, question_id)
-                SELECT \(child), kind, value, \(question) FROM unnest(\(kinds)::integer[], \(values)::text[])
-                AS h (kind, value) ON CONFLICT DO NOTHING RETURNING kind, value
-                """))
+        var added = try handleSet(writtenRows(HotStatements.AddKnownHandles("\(child) \(question) \(kinds) \(values)")))
         // In `handles`' order, each once.
         return handles.filter { added.remove($0) != nil }
     }

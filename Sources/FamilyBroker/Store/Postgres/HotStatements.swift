@@ -1,0 +1,130 @@
+import PostgresNIO
+
+/// The statements of every batch, ask and answer (issue 18: ~80 µs of the server's CPU each when parsed and planned
+/// anew), prepared on each of the store's connections as it opens (`PostgresSession.prepare`).
+enum HotStatements {
+    /// Every hot statement, in the order a new connection prepares them.
+    static let all: [any HotStatement.Type] = [
+        TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
+        KnownHandles.self, PendingQuestion.self, InsertQuestion.self, Resolve.self, ScheduleReminder.self,
+        RemoveReminder.self, AppendHistory.self, AddKnownHandles.self, InsertEvents.self,
+    ]
+
+    struct TransactionID: HotStatement {
+        static let sql = "SELECT txid_current()"
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the partitions (`integer[]`).
+    struct LockLeases: HotStatement {
+        static let sql = """
+            SELECT partition_id, owner, epoch FROM partition_lease WHERE partition_id = ANY($1::integer[])
+            ORDER BY partition_id FOR SHARE
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the question's id.
+    struct QuestionByID: HotStatement {
+        static let sql = "SELECT asked, resolution FROM question WHERE id = $1::uuid"
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child, $2: since (ms), $3: the limit. Counting stops at the limit, as SQLite's does.
+    struct AskCount: HotStatement {
+        static let sql = """
+            SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = $1::text AND asked_at >= $2::bigint
+            LIMIT $3::bigint) AS asked
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child.
+    struct Settings: HotStatement {
+        static let sql = "SELECT settings FROM child_settings WHERE member_id = $1::text"
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child, $2: the handles' values (`value = ANY`, the kinds compared by the caller: planned as one
+    /// equality, where a row-wise `IN (unnest …)` cost twice that).
+    struct ContactFlags: HotStatement {
+        static let sql = """
+            SELECT kind, value, downtime FROM contact WHERE child_id = $1::text AND value = ANY($2::text[])
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child, $2: the handles' values (as `ContactFlags`).
+    struct KnownHandles: HotStatement {
+        static let sql = "SELECT kind, value FROM known_handle WHERE child_id = $1::text AND value = ANY($2::text[])"
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child, $2: the handles' key, $3: now (ms). `status = 0` written out, so that even a generic plan
+    /// can use the partial index `question_pending`.
+    struct PendingQuestion: HotStatement {
+        static let sql = """
+            SELECT asked, resolution FROM question WHERE child_id = $1::text AND handles_key = $2::text AND status = 0
+            AND (expires_at IS NULL OR expires_at > $3::bigint) ORDER BY n
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1 … $8: id, child, handles' key, the encoded question, expiry (ms), status, resolution, asked at (ms).
+    struct InsertQuestion: HotStatement {
+        static let sql = """
+            INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
+            VALUES ($1::uuid, $2::text, $3::text, $4::bytea, $5::bigint, $6::integer, $7::bytea, $8::bigint)
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the encoded resolution, $2: the question's id.
+    struct Resolve: HotStatement {
+        static let sql = "UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid"
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the question's id, $2: when (ms).
+    struct ScheduleReminder: HotStatement {
+        static let sql = """
+            INSERT INTO question_reminder (question_id, remind_at) VALUES ($1::uuid, $2::bigint)
+            ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the question's id.
+    struct RemoveReminder: HotStatement {
+        static let sql = "DELETE FROM question_reminder WHERE question_id = $1::uuid"
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the family, $2: the child, $3: recorded at (ms), $4: the encoded entry.
+    struct AppendHistory: HotStatement {
+        static let sql = """
+            INSERT INTO history (family_id, child_id, recorded_at, entry)
+            VALUES ($1::text, $2::text, $3::bigint, $4::bytea) RETURNING id
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child, $2: the approving question (or NULL), $3: the kinds, $4: the values.
+    struct AddKnownHandles: HotStatement {
+        static let sql = """
+            INSERT INTO known_handle (child_id, kind, value, question_id)
+            SELECT $1::text, kind, value, $2::uuid FROM unnest($3::integer[], $4::text[]) AS h (kind, value)
+            ON CONFLICT DO NOTHING RETURNING kind, value
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: members, $2: sequences, $3: bodies, one event per position.
+    struct InsertEvents: HotStatement {
+        static let sql = """
+            INSERT INTO event (member_id, seq, body)
+            SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[])
+            """
+        let bindings: PostgresBindings
+    }
+}
