@@ -130,7 +130,8 @@ struct WrittenQuestionsTests {
         #expect(memory.entry(questions[0].asked.question.id) == nil, "the oldest generation went")
         #expect(memory.entry(questions[5].asked.question.id)?.num == 5)
         memory.rollback(to: mark)
-        #expect(questions.map { memory.entry($0.asked.question.id) != nil } == [false, false, true, false, false, false])
+        let held = questions.map { memory.entry($0.asked.question.id) != nil }
+        #expect(held == [false, false, true, false, false, false])
         #expect(memory.entry(questions[2].asked.question.id)?.question == questions[2])
     }
 }

@@ -193,6 +193,13 @@ extension WriterStatements {
         guard stored else { throw BrokerStore.reminderWithoutQuestion(question) }
     }
 
+    /// `BrokerStore.settleRecentHistory` with the rows counted by the writer (`UnsettledHistory`).
+    func settleRecentHistory(in db: Database) throws {
+        guard try unsettledHistory.count(db) >= BrokerStore.recentHistoryLimit else { return }
+        try BrokerStore.settleHistory(in: db)
+        unsettledHistory.settled()
+    }
+
     /// One history row per answer and per settings change: on the answer's hot path. Returns the row's id.
     func appendHistory(_ entry: HistoryEntry, family: FamilyID, in db: Database) throws -> UInt64 {
         try execute(.appendHistory, db) { query in
@@ -201,6 +208,7 @@ extension WriterStatements {
             query.bind(3, BrokerStore.milliseconds(entry.recordedAt))
             query.bind(4, BrokerStore.encodedHistoryBody(entry))
         }
+        unsettledHistory.added()
         return UInt64(lastInsertedRowID)
     }
 }

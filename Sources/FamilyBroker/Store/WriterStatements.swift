@@ -74,6 +74,9 @@ final class WriterStatements: @unchecked Sendable {
     /// The questions the writer stored lately, decoded (`question`, `resolve`, `scheduleReminder`).
     let questions = WrittenQuestions()
 
+    /// How many history rows are not settled yet (`appendHistory`, `settleRecentHistory`).
+    let unsettledHistory = UnsettledHistory()
+
     /// Each member's last sequence number in `event_index`, read once per member (`appendEvent`): for a member with
     /// no event in the recent part, an event at or below it is refused without a lookup in the moved part. Set from
     /// the recent part when it moves; forgotten when the transaction rolls back or `forgetMemory()` runs, so it is
@@ -123,6 +126,7 @@ final class WriterStatements: @unchecked Sendable {
         askWindows.invalidate()
         recentEvents.invalidate()
         questions.invalidate()
+        unsettledHistory.invalidate()
         movedEventHeads.removeAll()
     }
 
@@ -132,6 +136,7 @@ final class WriterStatements: @unchecked Sendable {
         // A move may have been rolled back with it: both are read again.
         recentEvents.invalidate()
         questions.invalidate()
+        unsettledHistory.invalidate()
         movedEventHeads.removeAll()
     }
 
@@ -140,16 +145,29 @@ final class WriterStatements: @unchecked Sendable {
         askWindows.committed()
         recentEvents.committed()
         questions.committed()
+        unsettledHistory.committed()
     }
 
     /// Where a command's savepoint starts, for `rollback(to:)`.
-    var mark: (asks: Int, events: Int, questions: Int) { (askWindows.mark, recentEvents.mark, questions.mark) }
+    var mark: Mark {
+        Mark(
+            asks: askWindows.mark, events: recentEvents.mark, questions: questions.mark, history: unsettledHistory.mark)
+    }
 
     /// A command's savepoint rolled back (or a command failed before its first change): what it added goes.
-    func rollback(to mark: (asks: Int, events: Int, questions: Int)) {
+    func rollback(to mark: Mark) {
         askWindows.rollback(to: mark.asks)
         recentEvents.rollback(to: mark.events)
         questions.rollback(to: mark.questions)
+        unsettledHistory.rollback(to: mark.history)
+    }
+
+    /// Where a savepoint starts in each of the writer's memories.
+    struct Mark {
+        let asks: Int
+        let events: Int
+        let questions: Int
+        let history: Int
     }
 
     /// Runs a statement that returns no rows.
