@@ -14,23 +14,34 @@ import HearthProtocol
 /// at any time: it keeps the last `capacity` questions at most, in two generations. Only the writer uses it, on GRDB's
 /// writer queue.
 final class WrittenQuestions: @unchecked Sendable {
-    /// A stored question and its row's number.
-    struct Entry: Sendable {
+    /// A stored question and its row's number: held by reference, so that reading or resolving one copies nothing.
+    final class Entry: @unchecked Sendable {
         let num: Int64
-        var question: Stored.Question
+        fileprivate(set) var question: Stored.Question
+
+        init(num: Int64, question: Stored.Question) {
+            self.num = num
+            self.question = question
+        }
+    }
+
+    /// A change of the open transaction, for rolling a savepoint back.
+    private enum Change {
+        case added(UUID)
+        case resolved(Entry, before: Resolution?)
     }
 
     /// Entries added since the last turn, and those of the generation before.
-    private var current: [UUID: Entry] = [:]
+    private var current: [UUID: Entry]
     private var previous: [UUID: Entry] = [:]
-    /// Each change of the open transaction with the entry it replaced (nil: added), for rolling a savepoint back.
-    private var undo: [(id: UUID, replaced: Entry?)] = []
+    private var undo: [Change] = []
 
     /// Most entries held.
     let capacity: Int
 
     init(capacity: Int = 8192) {
         self.capacity = capacity
+        current = Dictionary(minimumCapacity: capacity / 2)
     }
 
     /// Entries held (tests).
@@ -45,18 +56,17 @@ final class WrittenQuestions: @unchecked Sendable {
         if current.count >= capacity / 2 {
             // The older generation goes: a lookup stays one or two hashes, with no order of entries to keep.
             previous = current
-            current = [:]
+            current = Dictionary(minimumCapacity: capacity / 2)
         }
         current[id] = Entry(num: num, question: question)
-        undo.append((id, nil))
+        undo.append(.added(id))
     }
 
     /// The open transaction resolved question `id` with `resolution` (as its row reads it back).
     func resolved(_ id: UUID, with resolution: Resolution) {
-        guard var entry = entry(id) else { return }
-        undo.append((id, entry))
+        guard let entry = entry(id) else { return }
+        undo.append(.resolved(entry, before: entry.question.resolution))
         entry.question.resolution = resolution
-        set(id, entry)
     }
 
     /// Where a savepoint starts, for `rollback(to:)`.
@@ -65,8 +75,13 @@ final class WrittenQuestions: @unchecked Sendable {
     /// Takes back the changes made since `mark`: their savepoint rolled back.
     func rollback(to mark: Int) {
         while undo.count > mark {
-            let (id, replaced) = undo.removeLast()
-            set(id, replaced)
+            switch undo.removeLast() {
+            case .added(let id):
+                if current.removeValue(forKey: id) == nil { previous.removeValue(forKey: id) }
+            case .resolved(let entry, let before):
+                // Harmless on an entry no longer held.
+                entry.question.resolution = before
+            }
         }
     }
 
@@ -75,18 +90,9 @@ final class WrittenQuestions: @unchecked Sendable {
 
     /// Forgets every entry: a transaction rolled back, or the rows may have changed outside the writer's transactions.
     func invalidate() {
-        current = [:]
+        current = Dictionary(minimumCapacity: capacity / 2)
         previous = [:]
         undo.removeAll()
-    }
-
-    /// Sets the entry of `id` where it is held; one no longer held (its generation went) stays out.
-    private func set(_ id: UUID, _ entry: Entry?) {
-        if current[id] != nil {
-            current[id] = entry
-        } else if previous[id] != nil {
-            previous[id] = entry
-        }
     }
 }
 
