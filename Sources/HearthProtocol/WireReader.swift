@@ -93,7 +93,7 @@ public struct WireReader {
             throw .invalidValue(
                 field: field, reason: "date out of range (at most ±\(Wire.maxDateMilliseconds) ms from 1970)")
         }
-        return Date(timeIntervalSince1970: Double(ms) / 1000)
+        return Wire.date(milliseconds: ms)
     }
 
     public mutating func optional<T>(

@@ -53,10 +53,7 @@ public struct WireWriter: Sendable {
 
     /// Milliseconds since 1970-01-01T00:00:00Z as i64.
     public mutating func date(_ value: Date) {
-        // Clamped: a date from hostile input must never trap when it is encoded again.
-        let ms = (value.timeIntervalSince1970 * 1000).rounded()
-        let limit = Double(Wire.maxDateMilliseconds)
-        i64(ms.isNaN ? 0 : Int64(max(-limit, min(limit, ms))))
+        i64(Wire.milliseconds(value))
     }
 
     /// A presence byte (0 or 1), then the value when present.

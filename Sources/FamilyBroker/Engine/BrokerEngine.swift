@@ -118,6 +118,7 @@ public final class BrokerEngine: Sendable {
         try await transacting(admitting: partitions) { tx in
             tx.secrets = secrets
             tx.unguarded = unguarded
+            tx.reserveEvents(forCommands: requests.count)
             return requests.map { request in
                 // The lease moved since the intake checked it: nothing of this command may be stored here.
                 guard tx.mayWrite(member: request.memberID) else { return .failure(Self.partitionMoved) }

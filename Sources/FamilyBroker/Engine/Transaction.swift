@@ -197,6 +197,14 @@ struct Transaction {
 
     // MARK: events
 
+    /// Room for a batch's events (an ask or an answer publishes two to four): grown append by append, the arrays were
+    /// reallocated about ten times in a batch of 256 (issue 18).
+    mutating func reserveEvents(forCommands count: Int) {
+        events.reserveCapacity(count * 3)
+        eventFrames.reserveCapacity(count * 3)
+        headUndo.reserveCapacity(count * 3)
+    }
+
     /// Stores an event for `member` with the next sequence number; it is published once committed.
     mutating func publish(_ body: Event.Body, to member: MemberID) throws {
         let sequence = head(of: member) + 1

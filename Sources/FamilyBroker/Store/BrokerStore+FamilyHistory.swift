@@ -30,8 +30,18 @@ extension BrokerStore {
     /// Settles the recent rows into `history_by_child` once there are at least `limit`. Run at the start of a write
     /// transaction, so the move commits with it (or not at all).
     static func settleRecentHistory(atLeast limit: Int = recentHistoryLimit, in db: Database) throws {
-        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM history WHERE settled = 0")) ?? 0
+        let count = try unsettledHistoryCount(in: db)
         guard count > 0, count >= limit else { return }
+        try settleHistory(in: db)
+    }
+
+    /// How many rows are recent (`settled = 0`).
+    static func unsettledHistoryCount(in db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM history WHERE settled = 0")) ?? 0
+    }
+
+    /// Settles every recent row.
+    static func settleHistory(in db: Database) throws {
         try db.execute(sql: "UPDATE history SET settled = 1 WHERE settled = 0")
     }
 

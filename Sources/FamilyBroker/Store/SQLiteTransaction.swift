@@ -35,7 +35,7 @@ extension BrokerStore: BrokerStorage {
             try db.inTransaction(.immediate) {
                 try statements.noteOtherWriters(db)
                 try statements.settleRecentEvents(in: db)
-                try BrokerStore.settleRecentHistory(in: db)
+                try statements.settleRecentHistory(in: db)
                 try BrokerStore.settleRecentKnownHandles(in: db)
                 result = try work(SQLiteTransaction(db: db, hot: statements))
                 if let delay = commitDelay?(), delay > .zero {

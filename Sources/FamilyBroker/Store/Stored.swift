@@ -5,7 +5,7 @@ import HearthProtocol
 /// The broker's stored records as the engine sees them, whichever backend holds them (`BrokerStorage`).
 enum Stored {
     /// A question as stored.
-    struct Question: Sendable {
+    struct Question: Sendable, Equatable {
         var asked: AskedQuestion
         var resolution: Resolution?
     }

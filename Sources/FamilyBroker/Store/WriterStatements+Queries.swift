@@ -6,7 +6,18 @@ import HearthProtocol
 /// The writer's hot reads and writes on its prepared statements: the same SQL and results as `BrokerStore`'s
 /// functions of the same names, which serve the read connections.
 extension WriterStatements {
+    /// From memory when the writer stored it lately (`WrittenQuestions`), else from its row.
     func question(_ id: UUID, in db: Database) throws -> Stored.Question? {
+        guard let entry = questions.entry(id) else { return try storedQuestion(id, in: db) }
+        #if DEBUG
+            // Debug builds (the tests) check each question answered from memory against its row.
+            let row = try storedQuestion(id, in: db)
+            assert(row == entry.question, "the writer's memory of question \(id) is not its row")
+        #endif
+        return entry.question
+    }
+
+    private func storedQuestion(_ id: UUID, in db: Database) throws -> Stored.Question? {
         try with(.questionByID, db) { query in
             query.bind(1, id.wireBytes)
             guard try query.step(), let asked = query.bytes(0) else { return nil }
@@ -48,13 +59,23 @@ extension WriterStatements {
             query.bind(8, BrokerStore.milliseconds(asked.askedAt))
         }
         askWindows.added(child: asked.childMemberID, at: asked.askedAt)
+        // `num` is the rowid's alias.
+        questions.added(.asRead(asked, resolution), num: lastInsertedRowID)
     }
 
+    /// By the row's number when the writer holds the question, without a lookup in the id's index.
     func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
-        try execute(.resolveQuestion, db) { query in
-            query.bind(1, BrokerStore.encodeResolution(resolution))
-            query.bind(2, id.wireBytes)
+        guard let num = questions.entry(id)?.num else {
+            return try execute(.resolveQuestion, db) { query in
+                query.bind(1, BrokerStore.encodeResolution(resolution))
+                query.bind(2, id.wireBytes)
+            }
         }
+        try execute(.resolveQuestionByNum, db) { query in
+            query.bind(1, BrokerStore.encodeResolution(resolution))
+            query.bind(2, num)
+        }
+        questions.resolved(id, with: Stored.Question.asRead(resolution))
     }
 
     func knownHandles(
@@ -155,7 +176,14 @@ extension WriterStatements {
         recentEvents.moved()
     }
 
+    /// By the question's number when the writer holds it (then it is stored), without a lookup in the id's index.
     func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
+        if let num = questions.entry(question)?.num {
+            return try execute(.scheduleReminderByNum, db) { query in
+                query.bind(1, num)
+                query.bind(2, BrokerStore.milliseconds(date))
+            }
+        }
         let stored = try with(.scheduleReminder, db) { query in
             query.bind(1, question.wireBytes)
             query.bind(2, BrokerStore.milliseconds(date))
@@ -163,6 +191,13 @@ extension WriterStatements {
             return query.changes > 0
         }
         guard stored else { throw BrokerStore.reminderWithoutQuestion(question) }
+    }
+
+    /// `BrokerStore.settleRecentHistory` with the rows counted by the writer (`UnsettledHistory`).
+    func settleRecentHistory(in db: Database) throws {
+        guard try unsettledHistory.count(db) >= BrokerStore.recentHistoryLimit else { return }
+        try BrokerStore.settleHistory(in: db)
+        unsettledHistory.settled()
     }
 
     /// One history row per answer and per settings change: on the answer's hot path. Returns the row's id.
@@ -173,6 +208,7 @@ extension WriterStatements {
             query.bind(3, BrokerStore.milliseconds(entry.recordedAt))
             query.bind(4, BrokerStore.encodedHistoryBody(entry))
         }
+        unsettledHistory.added()
         return UInt64(lastInsertedRowID)
     }
 }

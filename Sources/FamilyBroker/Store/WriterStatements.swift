@@ -12,8 +12,9 @@ final class WriterStatements: @unchecked Sendable {
     /// A statement the writer runs on the hot path; its SQL is the only copy of that statement's text.
     enum Query: Int, CaseIterable {
         case savepoint, release, rollbackTo
-        case questionByID, pendingQuestion, insertQuestion, resolveQuestion
-        case knownHandle, addKnownHandle, contactDowntime, settings, scheduleReminder, appendHistory
+        case questionByID, pendingQuestion, insertQuestion, resolveQuestion, resolveQuestionByNum
+        case knownHandle, addKnownHandle, contactDowntime, settings, scheduleReminder, scheduleReminderByNum
+        case appendHistory
         case appendEvent, movedEventHead
         case dataVersion
 
@@ -34,6 +35,7 @@ final class WriterStatements: @unchecked Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
             case .resolveQuestion: "UPDATE question SET status = 1, resolution = ? WHERE id = ?"
+            case .resolveQuestionByNum: "UPDATE question SET status = 1, resolution = ? WHERE num = ?"
             case .knownHandle:
                 """
                 SELECT 1 FROM known_handle WHERE child_id = ?1 AND kind = ?2 AND value = ?3
@@ -54,6 +56,8 @@ final class WriterStatements: @unchecked Sendable {
                 INSERT OR REPLACE INTO question_reminder (question_num, remind_at)
                 SELECT num, ?2 FROM question WHERE id = ?1
                 """
+            case .scheduleReminderByNum:
+                "INSERT OR REPLACE INTO question_reminder (question_num, remind_at) VALUES (?, ?)"
             case .appendHistory:
                 "INSERT INTO history (family_id, child_id, recorded_at, entry, settled) VALUES (?, ?, ?, ?, 0)"
             case .dataVersion: "PRAGMA data_version"
@@ -66,6 +70,12 @@ final class WriterStatements: @unchecked Sendable {
 
     /// The event log's recent part, by member (`appendEvent`, `events`).
     let recentEvents = RecentEvents()
+
+    /// The questions the writer stored lately, decoded (`question`, `resolve`, `scheduleReminder`).
+    let questions = WrittenQuestions()
+
+    /// How many history rows are not settled yet (`appendHistory`, `settleRecentHistory`).
+    let unsettledHistory = UnsettledHistory()
 
     /// Each member's last sequence number in `event_index`, read once per member (`appendEvent`): for a member with
     /// no event in the recent part, an event at or below it is refused without a lookup in the moved part. Set from
@@ -115,6 +125,8 @@ final class WriterStatements: @unchecked Sendable {
     func forgetMemory() {
         askWindows.invalidate()
         recentEvents.invalidate()
+        questions.invalidate()
+        unsettledHistory.invalidate()
         movedEventHeads.removeAll()
     }
 
@@ -123,6 +135,8 @@ final class WriterStatements: @unchecked Sendable {
         askWindows.rolledBack()
         // A move may have been rolled back with it: both are read again.
         recentEvents.invalidate()
+        questions.invalidate()
+        unsettledHistory.invalidate()
         movedEventHeads.removeAll()
     }
 
@@ -130,15 +144,30 @@ final class WriterStatements: @unchecked Sendable {
     func committed() {
         askWindows.committed()
         recentEvents.committed()
+        questions.committed()
+        unsettledHistory.committed()
     }
 
     /// Where a command's savepoint starts, for `rollback(to:)`.
-    var mark: (asks: Int, events: Int) { (askWindows.mark, recentEvents.mark) }
+    var mark: Mark {
+        Mark(
+            asks: askWindows.mark, events: recentEvents.mark, questions: questions.mark, history: unsettledHistory.mark)
+    }
 
     /// A command's savepoint rolled back (or a command failed before its first change): what it added goes.
-    func rollback(to mark: (asks: Int, events: Int)) {
+    func rollback(to mark: Mark) {
         askWindows.rollback(to: mark.asks)
         recentEvents.rollback(to: mark.events)
+        questions.rollback(to: mark.questions)
+        unsettledHistory.rollback(to: mark.history)
+    }
+
+    /// Where a savepoint starts in each of the writer's memories.
+    struct Mark {
+        let asks: Int
+        let events: Int
+        let questions: Int
+        let history: Int
     }
 
     /// Runs a statement that returns no rows.
