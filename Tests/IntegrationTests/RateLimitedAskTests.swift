@@ -10,11 +10,13 @@ import Testing
 @Suite("Queued asks past the device's command rate", .serialized)
 struct RateLimitedAskTests {
     @Test func everyQueuedQuestionStillReachesTheParent() async throws {
-        // One command a second with a burst of five: eight queued asks sent on relinking go past it.
-        try await Fleet.with(ParentNotificationTests.family, brokerArguments: ["--device-rate", "1"]) { fleet in
+        // Two commands a second with a burst of ten: sixteen queued asks sent on relinking go past it. Not one a
+        // second: the device's own pings (one a second) would take every token, and the asks would wait for the
+        // pings' jitter.
+        try await Fleet.with(ParentNotificationTests.family, brokerArguments: ["--device-rate", "2"]) { fleet in
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             try await fleet.cut("emma-tablet")
-            let questions = (0..<8).map { ParentNotificationTests.question("friend-\($0)") }
+            let questions = (0..<16).map { ParentNotificationTests.question("friend-\($0)") }
             for question in questions { try await app.ask(question) }
             try fleet.restore("emma-tablet")
             let parent = try await fleet.parent(on: "alice-phone")
