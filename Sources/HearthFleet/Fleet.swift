@@ -312,8 +312,9 @@ public final class Fleet: Sendable {
         return daemon
     }
 
-    /// An app on a child's device, through the PermissionKit library.
-    public func app(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(5)) -> CommunicationLimits {
+    /// An app on a child's device, through the PermissionKit library. The default timeout is longer than an app's
+    /// (5 s): a test process that runs daemons in process and many tests at once can be slow to answer.
+    public func app(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(15)) -> CommunicationLimits {
         CommunicationLimits(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
     }
 
