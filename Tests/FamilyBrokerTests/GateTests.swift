@@ -126,7 +126,7 @@ import ZeroMQ
 
     @Test func aFloodIsToldOnceThenIgnored() throws {
         let gate = makeGate(try TestFamily.directory(), rate: 1, burst: 3)
-        let frame = MessageCodec.encode(.ping, requestID: 42)
+        let frame = MessageCodec.encode(.sync(after: 0, limit: 100), requestID: 42)
         var admitted = 0
         var answered: [[UInt8]] = []
         var dropped = 0
@@ -144,6 +144,39 @@ import ZeroMQ
         #expect(envelope.requestID == 42)
         #expect(envelope.message == .error(ErrorReply(.rateLimited, "too many commands from a1; at most 1/s")))
         #expect(isAdmit(gate.admit([[5], frame], device: "b1")), "b1 has its own bucket")
+    }
+
+    @Test func pingsHaveTheirOwnAllowanceAndNeverTakeTheCommands() throws {
+        let gate = makeGate(try TestFamily.directory(), rate: 1, burst: 1)
+        let ping = MessageCodec.encode(.ping, requestID: 7)
+        let sync = MessageCodec.encode(.sync(after: 0, limit: 100), requestID: 8)
+        // A device whose command rate is one a second still pings as it links, and its command still goes in.
+        for _ in 0..<Int(Gate.pingBurst) { #expect(isAdmit(gate.admit([[5], ping], device: "a1"))) }
+        #expect(isAdmit(gate.admit([[5], sync], device: "a1")))
+        // Pings past their own allowance are refused like commands: told once, then silence.
+        guard case .answer(_, let reply) = gate.admit([[5], ping], device: "a1") else {
+            Issue.record("the first ping past the allowance is told")
+            return
+        }
+        let envelope = try MessageCodec.decode(reply)
+        #expect(envelope.requestID == 7)
+        let limit = Int(Gate.pingRate)
+        #expect(envelope.message == .error(ErrorReply(.rateLimited, "too many pings from a1; at most \(limit)/s")))
+        #expect(isDrop(gate.admit([[5], ping], device: "a1")))
+        // A command past its own allowance is refused by the commands' bucket, whatever the pings did.
+        guard case .answer(_, let refusal) = gate.admit([[5], sync], device: "a1") else {
+            Issue.record("the command past its allowance is told")
+            return
+        }
+        let refused = try MessageCodec.decode(refusal).message
+        #expect(refused == .error(ErrorReply(.rateLimited, "too many commands from a1; at most 1/s")))
+    }
+
+    @Test func onlyAWellFormedPingFrameCountsAsAPing() {
+        #expect(Gate.isPing([[5], MessageCodec.encode(.ping, requestID: 1)]))
+        #expect(!Gate.isPing([[5], MessageCodec.encode(.sync(after: 0, limit: 1), requestID: 1)]))
+        #expect(!Gate.isPing([[5], [Wire.version]]), "too short to carry a type")
+        #expect(!Gate.isPing([[5], [1, 2], MessageCodec.encode(.ping, requestID: 1)]), "several frames")
     }
 
     @Test func aCommandOfSeveralFramesGetsATypedError() throws {

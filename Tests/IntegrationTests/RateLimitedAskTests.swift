@@ -10,9 +10,8 @@ import Testing
 @Suite("Queued asks past the device's command rate", .serialized)
 struct RateLimitedAskTests {
     @Test func everyQueuedQuestionStillReachesTheParent() async throws {
-        // Two commands a second with a burst of ten: sixteen queued asks sent on relinking go past it. Not one a
-        // second: the device's own pings (one a second) would take every token, and the asks would wait for the
-        // pings' jitter.
+        // Two commands a second with a burst of ten: sixteen queued asks sent on relinking go past it. (The device's
+        // pings, one a second, have their own allowance: `GateTests.pingsHaveTheirOwnAllowanceAndNeverTakeTheCommands`.)
         try await Fleet.with(ParentNotificationTests.family, brokerArguments: ["--device-rate", "2"]) { fleet in
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             try await fleet.cut("emma-tablet")

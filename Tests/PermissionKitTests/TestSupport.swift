@@ -68,7 +68,7 @@ func answered(
 
 /// Runs `body` with a started fake daemon and a client of it, and always tears both down.
 func withDaemon(
-    timeout: Duration = .seconds(2),
+    timeout: Duration = .seconds(15),
     keepAliveInterval: Duration = .seconds(10),
     _ body: (FakeChildDevice, CommunicationLimits) async throws -> Void
 ) async throws {

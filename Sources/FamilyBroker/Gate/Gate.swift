@@ -10,12 +10,20 @@ struct Gate: Sendable {
     let directory: DirectoryBox
     /// Commands per device.
     let commands: RateLimiter
+    /// Pings per device, apart from its commands: a linked device pings every second, and at a low `--device-rate`
+    /// those pings took the tokens its asks needed. Enough for a device's connections and a restart's extra.
+    let pings: RateLimiter
     /// Subscriptions per device: each grant is one topic whatever was asked, so more than a few is a loop.
     let subscriptions: RateLimiter
+
+    /// Pings a second per device, sustained, and saved up at most.
+    static let pingRate: Double = 4
+    static let pingBurst: Double = 20
 
     init(directory: DirectoryBox, commandRate: Double, commandBurst: Double) {
         self.directory = directory
         commands = RateLimiter(rate: commandRate, burst: commandBurst)
+        pings = RateLimiter(rate: Self.pingRate, burst: Self.pingBurst)
         subscriptions = RateLimiter(rate: 1, burst: 20)
     }
 
@@ -73,12 +81,14 @@ struct Gate: Sendable {
     /// nothing more), within its rate (the first refusal is told, then silence while it floods), one frame.
     func admit(_ frames: [[UInt8]], device: DeviceID?) -> Admission {
         guard let device, directory.current.devices[device] != nil, let routing = frames.first else { return .drop }
-        switch commands.admit(device) {
+        let limiter = Self.isPing(frames) ? pings : commands
+        switch limiter.admit(device) {
         case .admit:
             break
         case .refuse:
             guard frames.count == 2 else { return .drop }
-            let error = ErrorReply(.rateLimited, "too many commands from \(device); at most \(Int(commands.rate))/s")
+            let what = limiter === pings ? "pings" : "commands"
+            let error = ErrorReply(.rateLimited, "too many \(what) from \(device); at most \(Int(limiter.rate))/s")
             return .answer(routingID: routing, frame: BrokerFrames.error(error, answering: frames[1]))
         case .drop:
             return .drop
@@ -91,5 +101,10 @@ struct Gate: Sendable {
                 frame: BrokerFrames.error(ErrorReply(error.code, error.description), answering: last))
         }
         return .admit(.init(routingID: routing, deviceID: device, frame: frames[1]))
+    }
+
+    /// Whether `frames` are one `ping` frame: its type byte, without decoding (the engine decodes what is admitted).
+    static func isPing(_ frames: [[UInt8]]) -> Bool {
+        frames.count == 2 && frames[1].count > 1 && frames[1][1] == MessageType.ping.rawValue
     }
 }
