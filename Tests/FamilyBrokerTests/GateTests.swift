@@ -172,6 +172,14 @@ import ZeroMQ
         #expect(refused == .error(ErrorReply(.rateLimited, "too many commands from a1; at most 1/s")))
     }
 
+    @Test func pingsAreAllowedAsManyAsCommandsWhenThatIsMore() throws {
+        let gate = makeGate(try TestFamily.directory(), rate: 50, burst: 250)
+        let ping = MessageCodec.encode(.ping, requestID: 7)
+        for _ in 0..<250 { #expect(isAdmit(gate.admit([[5], ping], device: "a1"))) }
+        #expect(!isAdmit(gate.admit([[5], ping], device: "a1")))
+        #expect(isAdmit(gate.admit([[5], MessageCodec.encode(.sync(after: 0, limit: 1), requestID: 8)], device: "a1")))
+    }
+
     @Test func onlyAWellFormedPingFrameCountsAsAPing() {
         #expect(Gate.isPing([[5], MessageCodec.encode(.ping, requestID: 1)]))
         #expect(!Gate.isPing([[5], MessageCodec.encode(.sync(after: 0, limit: 1), requestID: 1)]))

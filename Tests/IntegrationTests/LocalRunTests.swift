@@ -1,18 +1,18 @@
 import Foundation
 import HearthFleet
-import Synchronization
+import HearthService
 import Testing
 
 /// `deploy/local/run` as a user runs it: three daemons with the demo family, keys made on the first run, a clean stop
 /// on Ctrl-C (SIGINT), and state kept for the next run.
 @Suite("deploy/local/run", .serialized)
 struct LocalRunTests {
-    /// The script, spawned as a terminal would: every signal unblocked and at its default disposition. (Foundation's
-    /// `Process` passes on the test runner's blocked signals, and a shell cannot trap a signal ignored at its start.)
+    /// The script, spawned as a terminal would (`SpawnedProcess`: every signal unblocked and at its default
+    /// disposition; Foundation's `Process` passes on the test runner's blocked signals, and a shell cannot trap a
+    /// signal ignored at its start).
     final class Run: Sendable {
-        let pid: pid_t
+        let process: SpawnedProcess
         let output: String
-        private let exitStatus = Mutex<Int32?>(nil)
 
         init(state: String) throws {
             var root = URL(fileURLWithPath: #filePath)
@@ -26,62 +26,25 @@ struct LocalRunTests {
             for prefix in ["HEARTH_BROKER", "HEARTH_CHILD_DEVICE", "HEARTH_PARENT_DEVICE"] {
                 environment[prefix + "_METRICS"] = "127.0.0.1:0"
             }
-
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t()
-            sigemptyset(&none)
-            var all = sigset_t()
-            sigfillset(&all)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setsigdefault(&attributes, &all)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             let script = root.appendingPathComponent("deploy/local/run").path
-            let argv: [UnsafeMutablePointer<CChar>?] = [strdup(script), nil]
-            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { for pointer in argv + envp { free(pointer) } }
-            var pid: pid_t = 0
-            let result = posix_spawn(&pid, script, &actions, &attributes, argv, envp)
-            guard result == 0 else {
-                throw FleetError("cannot start deploy/local/run: \(String(cString: strerror(result)))")
-            }
-            self.pid = pid
+            process = try SpawnedProcess.launch(
+                script, arguments: [], base: environment, output: output, append: false)
         }
 
         var text: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
 
-        var isRunning: Bool {
-            if exitStatus.withLock({ $0 }) != nil { return false }
-            var status: Int32 = 0
-            guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-            exitStatus.withLock { $0 = status }
-            return false
-        }
+        var isRunning: Bool { process.isRunning }
 
         /// Ctrl-C in the terminal.
-        func interrupt() { kill(pid, SIGINT) }
+        func interrupt() { kill(process.pid, SIGINT) }
 
         func waitUntilExit(timeout: Duration) async -> Bool {
             let deadline = ContinuousClock.now + timeout
             while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-            if isRunning {
-                kill(pid, SIGKILL)
-                _ = waitUntilGone()
-                return false
-            }
-            return true
-        }
-
-        private func waitUntilGone() -> Bool {
-            var status: Int32 = 0
-            return waitpid(pid, &status, 0) == pid
+            guard isRunning else { return true }
+            kill(process.pid, SIGKILL)
+            _ = await process.waitUntilExit()
+            return false
         }
     }
 

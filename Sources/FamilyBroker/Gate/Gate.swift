@@ -11,19 +11,19 @@ struct Gate: Sendable {
     /// Commands per device.
     let commands: RateLimiter
     /// Pings per device, apart from its commands: a linked device pings every second, and at a low `--device-rate`
-    /// those pings took the tokens its asks needed. Enough for a device's connections and a restart's extra.
+    /// those pings took the tokens its asks needed. As many as commands, and never fewer than `pingRate`.
     let pings: RateLimiter
     /// Subscriptions per device: each grant is one topic whatever was asked, so more than a few is a loop.
     let subscriptions: RateLimiter
 
-    /// Pings a second per device, sustained, and saved up at most.
+    /// Pings a second per device, sustained, and saved up at most, when the command rate is lower.
     static let pingRate: Double = 4
     static let pingBurst: Double = 20
 
     init(directory: DirectoryBox, commandRate: Double, commandBurst: Double) {
         self.directory = directory
         commands = RateLimiter(rate: commandRate, burst: commandBurst)
-        pings = RateLimiter(rate: Self.pingRate, burst: Self.pingBurst)
+        pings = RateLimiter(rate: max(Self.pingRate, commandRate), burst: max(Self.pingBurst, commandBurst))
         subscriptions = RateLimiter(rate: 1, burst: 20)
     }
 
