@@ -84,6 +84,13 @@ struct Age: AsyncParsableCommand {
         @Option(help: "Stop after this many seconds.") var seconds: Double?
 
         func run() async throws {
+            // `updates` waits for a daemon that is not there yet; a person at a terminal wants to be told instead.
+            let socket = options.socket.socket
+            guard LocalEndpoints.socketExists(socket) else {
+                throw ValidationError(
+                    "the device daemon is not running: there is no socket at \(socket).\n"
+                        + DaemonSocket.startHint("the device daemon"))
+            }
             let service = options.service()
             let stopper = Task {
                 guard let seconds else { return }

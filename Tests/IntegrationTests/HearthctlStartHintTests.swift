@@ -23,6 +23,15 @@ struct HearthctlStartHintTests {
         #expect(run.output.contains("--socket"), "\(run.output)")
     }
 
+    /// `age watch` used to wait for ever for a daemon that was not running.
+    @Test func ageWatchWithoutADaemonSaysSoAtOnce() async throws {
+        let socket = Self.nowhere + "/child-device.sock"
+        let run = try await ExecutableRun.run(
+            "hearthctl", ["age", "watch", "--socket", socket, "--count", "1"], timeout: .seconds(60))
+        #expect(run.status != 0)
+        #expect(run.output.contains("no socket at \(socket)"), "\(run.output)")
+    }
+
     @Test func ageCommandsNameBothDeviceDaemons() async throws {
         let run = try await hearthctl(["age", "prompts", "--socket", Self.nowhere + "/child-device.sock"])
         #expect(run.status != 0)
