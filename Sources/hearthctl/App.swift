@@ -19,11 +19,8 @@ struct App: AsyncParsableCommand {
         func limits() throws -> CommunicationLimits {
             guard FileManager.default.fileExists(atPath: socket) else {
                 throw ValidationError(
-                    """
-                    child-device is not running: there is no socket at \(socket).
-                    Start it (see README.md), e.g. `child-device --key-file KEY --state DIR --broker-ready BROKER_STATE/broker.ready.json`,
-                    or run `deploy/local/run`; pass --socket if it listens elsewhere.
-                    """)
+                    "child-device is not running: there is no socket at \(socket).\n"
+                        + DaemonSocket.startHint("child-device"))
             }
             return CommunicationLimits(
                 socketPath: socket, bundleID: bundleID, timeout: .milliseconds(Int(timeout * 1000)))

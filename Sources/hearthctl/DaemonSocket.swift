@@ -8,16 +8,34 @@ import HearthTransport
 enum DaemonSocket {
     static func connect(daemon: String, path: String) async throws -> LocalClient {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError(
-                """
-                \(daemon) is not running: there is no socket at \(path).
-                Start it (see README.md), e.g. `\(daemon) --key-file KEY --state DIR --broker-ready BROKER_STATE/broker.ready.json`,
-                or run `deploy/local/run`; pass --socket if it listens elsewhere.
-                """)
+            throw ValidationError("\(daemon) is not running: there is no socket at \(path).\n" + startHint(daemon))
         }
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(path), peer: daemon)
         try await client.start()
         return client
+    }
+
+    /// How to start `daemon` and how to point hearthctl elsewhere: the broker's admin socket is found through its state
+    /// directory, a device daemon's through --socket.
+    static func startHint(_ daemon: String) -> String {
+        switch daemon {
+        case "family-broker":
+            """
+            Start it (see README.md), e.g. `family-broker --config config/broker.yaml --state DIR`, or run \
+            `deploy/local/run` (then --broker-state .hearth/local/broker); pass --broker-state DIR (or set \
+            HEARTH_BROKER_STATE) if its state directory is elsewhere.
+            """
+        case "child-device", "parent-device":
+            """
+            Start it (see README.md), e.g. `\(daemon) --key-file KEY --state DIR --broker-ready \
+            BROKER_STATE/broker.ready.json`, or run `deploy/local/run`; pass --socket if it listens elsewhere.
+            """
+        default:
+            """
+            Start child-device or parent-device (see README.md), or run `deploy/local/run`; pass --socket if it \
+            listens elsewhere.
+            """
+        }
     }
 
     /// A message for an error reply or a timeout, naming the daemon.

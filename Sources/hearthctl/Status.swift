@@ -90,11 +90,12 @@ struct Status: AsyncParsableCommand {
             let commits = m.total("hearth_broker_commit_seconds_count")
             if commits > 0 {
                 let mean = m.total("hearth_broker_commit_seconds_sum") / commits * 1000
+                // The histogram's top bucket is 1 s: a p99 past it has no upper bound to show.
                 let p99 =
                     m.histogramQuantile("hearth_broker_commit_seconds", 0.99).map {
-                        $0.isFinite ? String(format: "%g ms", $0 * 1000) : "over 1 s"
+                        $0.isFinite ? String(format: "≤ %g ms", $0 * 1000) : "> 1 s"
                     } ?? "-"
-                parts.append(String(format: "commits %d, mean %.2f ms, p99 ≤ %@", Int(commits), mean, p99))
+                parts.append(String(format: "commits %d, mean %.2f ms, p99 %@", Int(commits), mean, p99))
             }
         } else {
             parts.append(m.total("hearth_device_linked") > 0 ? "linked" : "not linked")

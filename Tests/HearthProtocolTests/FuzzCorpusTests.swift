@@ -40,6 +40,17 @@ struct FuzzCorpusTests {
         return "seed-" + String(hash, radix: 16)
     }
 
+    /// The input BrokerCommandFuzzer found (docs/RELIABILITY.md): a contact whose handle starts with U+0000. It stays in
+    /// the corpus when the seeds are rewritten, and the codec still refuses it for the NUL, not for anything else.
+    @Test func theNULContactRegressionInputStays() throws {
+        let path = Self.corpus.appendingPathComponent("broker/regression-nul-contact").path
+        let input = try #require(FileManager.default.contents(atPath: path).map([UInt8].init))
+        let frame = Array(input.dropFirst(3))
+        #expect(input.count == 3 + (Int(input[1]) << 8 | Int(input[2])) && frame.count > 2 && frame[1] == 0x09)
+        let refusal = WireError.invalidValue(field: "contact.handle.value", reason: "must not contain U+0000 (NUL)")
+        #expect(throws: refusal) { _ = try MessageCodec.decode(frame) }
+    }
+
     @Test(arguments: ["codec", "broker"])
     func theCorpusHoldsEveryGoldenFrame(target: String) throws {
         let seeds = target == "codec" ? Self.codecSeeds : Self.brokerSeeds

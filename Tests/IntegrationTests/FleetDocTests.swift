@@ -35,7 +35,7 @@ struct FleetDocTests {
             String(file[compiled...]).trimmingCharacters(in: .newlines) == documented.trimmingCharacters(in: .newlines))
     }
 
-    @Test func theYAMLExampleRunsThroughHearthctl() async throws {
+    @Test func theYAMLExampleRunsThroughHearthFleet() async throws {
         let yaml = try #require(try Self.blocks("yaml", in: Self.root + "/docs/FLEET.md").first)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-doc-\(UUID().uuidString).yaml")
             .path
