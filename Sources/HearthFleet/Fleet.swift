@@ -318,8 +318,8 @@ public final class Fleet: Sendable {
         CommunicationLimits(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
     }
 
-    /// An app on any member's device, through the DeclaredAgeRange library.
-    public func ageRange(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(5)) -> AgeRangeService {
+    /// An app on any member's device, through the DeclaredAgeRange library; the default timeout is `app`'s.
+    public func ageRange(_ bundleID: String, on device: DeviceID, timeout: Duration = .seconds(15)) -> AgeRangeService {
         AgeRangeService(socketPath: socket(of: device), bundleID: bundleID, timeout: timeout)
     }
 

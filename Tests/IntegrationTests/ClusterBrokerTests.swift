@@ -37,15 +37,17 @@ struct ClusterBrokerTests {
             logFile: fleet.directory + "/logs/family-broker-\(name).log")
     }
 
-    /// What `device`'s `hello` gets from the broker whose ready file is `readyFile`; nil when no reply comes (a
-    /// refused key).
-    static func hello(_ device: DeviceID, readyFile: String, fleet: Fleet) async throws -> Message? {
+    /// What `device`'s `hello` gets from the broker whose ready file is `readyFile`; nil when no reply comes within
+    /// `timeout` (a refused key). Long by default: a loaded machine may take seconds for a handshake.
+    static func hello(
+        _ device: DeviceID, readyFile: String, fleet: Fleet, timeout: Duration = .seconds(10)
+    ) async throws -> Message? {
         let broker = try RawPeer.readyFile(readyFile)
         let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/\(device).key")
         let peer = try await RawPeer(ingress: broker.ingress, egress: broker.egress, brokerKey: broker.key, keys: keys)
         defer { Task { await peer.close() } }
         return try? await peer.request(
-            .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 7, timeout: .seconds(2))
+            .hello(minVersion: Wire.version, maxVersion: Wire.version), requestID: 7, timeout: timeout)
     }
 
     static func isWelcome(_ message: Message?) -> Bool {
@@ -127,7 +129,7 @@ struct ClusterBrokerTests {
             let revoke = try await FamilyRulesIntegrationTests.admin(["revoke", "bea-phone"], fleet: fleet)
             #expect(revoke.contains("revoked bea-phone"), "\(revoke)")
             try await fleet.eventually("b refuses the revoked key", timeout: .seconds(10)) {
-                try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet) == nil
+                try await Self.hello("bea-phone", readyFile: bReady, fleet: fleet, timeout: .seconds(2)) == nil
             }
             #expect(try await Self.hello("alice-phone", readyFile: bReady, fleet: fleet) != nil, "others still get in")
         }
