@@ -146,8 +146,10 @@ struct App: AsyncParsableCommand {
             var seen = 0
             for await response in limits.updates {
                 let handles = response.question.topic.personInformation.map(\.handle.value).joined(separator: ", ")
+                // The parent's words, quoted as JSON would (one line whatever they hold).
+                let words = response.message.map { ", message \(Self.quoted($0))" } ?? ""
                 print(
-                    "response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)"
+                    "response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)\(words)"
                 )
                 // Printed before the handling, so whoever reads the output sees what the app holds.
                 fflush(nil)
@@ -161,6 +163,11 @@ struct App: AsyncParsableCommand {
             }
             stopper.cancel()
             await limits.close()
+        }
+
+        static func quoted(_ text: String) -> String {
+            let data = (try? JSONEncoder().encode(text)) ?? Data()
+            return String(decoding: data, as: UTF8.self)
         }
     }
 }

@@ -36,15 +36,15 @@ struct AppCrashDeliveryTests {
         return AppProcess(process: process, log: log)
     }
 
-    /// Asks a question as the app (in this process, which then closes) and has alice approve it.
-    static func askAndApprove(_ handle: String, in fleet: Fleet) async throws -> UUID {
+    /// Asks a question as the app (in this process, which then closes) and has alice approve it, with `message`.
+    static func askAndApprove(_ handle: String, in fleet: Fleet, message: String? = nil) async throws -> UUID {
         let question = PermissionQuestion(handle: CommunicationHandle(value: handle, kind: .custom))
         let asking = fleet.app(app, on: "emma-tablet")
         try await asking.ask(question)
         await asking.close()
         let alice = try await fleet.parent(on: "alice-phone")
         _ = try await alice.waitForQuestion(question.id)
-        _ = try await alice.approve(question.id)
+        _ = try await alice.approve(question.id, message: message)
         await alice.close()
         return question.id
     }
@@ -98,10 +98,11 @@ struct AppCrashDeliveryTests {
             #expect(questions.map { running.responses(to: $0) } == [1, 1, 1])
             try await fleet.eventually("every response left the inbox") { try Self.inbox(fleet) == 0 }
 
-            let fourth = try await Self.askAndApprove("pal4", in: fleet)
+            let fourth = try await Self.askAndApprove("pal4", in: fleet, message: "ok, but \"nice\" only\nplease")
             let next = try Self.watch(in: fleet, ["--count", "1"], name: "next")
             try await Self.waitForExit(next, in: fleet)
             #expect(next.responses(to: fourth) == 1)
+            #expect(next.output.contains(#", message "ok, but \"nice\" only\nplease""#), "\(next.output)")
             #expect(questions.map { next.responses(to: $0) } == [0, 0, 0])
         }
     }
