@@ -30,20 +30,20 @@ extension BrokerStore: BrokerStorage {
         _ db: Database, statements: WriterStatements, commitDelay: (@Sendable () -> Duration)?,
         _ work: (any StorageWriter) throws -> T, committed: (T) -> Void
     ) throws -> T {
-        var result: T?
+        let result: T
         do {
-            try db.inTransaction(.immediate) {
+            result = try statements.inTransaction(db) {
                 try statements.noteOtherWriters(db)
                 try statements.settleRecentEvents(in: db)
                 try statements.settleRecentHistory(in: db)
                 try BrokerStore.settleRecentKnownHandles(in: db)
-                result = try work(SQLiteTransaction(db: db, hot: statements))
+                let result = try work(SQLiteTransaction(db: db, hot: statements))
                 if let delay = commitDelay?(), delay > .zero {
                     Thread.sleep(
                         forTimeInterval: Double(delay.components.seconds)
                             + Double(delay.components.attoseconds) * 1e-18)
                 }
-                return .commit
+                return result
             }
         } catch {
             // Nothing of it is stored: the writer's memory of it goes too.
@@ -51,8 +51,8 @@ extension BrokerStore: BrokerStorage {
             throw error
         }
         statements.committed()
-        committed(result!)
-        return result!
+        committed(result)
+        return result
     }
 }
 
@@ -64,6 +64,7 @@ struct SQLiteTransaction: StorageWriter {
     var hot: WriterStatements?
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try hot?.ensureOpen(db)
         try run(.savepoint)
         let mark = hot?.mark
         do {
@@ -89,6 +90,7 @@ struct SQLiteTransaction: StorageWriter {
     /// the connection's change count tells whether it had. This spares the savepoint's statements and, above all, the
     /// copy SQLite keeps of every page a command changes inside one (issue 18).
     func unguarded<T>(_ body: () throws -> T) throws -> T {
+        try hot?.ensureOpen(db)
         let before = db.totalChangesCount
         let mark = hot?.mark
         do {

@@ -11,6 +11,7 @@ import HearthCore
 final class WriterStatements: @unchecked Sendable {
     /// A statement the writer runs on the hot path; its SQL is the only copy of that statement's text.
     enum Query: Int, CaseIterable {
+        case begin, commit
         case savepoint, release, rollbackTo
         case questionByID, pendingQuestion, insertQuestion, resolveQuestion, resolveQuestionByNum
         case knownHandle, addKnownHandle, contactDowntime, settings, scheduleReminder, scheduleReminderByNum
@@ -20,6 +21,8 @@ final class WriterStatements: @unchecked Sendable {
 
         var sql: String {
             switch self {
+            case .begin: "BEGIN IMMEDIATE TRANSACTION"
+            case .commit: "COMMIT TRANSACTION"
             case .savepoint: "SAVEPOINT command"
             case .release: "RELEASE SAVEPOINT command"
             case .rollbackTo: "ROLLBACK TO SAVEPOINT command"
