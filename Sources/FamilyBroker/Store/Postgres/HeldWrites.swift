@@ -36,15 +36,15 @@ final class HeldWrites: @unchecked Sendable {
     /// transaction on the server.
     var commandFailed = false
     /// The answer to the current command's `SAVEPOINT`, once sent.
-    var savepointAnswer: EventLoopFuture<PostgresQueryResult>?
+    var savepointAnswer: StatementAnswer<PostgresQueryResult>?
     /// Statements sent and not checked yet, in the order sent: each waits for its answer, and throws its failure.
     var inFlight: [() throws -> Void] = []
     /// Reads sent before the call that needs them (`PostgresTransaction.readAhead`), by statement and parameters.
     /// Forgotten at the next write and at the command's end: they would not see what came after them.
-    var ahead: [ReadAhead: EventLoopFuture<[PostgresRow]>] = [:]
+    var ahead: [ReadAhead: StatementAnswer<[PostgresRow]>] = [:]
     /// The last read sent ahead and not waited for: answered in order, so once it is, every statement sent before it
     /// is too.
-    var aheadTail: EventLoopFuture<[PostgresRow]>?
+    var aheadTail: StatementAnswer<[PostgresRow]>?
     /// Whether `inFlight` holds statements of a command that ended unguarded without waiting for them.
     var unchecked = false
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).

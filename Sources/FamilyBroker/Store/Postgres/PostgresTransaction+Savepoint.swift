@@ -99,7 +99,7 @@ extension PostgresTransaction {
 
     /// Sends a statement without waiting for it; `settle` checks it.
     @discardableResult
-    func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+    func send(_ query: PostgresQuery) -> StatementAnswer<PostgresQueryResult> {
         sent(connection.send(query, logger: logger))
     }
 
@@ -109,7 +109,7 @@ extension PostgresTransaction {
     }
 
     @discardableResult
-    private func sent<T: Sendable>(_ answer: EventLoopFuture<T>) -> EventLoopFuture<T> {
+    private func sent<T: Sendable>(_ answer: StatementAnswer<T>) -> StatementAnswer<T> {
         held.statements += 1
         held.inFlight.append { _ = try answer.wait() }
         return answer
@@ -147,7 +147,7 @@ extension PostgresTransaction {
         held.aheadTail = answer
     }
 
-    private func waited<T: Sendable>(_ answer: EventLoopFuture<T>, sent: Bool = false) throws -> T {
+    private func waited<T: Sendable>(_ answer: StatementAnswer<T>, sent: Bool = false) throws -> T {
         // A read sent ahead was answered before the statement waited for after it, or with the last one sent ahead.
         if !sent {
             held.statements += 1
