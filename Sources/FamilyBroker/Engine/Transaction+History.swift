@@ -10,8 +10,9 @@ extension Transaction {
     /// as `questionResolved`. Nothing for a child in no family, or when nothing changed (`entry` nil).
     mutating func recordHistory(_ entry: HistoryEntry?, family: FamilyID?) throws {
         guard var entry, let family else { return }
+        // Only a settings change's entry is published, with its id.
+        guard entry.kind.isSettingsChange else { return try store.appendHistoryWithoutID(entry, family: family) }
         entry.id = try store.appendHistory(entry, family: family)
-        guard entry.kind.isSettingsChange else { return }
         for parent in directory.parents(of: family) {
             try publish(.historyRecorded(entry), to: parent)
         }

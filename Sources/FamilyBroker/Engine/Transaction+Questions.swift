@@ -15,6 +15,10 @@ extension Transaction {
         guard Identifier.isValidBundleID(app) else {
             throw ErrorReply(.invalidQuestion, "appBundleID '\(app)' is not a bundle id")
         }
+        let limit = policy.childDefaults.askLimit
+        let since = now.addingTimeInterval(-Double(limit.perSeconds))
+        store.willCheckAsk(
+            question.id, child: child.id, handles: question.handles, since: since, limit: limit.count, now: now)
         if let existing = try store.question(question.id) {
             // A retry of the same ask (after a crash or a lost reply) has one effect: the first, even once expired.
             guard existing.asked.childMemberID == child.id else {
@@ -24,9 +28,7 @@ extension Transaction {
         }
         try validate(question)
         if let violation = QuestionBudget.check(question) { throw ErrorReply(.questionTooLarge, violation.description) }
-        let limit = policy.childDefaults.askLimit
-        let recent = try store.askCount(
-            child: child.id, since: now.addingTimeInterval(-Double(limit.perSeconds)), upTo: limit.count)
+        let recent = try store.askCount(child: child.id, since: since, upTo: limit.count)
         guard recent < limit.count else {
             throw ErrorReply(
                 .rateLimited,

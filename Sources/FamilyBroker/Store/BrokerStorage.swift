@@ -114,12 +114,18 @@ protocol StorageWriter: StorageReader {
     func savepoint<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` without a savepoint, when the store can tell afterwards whether it changed anything. When `body`
     /// throws having changed nothing, the error is rethrown and the transaction goes on; when it throws having changed
-    /// something, `SavepointNeeded` is thrown instead and the caller must not commit. A store that cannot tell runs
-    /// `body` in a savepoint (the default).
+    /// something, `SavepointNeeded` is thrown instead and the caller must not commit. A store that checks writes
+    /// later may throw it from a later call of the transaction, or from `transaction` before its commit, instead. A
+    /// store that cannot tell runs `body` in a savepoint (the default).
     func unguarded<T>(_ body: () throws -> T) throws -> T
 
     // MARK: questions and known handles
 
+    /// A hint before an ask by `child` is checked: the ask reads the question `id`, the child's ask count since
+    /// `since` (up to `limit`) and settings, and with `handles`, the child's contact flags and approved handles
+    /// among them and its pending question about them at `now`. A store whose reads are round trips sends them all
+    /// now, to be answered together; the calls return the same whether or not it did (default: nothing).
+    func willCheckAsk(_ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date)
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws
     func resolve(_ id: UUID, with resolution: Resolution) throws
     /// Adds approved handles; returns those that were not known before.
@@ -139,6 +145,9 @@ protocol StorageWriter: StorageReader {
     /// Stores an entry of the child's history in `family` (its `id` is ignored); returns its id, greater than every
     /// id stored before it.
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64
+    /// Stores an entry whose id the caller does not need (default: `appendHistory`): a store whose statements are
+    /// round trips need not wait for it.
+    func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws
 
     // MARK: events
 
@@ -179,4 +188,12 @@ extension BrokerStorage {
 
 extension StorageWriter {
     func unguarded<T>(_ body: () throws -> T) throws -> T { try savepoint(body) }
+
+    func willCheckAsk(
+        _ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date
+    ) {}
+
+    func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
+        _ = try appendHistory(entry, family: family)
+    }
 }

@@ -14,8 +14,12 @@ import PostgresNIO
 ///   it sees them): most commands append two to four.
 /// - Writes whose result the engine does not need, the savepoint and the events are sent without waiting: postgres-nio
 ///   runs them in order, and the next statement waited for (a read, the command's end, the commit) checks them.
-/// - A read the engine always makes right after another (an ask's settings after its count, the approved handles
-///   after the contact flags) is sent with it (`ahead`), unless a write comes between.
+/// - An ask's reads are all sent before the first of them is waited for (`willCheckAsk`), and a read the engine
+///   makes right after another (the settings after the ask count, the approved handles after the contact flags) is
+///   sent with it (`ahead`), unless a write comes between: one wait answers them all.
+/// - A command run `unguarded` does not wait for its writes when it ends: the next statement waited for (the next
+///   command's, or the commit's `settle`) checks them, and a failure among them is `SavepointNeeded` (the batch runs
+///   again with savepoints, where each command waits for its own).
 ///
 /// Only touched on the writer's queue, from the one transaction that made it.
 final class HeldWrites: @unchecked Sendable {
@@ -32,12 +36,17 @@ final class HeldWrites: @unchecked Sendable {
     /// transaction on the server.
     var commandFailed = false
     /// The answer to the current command's `SAVEPOINT`, once sent.
-    var savepointAnswer: EventLoopFuture<PostgresQueryResult>?
+    var savepointAnswer: StatementAnswer<PostgresQueryResult>?
     /// Statements sent and not checked yet, in the order sent: each waits for its answer, and throws its failure.
     var inFlight: [() throws -> Void] = []
     /// Reads sent before the call that needs them (`PostgresTransaction.readAhead`), by statement and parameters.
     /// Forgotten at the next write and at the command's end: they would not see what came after them.
-    var ahead: [ReadAhead: EventLoopFuture<[PostgresRow]>] = [:]
+    var ahead: [ReadAhead: StatementAnswer<[PostgresRow]>] = [:]
+    /// The last read sent ahead and not waited for: answered in order, so once it is, every statement sent before it
+    /// is too.
+    var aheadTail: StatementAnswer<[PostgresRow]>?
+    /// Whether `inFlight` holds statements of a command that ended unguarded without waiting for them.
+    var unchecked = false
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
     var statements = 0
     /// Statements the writer's thread waited for in this transaction (each wait is a wake-up: its tests count them).
@@ -49,6 +58,12 @@ final class HeldWrites: @unchecked Sendable {
     struct ReadAhead: Hashable {
         var name: String
         var bindings: PostgresBindings
+    }
+
+    /// Forgets the reads sent ahead (they stay in `inFlight`): a write came after them, or their command ended.
+    func forgetAhead() {
+        ahead.removeAll()
+        aheadTail = nil
     }
 
     func append(member: MemberID, sequence: UInt64, body: ArraySlice<UInt8>) {

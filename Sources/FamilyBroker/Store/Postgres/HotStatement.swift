@@ -46,12 +46,12 @@ extension HotStatement {
 extension PostgresConnection {
     /// Runs a hot statement as `send(_:logger:)` runs a query: in order with the statements sent before it, failed at
     /// once on a closed connection, and bounded by the session's statement deadline.
-    func send<Statement: HotStatement>(_ statement: Statement, logger: Logger) -> EventLoopFuture<[PostgresRow]> {
+    func send<Statement: HotStatement>(_ statement: Statement, logger: Logger) -> StatementAnswer<[PostgresRow]> {
         let timeout = PostgresSession.statementTimeout
-        let answer = eventLoop.makePromise(of: [PostgresRow].self)
+        let answer = StatementAnswer<[PostgresRow]>()
         // Created here, not on the loop: its first job is queued now, behind the statements sent before it.
         Task(executorPreference: EventLoopTaskExecutor.on(eventLoop)) {
-            guard !self.isClosed else { return answer.fail(ChannelError.ioOnClosedChannel) }
+            guard !self.isClosed else { return answer.complete(.failure(ChannelError.ioOnClosedChannel)) }
             // Whichever comes first, the rows or the deadline, completes `answer`; both run on this event loop.
             let settled = NIOLoopBoundBox(false, eventLoop: self.eventLoop)
             let deadline = self.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
@@ -61,7 +61,7 @@ extension PostgresConnection {
                     "PostgreSQL did not answer a statement in time: closing the connection",
                     metadata: ["timeout": "\(timeout)", "statement": "\(Statement.name)"])
                 self.close().whenComplete { _ in }
-                answer.fail(StoreUnavailable(description: "no answer to a statement within \(timeout)"))
+                answer.complete(.failure(StoreUnavailable(description: "no answer to a statement within \(timeout)")))
             }
             let result: Result<[PostgresRow], any Error>
             do {
@@ -75,8 +75,8 @@ extension PostgresConnection {
             guard !settled.value else { return }
             settled.value = true
             deadline.cancel()
-            answer.completeWith(result)
+            answer.complete(result)
         }
-        return answer.futureResult
+        return answer
     }
 }

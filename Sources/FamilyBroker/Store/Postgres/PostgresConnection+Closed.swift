@@ -21,11 +21,11 @@ extension PostgresConnection {
 
     /// Sends `query` without waiting for it, as `result(of:logger:)` does, under the same deadline: postgres-nio runs
     /// a connection's queries one after the other, so a caller may send several and wait only for the last.
-    func send(_ query: PostgresQuery, logger: Logger) -> EventLoopFuture<PostgresQueryResult> {
+    func send(_ query: PostgresQuery, logger: Logger) -> StatementAnswer<PostgresQueryResult> {
         let timeout = PostgresSession.statementTimeout
-        let answer = eventLoop.makePromise(of: PostgresQueryResult.self)
+        let answer = StatementAnswer<PostgresQueryResult>()
         eventLoop.execute {
-            guard !self.isClosed else { return answer.fail(ChannelError.ioOnClosedChannel) }
+            guard !self.isClosed else { return answer.complete(.failure(ChannelError.ioOnClosedChannel)) }
             // Whichever comes first, the answer or the deadline, completes `answer`; both run on this event loop.
             let settled = NIOLoopBoundBox(false, eventLoop: self.eventLoop)
             let deadline = self.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
@@ -35,15 +35,15 @@ extension PostgresConnection {
                     "PostgreSQL did not answer a statement in time: closing the connection",
                     metadata: ["timeout": "\(timeout)", "statement": "\(query.sql.prefix(80))"])
                 self.close().whenComplete { _ in }
-                answer.fail(StoreUnavailable(description: "no answer to a statement within \(timeout)"))
+                answer.complete(.failure(StoreUnavailable(description: "no answer to a statement within \(timeout)")))
             }
             self.query(query, logger: logger).whenComplete { result in
                 guard !settled.value else { return }
                 settled.value = true
                 deadline.cancel()
-                answer.completeWith(result)
+                answer.complete(result)
             }
         }
-        return answer.futureResult
+        return answer
     }
 }

@@ -77,7 +77,7 @@ extension PostgresTransaction {
     // MARK: settings, contacts, passcodes
 
     func settings(of child: MemberID) throws -> CommunicationSettings? {
-        guard let row = try rows(HotStatements.Settings("\(child)")).first else {
+        guard let row = try rows(Self.readSettings(of: child)).first else {
             return nil
         }
         return try DecodedSettingsCache.shared.settings(from: row.decode(Data.self))
@@ -110,11 +110,10 @@ extension PostgresTransaction {
         guard !handles.isEmpty else { return [:] }
         let asked = Set(handles)
         var flags: [CommunicationHandle: Bool] = [:]
-        let values = handles.map(\.value)
         // The engine reads which of them were approved next (`Transaction.knownHandles`): sent now, answered with
         // these.
-        readAhead(HotStatements.KnownHandles("\(child) \(values)"))
-        for row in try rows(HotStatements.ContactFlags("\(child) \(values)")) {
+        readAhead(Self.readKnownHandles(of: child, among: handles))
+        for row in try rows(Self.readContactFlags(of: child, among: handles)) {
             let (kind, value, downtime) = try row.decode((Int32, String, Bool).self)
             guard let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: kind)) else { continue }
             let handle = CommunicationHandle(value: value, kind: kind)

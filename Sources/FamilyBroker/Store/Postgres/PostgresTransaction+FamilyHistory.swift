@@ -7,13 +7,19 @@ import PostgresNIO
 /// lease), so within a child's history ids increase in commit order and a cursor skips nothing.
 extension PostgresTransaction {
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64 {
-        let body = BrokerStore.encodedHistoryBody(entry)
-        let id = try writtenRows(
-            HotStatements.AppendHistory(
-                "\(family) \(entry.childMemberID) \(Self.milliseconds(entry.recordedAt)) \(body)")
-        ).first?.decode(Int64.self)
+        let id = try writtenRows(try Self.appendHistory(entry, family: family)).first?.decode(Int64.self)
         guard let id else { throw PostgresStore.RolledBack(command: "INSERT INTO history returned no id") }
         return UInt64(id)
+    }
+
+    /// Sent without waiting: the next wait checks it.
+    func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
+        post(try Self.appendHistory(entry, family: family))
+    }
+
+    private static func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> HotStatements.AppendHistory {
+        let body = BrokerStore.encodedHistoryBody(entry)
+        return try .init("\(family) \(entry.childMemberID) \(milliseconds(entry.recordedAt)) \(body)")
     }
 
     func history(of child: MemberID, family: FamilyID, query: HistoryQuery, limit: Int) throws -> [HistoryEntry] {

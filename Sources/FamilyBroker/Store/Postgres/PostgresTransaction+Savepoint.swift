@@ -12,27 +12,35 @@ extension PostgresTransaction {
     }
 
     /// A command with no savepoint at all. When it throws after it sent a write, or after a statement failed (which
-    /// aborted the transaction), it throws `SavepointNeeded`: the engine runs the batch again with savepoints.
+    /// aborted the transaction), it throws `SavepointNeeded`: the engine runs the batch again with savepoints. When
+    /// it returns, what it sent may not be answered yet: the next wait checks it (`settle`).
     func unguarded<T>(_ body: () throws -> T) throws -> T {
         try command(guarded: false, body)
     }
 
     private func command<T>(guarded: Bool, _ body: () throws -> T) throws -> T {
         guard held.savepointOpen == nil else { return try nestedSavepoint(body) }
-        // What was sent before the command is not the command's to undo.
-        try settle()
+        // What was sent before the command is not the command's to undo (unguarded, nothing is undone: its first
+        // wait checks it).
+        if guarded { try settle() }
         held.savepointOpen = false
         held.commandFailed = false
         held.unguarded = !guarded
         defer {
-            held.ahead.removeAll()
+            held.forgetAhead()
             held.savepointOpen = nil
             held.savepointAnswer = nil
             held.unguarded = false
         }
         do {
             let result = try body()
-            try settle()
+            if guarded {
+                try settle()
+            } else {
+                // Not waited for: a failure among them fails the batch at the next wait, and it runs again guarded.
+                try flush()
+                held.unchecked = !held.inFlight.isEmpty
+            }
             return result
         } catch {
             held.clear()
@@ -83,7 +91,7 @@ extension PostgresTransaction {
     /// Before a command's first write: sends its `SAVEPOINT` (without waiting for it), or only notes the write when
     /// the command runs unguarded.
     func openSavepoint() {
-        held.ahead.removeAll()
+        held.forgetAhead()
         guard held.savepointOpen == false else { return }
         held.savepointOpen = true
         if !held.unguarded { held.savepointAnswer = send("SAVEPOINT command") }
@@ -91,7 +99,7 @@ extension PostgresTransaction {
 
     /// Sends a statement without waiting for it; `settle` checks it.
     @discardableResult
-    func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+    func send(_ query: PostgresQuery) -> StatementAnswer<PostgresQueryResult> {
         sent(connection.send(query, logger: logger))
     }
 
@@ -101,7 +109,7 @@ extension PostgresTransaction {
     }
 
     @discardableResult
-    private func sent<T: Sendable>(_ answer: EventLoopFuture<T>) -> EventLoopFuture<T> {
+    private func sent<T: Sendable>(_ answer: StatementAnswer<T>) -> StatementAnswer<T> {
         held.statements += 1
         held.inFlight.append { _ = try answer.wait() }
         return answer
@@ -117,7 +125,15 @@ extension PostgresTransaction {
     /// (`readAhead`) is not sent again.
     func waited(_ statement: some HotStatement) throws -> [PostgresRow] {
         let key = HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
-        if let answer = held.ahead.removeValue(forKey: key) { return try waited(answer, sent: true) }
+        if let answer = held.ahead.removeValue(forKey: key) {
+            if let tail = held.aheadTail {
+                // One wait for every read sent ahead: they are answered in order.
+                held.aheadTail = nil
+                held.waits += 1
+                _ = try? tail.wait()
+            }
+            return try waited(answer, sent: true)
+        }
         return try waited(connection.send(statement, logger: logger))
     }
 
@@ -126,14 +142,18 @@ extension PostgresTransaction {
     func readAhead(_ statement: some HotStatement) {
         let key = HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
         guard held.ahead[key] == nil else { return }
-        held.ahead[key] = sent(connection.send(statement, logger: logger))
+        let answer = sent(connection.send(statement, logger: logger))
+        held.ahead[key] = answer
+        held.aheadTail = answer
     }
 
-    private func waited<T: Sendable>(_ answer: EventLoopFuture<T>, sent: Bool = false) throws -> T {
-        // A read sent ahead was sent before the read that was waited for: it is answered, no wait.
+    private func waited<T: Sendable>(_ answer: StatementAnswer<T>, sent: Bool = false) throws -> T {
+        // A read sent ahead was answered before the statement waited for after it, or with the last one sent ahead.
         if !sent {
             held.statements += 1
             held.waits += 1
+            // Sent after every read sent ahead: once it is answered, so are they.
+            held.aheadTail = nil
         }
         let result = Result { try answer.wait() }
         try settle()

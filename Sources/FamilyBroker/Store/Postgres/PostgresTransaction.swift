@@ -17,7 +17,7 @@ struct PostgresTransaction: StorageWriter {
     /// Runs a statement as it is, apart from held writes and savepoints: transaction control.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        held.ahead.removeAll()
+        held.forgetAhead()
         held.statements += 1
         held.waits += 1
         return try connection.result(of: query, logger: logger)
@@ -73,11 +73,15 @@ struct PostgresTransaction: StorageWriter {
         held.clear()
     }
 
-    /// Sends what is held and waits for everything sent; throws the first failure.
+    /// Sends what is held and waits for everything sent; throws the first failure, or `SavepointNeeded` when a
+    /// command that ended unguarded sent some of it (only a batch run again with savepoints can undo that command
+    /// alone).
     func settle() throws {
         try flush()
         let sent = held.inFlight
+        let unchecked = held.unchecked
         held.inFlight.removeAll(keepingCapacity: true)
+        held.unchecked = false
         guard let last = sent.last else { return }
         // In order on the connection: once the last is answered, so is every one before it.
         try? last()
@@ -86,6 +90,7 @@ struct PostgresTransaction: StorageWriter {
                 try answer()
             } catch {
                 noteFailure()
+                if unchecked, !PostgresSession.isConnectionLoss(error) { throw SavepointNeeded() }
                 throw error
             }
         }
@@ -105,15 +110,13 @@ struct PostgresTransaction: StorageWriter {
     // MARK: questions and known handles
 
     func question(_ id: UUID) throws -> Stored.Question? {
-        try rows(HotStatements.QuestionByID("\(id)")).first.map(Self.decodeQuestion)
+        try rows(Self.readQuestion(id)).first.map(Self.decodeQuestion)
     }
 
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
-        let key = BrokerStore.handlesKey(handles)
-        let now = Self.milliseconds(now)
-        let found = try rows(HotStatements.PendingQuestion("\(child) \(key) \(now)"))
+        let found = try rows(Self.readPendingQuestion(child: child, handles: handles, now: now))
         return try found.lazy.map(Self.decodeQuestion).first { $0.asked.appBundleID == app }
     }
 
@@ -136,14 +139,14 @@ struct PostgresTransaction: StorageWriter {
 
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
         // The engine reads the child's settings next (an ask): sent now, answered with the count.
-        readAhead(HotStatements.Settings("\(child)"))
-        let counted = try rows(HotStatements.AskCount("\(child) \(Self.milliseconds(since)) \(Int64(limit))"))
+        readAhead(Self.readSettings(of: child))
+        let counted = try rows(Self.readAskCount(child: child, since: since, limit: limit))
         return try counted.first?.decode(Int.self) ?? 0
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
-        let known = try handleSet(rows(HotStatements.KnownHandles("\(child) \(handles.map(\.value))")))
+        let known = try handleSet(rows(Self.readKnownHandles(of: child, among: handles)))
         return handles.filter(known.contains)
     }
 

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The answer to a statement the writer sent, set on the connection's event loop as it arrives. `EventLoopFuture.wait`
+/// schedules its callback on the loop from the waiting thread, so every wait woke the loop and then the writer again,
+/// even for an answer already there (~2 wake-ups per statement, issue 18); here the writer reads an answer that has
+/// arrived without either, and blocks only while it has not.
+final class StatementAnswer<Value: Sendable>: @unchecked Sendable {
+    private let arrival = NSCondition()
+    private var result: Result<Value, any Error>?
+
+    /// Sets the answer (once: later calls are ignored) and wakes a writer waiting for it.
+    func complete(_ result: Result<Value, any Error>) {
+        arrival.lock()
+        defer { arrival.unlock() }
+        guard self.result == nil else { return }
+        self.result = result
+        arrival.broadcast()
+    }
+
+    /// Blocks until the answer has arrived; returns it, or throws its failure.
+    func wait() throws -> Value {
+        arrival.lock()
+        while result == nil { arrival.wait() }
+        let result = self.result!
+        arrival.unlock()
+        return try result.get()
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HearthCore
+import HearthProtocol
+import PostgresNIO
+import Testing
+
+@testable import FamilyBroker
+
+/// An ask's reads sent together (`willCheckAsk`), and unguarded commands that do not wait for their writes: fewer
+/// waits, with the same answers and the same failures.
+extension PostgresRoundTripTests {
+    /// What an ask reads, in the engine's order.
+    struct AskReads: Equatable, Sendable {
+        var question: Stored.Question?
+        var count: Int
+        var settings: CommunicationSettings?
+        var flags: [CommunicationHandle: Bool]
+        var known: [CommunicationHandle]
+        var pending: Stored.Question?
+
+        init(_ tx: PostgresTransaction, _ asked: AskedQuestion) throws {
+            let (child, handles) = (asked.childMemberID, asked.question.handles)
+            question = try tx.question(asked.question.id)
+            count = try tx.askCount(child: child, since: .distantPast, upTo: 30)
+            settings = try tx.settings(of: child)
+            flags = try tx.contactFlags(of: child, among: handles)
+            known = try tx.knownHandles(of: child, among: handles)
+            pending = try tx.pendingQuestion(
+                child: child, app: asked.appBundleID, handles: handles, now: StorageContractTests.now)
+        }
+    }
+
+    /// The six reads of an ask are sent before the first is waited for, and one wait answers them all; each call
+    /// returns what it returns without the hint.
+    @Test func anAsksReadsAreSentTogetherAndAnsweredByOneWait() async throws {
+        try await withStore { store in
+            let asked = contract.asked(["pal", "bud"])
+            let settings = CommunicationSettings(enabled: true, screenTime: .contactsOnly)
+            try await store.transaction(
+                { (tx) throws in
+                    try tx.savepoint {
+                        try tx.insert(asked, resolution: nil)
+                        try tx.saveSettings(settings, of: "emma")
+                        _ = try tx.upsertContacts(
+                            [Contact(handle: handle("pal"), allowedDuringDowntime: true)], of: "emma")
+                        _ = try tx.addKnownHandles([handle("bud")], child: "emma", question: nil)
+                    }
+                }, committed: { _ in })
+            let (hinted, unhinted, sent, waited) = try await store.transaction(
+                { (writer) throws in
+                    let tx = writer as! PostgresTransaction
+                    let (statements, waits) = (tx.held.statements, tx.held.waits)
+                    let hinted = try tx.savepoint {
+                        tx.willCheckAsk(
+                            asked.question.id, child: "emma", handles: asked.question.handles, since: .distantPast,
+                            limit: 30, now: StorageContractTests.now)
+                        return try AskReads(tx, asked)
+                    }
+                    let (sent, waited) = (tx.held.statements - statements, tx.held.waits - waits)
+                    return (hinted, try tx.savepoint { try AskReads(tx, asked) }, sent, waited)
+                }, committed: { _ in })
+            #expect(sent == 6, "each read once")
+            #expect(waited == 1, "one wait for all six")
+            #expect(hinted == unhinted)
+            #expect(hinted.question?.asked == asked && hinted.pending?.asked == asked && hinted.count == 1)
+            #expect(
+                hinted.settings == settings && hinted.flags == [handle("pal"): true] && hinted.known == [handle("bud")])
+        }
+    }
+
+    /// A read sent ahead that the server fails fails its command even when the command never takes its answer (a
+    /// retried ask reads no further than the question): the transaction is over, and nothing of it is stored.
+    @Test func aReadSentAheadThatFailsFailsItsCommandUnreadAndNothingIsStored() async throws {
+        try await withStore { store in
+            let kept = contract.asked(["kept"])
+            // The command's error, seen on the writer's queue (an expectation there is outside the test).
+            let failure = Seen<String>()
+            await #expect(throws: PostgresStore.RolledBack.self) {
+                try await store.transaction(
+                    { (writer) throws in
+                        let tx = writer as! PostgresTransaction
+                        try tx.savepoint { try tx.insert(kept, resolution: nil) }
+                        // The contact flags' read fails at the server from now on (in this transaction).
+                        try tx.execute("ALTER TABLE contact DROP COLUMN downtime")
+                        do {
+                            try tx.savepoint {
+                                tx.willCheckAsk(
+                                    kept.question.id, child: "emma", handles: kept.question.handles,
+                                    since: .distantPast, limit: 30, now: StorageContractTests.now)
+                                _ = try tx.question(kept.question.id)
+                            }
+                            failure.append("none")
+                        } catch {
+                            failure.append("\(type(of: error))")
+                        }
+                    }, committed: { _ in })
+            }
+            #expect(failure.all == ["StoreUnavailable"], "the command failed as on a lost connection")
+            let found = try await store.reading { try $0.question(kept.question.id) }
+            #expect(found == nil, "nothing was stored")
+        }
+    }
+
+    /// An unguarded command does not wait for its writes; the next statement waited for checks them, and sees them.
+    @Test func anUnguardedCommandDoesNotWaitForItsWrites() async throws {
+        try await withStore { store in
+            let asked = contract.asked(["pal"])
+            let (waited, unchecked, found) = try await store.transaction(
+                { (writer) throws in
+                    let tx = writer as! PostgresTransaction
+                    let waits = tx.held.waits
+                    try tx.unguarded {
+                        try tx.insert(asked, resolution: nil)
+                        try contract.append(contract.event("emma", 1), to: tx)
+                    }
+                    let (waited, unchecked) = (tx.held.waits - waits, tx.held.inFlight.count)
+                    return (waited, unchecked, try tx.unguarded { try tx.question(asked.question.id) })
+                }, committed: { _ in })
+            #expect(waited == 0)
+            #expect(unchecked == 2, "the question and the events, not checked when the command returned")
+            #expect(found?.asked == asked)
+            #expect(try store.heads() == ["emma": 1])
+        }
+    }
+
+    /// Yuri's ask is the batch's last command: his events are refused only when the transaction settles before its
+    /// commit, after every command returned. The batch runs again with savepoints, and only his ask is undone.
+    @Test func aBatchWhoseLastCommandsWritesFailAtTheCommitRunsAgainWithSavepoints() async throws {
+        try await BrokerHarness.with(.postgres) { broker in
+            try await broker.storage.transaction(
+                { (writer) throws in
+                    let tx = try #require(writer as? PostgresTransaction)
+                    try tx.execute(
+                        """
+                        CREATE FUNCTION refuse_yuri() RETURNS trigger LANGUAGE plpgsql AS $$
+                        BEGIN IF NEW.member_id = 'yuri' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+                        RETURN NEW; END $$
+                        """)
+                    try tx.execute(
+                        "CREATE TRIGGER refuse_yuri BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_yuri()")
+                }, committed: { _ in })
+            let (first, refused) = (question(["h1"]), question(["y1"]))
+            let (replies, events) = try await broker.batch([
+                ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),
+                ("y1", UnguardedBatchTests.askFrame(refused, requestID: 2)),
+            ])
+            #expect(broker.engine.redoneBatches.load(ordering: .relaxed) == 1, "the batch ran again with savepoints")
+            #expect(replies[0].accepted?.asked.question.id == first.id, "\(replies[0])")
+            #expect(replies[1].errorCode == .internalError, "\(replies[1])")
+            #expect(try await broker.storedQuestion(first.id) != nil)
+            #expect(try await broker.storedQuestion(refused.id) == nil, "the failed ask's question is undone")
+            #expect(Set(events.map(\.memberID)) == ["emma", "alice", "bob"])
+        }
+    }
+}
