@@ -51,7 +51,7 @@ public final class Fleet: Sendable {
     /// only `--heartbeat` and `--subscriber-hwm` are understood. With `deviceDaemons` false only the brokers run (the
     /// devices' key files are written), for programs that speak the protocol themselves.
     public static func launch(
-        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30),
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(60),
         deviceDaemons: Bool = true
     ) async throws -> Fleet {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -104,8 +104,9 @@ public final class Fleet: Sendable {
     }
 
     /// Starts a made fleet: the broker, then every device daemon, and waits until each is linked. On failure the
-    /// fleet is shut down and the error carries the daemons' logs.
-    public func start(timeout: Duration = .seconds(30)) async throws {
+    /// fleet is shut down and the error carries the daemons' logs. The default timeout is long: a test process that
+    /// runs in-process fleets beside hundreds of other tests can leave a broker's start waiting for a thread.
+    public func start(timeout: Duration = .seconds(60)) async throws {
         do {
             if brokers.isEmpty {
                 try await startBroker(timeout: timeout)
@@ -263,7 +264,7 @@ public final class Fleet: Sendable {
     /// Launches a fleet, runs `body` with it, and shuts it down whether `body` returns or throws: no process or file
     /// is left behind by a failing test.
     public static func with<T>(
-        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(30),
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(60),
         _ body: (Fleet) async throws -> T
     ) async throws -> T {
         await FleetSlots.shared.acquire()
