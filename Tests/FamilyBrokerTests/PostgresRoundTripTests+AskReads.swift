@@ -127,18 +127,7 @@ extension PostgresRoundTripTests {
     /// commit, after every command returned. The batch runs again with savepoints, and only his ask is undone.
     @Test func aBatchWhoseLastCommandsWritesFailAtTheCommitRunsAgainWithSavepoints() async throws {
         try await BrokerHarness.with(.postgres) { broker in
-            try await broker.storage.transaction(
-                { (writer) throws in
-                    let tx = try #require(writer as? PostgresTransaction)
-                    try tx.execute(
-                        """
-                        CREATE FUNCTION refuse_yuri() RETURNS trigger LANGUAGE plpgsql AS $$
-                        BEGIN IF NEW.member_id = 'yuri' THEN RAISE EXCEPTION 'refused by the test'; END IF;
-                        RETURN NEW; END $$
-                        """)
-                    try tx.execute(
-                        "CREATE TRIGGER refuse_yuri BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_yuri()")
-                }, committed: { _ in })
+            try await Self.refuseYurisEvents(broker)
             let (first, refused) = (question(["h1"]), question(["y1"]))
             let (replies, events) = try await broker.batch([
                 ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),

@@ -104,18 +104,7 @@ struct PostgresRoundTripTests {
     /// ask is undone.
     @Test func aBatchWhoseCommandFailsAfterAWriteRunsAgainWithSavepointsAndOnlyThatCommandIsUndone() async throws {
         try await BrokerHarness.with(.postgres) { broker in
-            try await broker.storage.transaction(
-                { (writer) throws in
-                    let tx = try #require(writer as? PostgresTransaction)
-                    try tx.execute(
-                        """
-                        CREATE FUNCTION refuse_yuri() RETURNS trigger LANGUAGE plpgsql AS $$
-                        BEGIN IF NEW.member_id = 'yuri' THEN RAISE EXCEPTION 'refused by the test'; END IF;
-                        RETURN NEW; END $$
-                        """)
-                    try tx.execute(
-                        "CREATE TRIGGER refuse_yuri BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_yuri()")
-                }, committed: { _ in })
+            try await Self.refuseYurisEvents(broker)
             let (first, refused, last) = (question(["h1"]), question(["y1"]), question(["h2"]))
             let (replies, events) = try await broker.batch([
                 ("e1", UnguardedBatchTests.askFrame(first, requestID: 1)),
@@ -198,5 +187,24 @@ struct PostgresRoundTripTests {
             #expect(readAfter == settings, "the write is seen")
             #expect(knownAfter == handles, "the write is seen")
         }
+    }
+
+    /// Makes the server refuse every event of Yuri's (a trigger on `event`), so that his commands fail after their
+    /// first writes. The type check throws rather than `#require`s: the closure runs on the writer's queue, outside
+    /// the test.
+    static func refuseYurisEvents(_ broker: BrokerHarness) async throws {
+        struct NotPostgres: Error {}
+        try await broker.storage.transaction(
+            { (writer) throws in
+                guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
+                try tx.execute(
+                    """
+                    CREATE FUNCTION refuse_yuri() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN IF NEW.member_id = 'yuri' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+                    RETURN NEW; END $$
+                    """)
+                try tx.execute(
+                    "CREATE TRIGGER refuse_yuri BEFORE INSERT ON event FOR EACH ROW EXECUTE FUNCTION refuse_yuri()")
+            }, committed: { _ in })
     }
 }
