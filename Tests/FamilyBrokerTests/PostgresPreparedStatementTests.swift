@@ -53,7 +53,7 @@ struct PostgresPreparedStatementTests {
             let questions = (0..<30).map { contract.asked(["pal\($0)"]) }
             let seen = try await store.transaction(
                 { writer in
-                    let tx = try #require(writer as? PostgresTransaction)
+                    guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
                     return try questions.map { asked in
                         try tx.savepoint {
                             try tx.insert(asked, resolution: nil)

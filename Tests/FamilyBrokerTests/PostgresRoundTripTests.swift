@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthProtocol
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import FamilyBroker
@@ -30,21 +31,29 @@ struct PostgresRoundTripTests {
     @Test func aCommandWhoseEventsTheServerRefusesIsUndoneAloneAndItsNeighboursCommit() async throws {
         try await withStore { store in
             let (first, refused) = (contract.asked(["first"]), contract.asked(["refused"]))
-            try await store.transaction(
-                { (tx) throws in
+            // What the writer's queue saw comes back to be checked here: an #expect there is outside the test.
+            let refusal = try await store.transaction(
+                { (tx) throws -> (any Error)? in
                     try tx.savepoint {
                         try tx.insert(first, resolution: nil)
                         try contract.append(contract.event("emma", 1), to: tx)
                     }
-                    #expect(throws: PSQLError.self, "the duplicate sequence number is refused at the server") {
+                    var refusal: (any Error)?
+                    do {
                         try tx.savepoint {
                             try tx.insert(refused, resolution: nil)
                             try contract.append(contract.event("bob", 1), to: tx)
                             try contract.append(contract.event("emma", 1, "again"), to: tx)
                         }
+                    } catch {
+                        refusal = error
                     }
                     try tx.savepoint { try contract.append(contract.event("emma", 2), to: tx) }
+                    return refusal
                 }, committed: { _ in })
+            #expect(
+                refusal is PSQLError,
+                "the duplicate sequence number is refused at the server: \(String(describing: refusal))")
             #expect(try await store.reading { try $0.question(first.question.id)?.asked } == first)
             #expect(try await store.reading { try $0.question(refused.question.id) } == nil)
             #expect(try store.heads() == ["emma": 2], "bob's event went with its command")
@@ -57,24 +66,35 @@ struct PostgresRoundTripTests {
     @Test func aCommandOpensItsSavepointOnlyToWriteAndSendsItsEventsAsOneInsert() async throws {
         try await withStore { store in
             let asked = contract.asked(["pal"])
-            try await store.transaction(
-                { (writer) throws in
-                    let tx = try #require(writer as? PostgresTransaction)
+            // Statements sent by each step, counted on the writer's queue and checked here.
+            let sent = try await store.transaction(
+                { (writer) throws -> [Int] in
+                    guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
+                    var sent: [Int] = []
                     var before = tx.held.statements
                     try tx.savepoint { _ = try tx.question(asked.question.id) }
-                    #expect(tx.held.statements - before == 1, "the read alone")
+                    sent.append(tx.held.statements - before)
                     before = tx.held.statements
-                    #expect(throws: ContractError.self) { try tx.savepoint { throw ContractError() } }
-                    #expect(tx.held.statements == before, "nothing written: nothing to undo")
+                    do {
+                        try tx.savepoint { throw ContractError() }
+                        sent.append(-1)  // the error did not come through
+                    } catch is ContractError {
+                        sent.append(tx.held.statements - before)
+                    }
+                    before = tx.held.statements
                     try tx.savepoint {
                         try tx.insert(asked, resolution: nil)
                         for member in ["emma", "mum", "dad"] { try contract.append(contract.event(member, 1), to: tx) }
                     }
-                    #expect(tx.held.statements - before == 3, "SAVEPOINT, the question, the three events")
+                    sent.append(tx.held.statements - before)
                     before = tx.held.statements
                     try tx.unguarded { try contract.append(contract.event("emma", 2), to: tx) }
-                    #expect(tx.held.statements - before == 1, "unguarded: the events alone")
+                    sent.append(tx.held.statements - before)
+                    return sent
                 }, committed: { _ in })
+            // The read alone; nothing written, nothing to undo; SAVEPOINT, the question, the three events; unguarded:
+            // the events alone.
+            #expect(sent == [1, 0, 3, 1])
             #expect(try store.heads() == ["emma": 2, "mum": 1, "dad": 1])
         }
     }
@@ -84,16 +104,20 @@ struct PostgresRoundTripTests {
     @Test func aReadTheServerFailsBeforeTheCommandWroteFailsTheBatchAsUnavailable() async throws {
         try await withStore { store in
             let kept = contract.asked(["kept"])
+            let failure = Mutex<(any Error)?>(nil)
             await #expect(throws: PostgresStore.RolledBack.self) {
                 try await store.transaction(
                     { (writer) throws in
-                        let tx = try #require(writer as? PostgresTransaction)
+                        guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
                         try tx.savepoint { try tx.insert(kept, resolution: nil) }
-                        #expect(throws: StoreUnavailable.self) {
+                        do {
                             try tx.savepoint { _ = try tx.rows("SELECT 1 / 0") }
+                        } catch {
+                            failure.withLock { $0 = error }
                         }
                     }, committed: { _ in })
             }
+            #expect(failure.withLock { $0 } is StoreUnavailable, "\(String(describing: failure.withLock { $0 }))")
             let found = try await store.reading { try $0.question(kept.question.id) }
             #expect(found == nil, "nothing of the batch was stored")
         }
@@ -193,7 +217,6 @@ struct PostgresRoundTripTests {
     /// first writes. The type check throws rather than `#require`s: the closure runs on the writer's queue, outside
     /// the test.
     static func refuseYurisEvents(_ broker: BrokerHarness) async throws {
-        struct NotPostgres: Error {}
         try await broker.storage.transaction(
             { (writer) throws in
                 guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
@@ -208,3 +231,7 @@ struct PostgresRoundTripTests {
             }, committed: { _ in })
     }
 }
+
+/// A store that should have been PostgreSQL's was not (thrown on the writer's queue, where `#require` is outside the
+/// test).
+struct NotPostgres: Error {}
