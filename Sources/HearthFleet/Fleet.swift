@@ -46,12 +46,17 @@ public final class Fleet: Sendable {
     let cluster = Mutex<[FleetBroker]>([])
     let clusterTemplate = Mutex<ClusterTemplate?>(nil)
 
+    /// How long a fleet's start waits by default. Long: a test process that runs in-process fleets beside hundreds of
+    /// other tests can leave a broker's start waiting for a thread.
+    public static let startTimeout: Duration = .seconds(60)
+
     /// Launches the broker and one daemon per device, and waits until every device is linked.
     /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`; in-process,
     /// only `--heartbeat` and `--subscriber-hwm` are understood. With `deviceDaemons` false only the brokers run (the
     /// devices' key files are written), for programs that speak the protocol themselves.
     public static func launch(
-        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(60),
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [],
+        timeout: Duration = Fleet.startTimeout,
         deviceDaemons: Bool = true
     ) async throws -> Fleet {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -104,9 +109,8 @@ public final class Fleet: Sendable {
     }
 
     /// Starts a made fleet: the broker, then every device daemon, and waits until each is linked. On failure the
-    /// fleet is shut down and the error carries the daemons' logs. The default timeout is long: a test process that
-    /// runs in-process fleets beside hundreds of other tests can leave a broker's start waiting for a thread.
-    public func start(timeout: Duration = .seconds(60)) async throws {
+    /// fleet is shut down and the error carries the daemons' logs.
+    public func start(timeout: Duration = Fleet.startTimeout) async throws {
         do {
             if brokers.isEmpty {
                 try await startBroker(timeout: timeout)
@@ -264,7 +268,8 @@ public final class Fleet: Sendable {
     /// Launches a fleet, runs `body` with it, and shuts it down whether `body` returns or throws: no process or file
     /// is left behind by a failing test.
     public static func with<T>(
-        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [], timeout: Duration = .seconds(60),
+        _ spec: FleetSpec, mode: Mode = .processes, brokerArguments: [String] = [],
+        timeout: Duration = Fleet.startTimeout,
         _ body: (Fleet) async throws -> T
     ) async throws -> T {
         await FleetSlots.shared.acquire()

@@ -81,13 +81,14 @@ struct Gate: Sendable {
     /// nothing more), within its rate (the first refusal is told, then silence while it floods), one frame.
     func admit(_ frames: [[UInt8]], device: DeviceID?) -> Admission {
         guard let device, directory.current.devices[device] != nil, let routing = frames.first else { return .drop }
-        let limiter = Self.isPing(frames) ? pings : commands
+        let ping = Self.isPing(frames)
+        let limiter = ping ? pings : commands
         switch limiter.admit(device) {
         case .admit:
             break
         case .refuse:
             guard frames.count == 2 else { return .drop }
-            let what = limiter === pings ? "pings" : "commands"
+            let what = ping ? "pings" : "commands"
             let error = ErrorReply(.rateLimited, "too many \(what) from \(device); at most \(Int(limiter.rate))/s")
             return .answer(routingID: routing, frame: BrokerFrames.error(error, answering: frames[1]))
         case .drop:

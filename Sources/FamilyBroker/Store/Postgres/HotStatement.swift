@@ -47,35 +47,19 @@ extension PostgresConnection {
     /// Runs a hot statement as `send(_:logger:)` runs a query: in order with the statements sent before it, failed at
     /// once on a closed connection, and bounded by the session's statement deadline.
     func send<Statement: HotStatement>(_ statement: Statement, logger: Logger) -> StatementAnswer<[PostgresRow]> {
-        let timeout = PostgresSession.statementTimeout
         let answer = StatementAnswer<[PostgresRow]>()
         // Created here, not on the loop: its first job is queued now, behind the statements sent before it.
         Task(executorPreference: EventLoopTaskExecutor.on(eventLoop)) {
             guard !self.isClosed else { return answer.complete(.failure(ChannelError.ioOnClosedChannel)) }
-            // Whichever comes first, the rows or the deadline, completes `answer`; both run on this event loop.
-            let settled = NIOLoopBoundBox(false, eventLoop: self.eventLoop)
-            let deadline = self.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
-                guard !settled.value else { return }
-                settled.value = true
-                logger.error(
-                    "PostgreSQL did not answer a statement in time: closing the connection",
-                    metadata: ["timeout": "\(timeout)", "statement": "\(Statement.name)"])
-                self.close().whenComplete { _ in }
-                answer.complete(.failure(StoreUnavailable(description: "no answer to a statement within \(timeout)")))
-            }
-            let result: Result<[PostgresRow], any Error>
+            let deliver = self.armDeadline(for: answer, statement: "\(Statement.name)", logger: logger)
             do {
                 // Up to its first suspension, `execute` runs in this job: the statement is written in this turn.
                 var rows: [PostgresRow] = []
                 for try await row in try await self.execute(statement, logger: logger) { rows.append(row) }
-                result = .success(rows)
+                deliver(.success(rows))
             } catch {
-                result = .failure(error)
+                deliver(.failure(error))
             }
-            guard !settled.value else { return }
-            settled.value = true
-            deadline.cancel()
-            answer.complete(result)
         }
         return answer
     }

@@ -22,28 +22,37 @@ extension PostgresConnection {
     /// Sends `query` without waiting for it, as `result(of:logger:)` does, under the same deadline: postgres-nio runs
     /// a connection's queries one after the other, so a caller may send several and wait only for the last.
     func send(_ query: PostgresQuery, logger: Logger) -> StatementAnswer<PostgresQueryResult> {
-        let timeout = PostgresSession.statementTimeout
         let answer = StatementAnswer<PostgresQueryResult>()
         eventLoop.execute {
             guard !self.isClosed else { return answer.complete(.failure(ChannelError.ioOnClosedChannel)) }
-            // Whichever comes first, the answer or the deadline, completes `answer`; both run on this event loop.
-            let settled = NIOLoopBoundBox(false, eventLoop: self.eventLoop)
-            let deadline = self.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
-                guard !settled.value else { return }
-                settled.value = true
-                logger.error(
-                    "PostgreSQL did not answer a statement in time: closing the connection",
-                    metadata: ["timeout": "\(timeout)", "statement": "\(query.sql.prefix(80))"])
-                self.close().whenComplete { _ in }
-                answer.complete(.failure(StoreUnavailable(description: "no answer to a statement within \(timeout)")))
-            }
-            self.query(query, logger: logger).whenComplete { result in
-                guard !settled.value else { return }
-                settled.value = true
-                deadline.cancel()
-                answer.complete(result)
-            }
+            let deliver = self.armDeadline(for: answer, statement: "\(query.sql.prefix(80))", logger: logger)
+            self.query(query, logger: logger).whenComplete(deliver)
         }
         return answer
+    }
+
+    /// On the event loop: bounds `answer` by the session's statement deadline. Whichever comes first completes it:
+    /// the returned function with the statement's result, or the deadline, which closes the connection (a server
+    /// that vanished without closing it never answers) and fails `answer` with `StoreUnavailable`.
+    func armDeadline<T: Sendable>(
+        for answer: StatementAnswer<T>, statement: String, logger: Logger
+    ) -> @Sendable (Result<T, any Error>) -> Void {
+        let timeout = PostgresSession.statementTimeout
+        let settled = NIOLoopBoundBox(false, eventLoop: eventLoop)
+        let deadline = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+            guard !settled.value else { return }
+            settled.value = true
+            logger.error(
+                "PostgreSQL did not answer a statement in time: closing the connection",
+                metadata: ["timeout": "\(timeout)", "statement": "\(statement)"])
+            self.close().whenComplete { _ in }
+            answer.complete(.failure(StoreUnavailable(description: "no answer to a statement within \(timeout)")))
+        }
+        return { result in
+            guard !settled.value else { return }
+            settled.value = true
+            deadline.cancel()
+            answer.complete(result)
+        }
     }
 }
