@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Logging
 import Testing
+import ZeroMQ
 
 @testable import FamilyBroker
 
@@ -102,6 +103,46 @@ import Testing
             }
             #expect(versions == [2, 2, 1], "each device is welcomed with the highest version both speak")
             #expect(intake.singleEventMembers.all == ["alice"])
+        }
+    }
+
+    @Test func batchesPreparedApartRunInOneTransactionAnsweredInOrder() async throws {
+        try await withIntake { (intake, commits) async throws in
+            let ask = MessageCodec.encode(
+                .ask(appBundleID: "com.example.chat", question: question(["x"])), requestID: 2)
+            let first = intake.prepare([inbound([1, 3], routing: 1), inbound(ask, routing: 2)])
+            let second = intake.prepare([inbound(MessageCodec.encode(.ping, requestID: 3), from: "a1", routing: 3)])
+            let (replies, _) = await intake.run(.merging([first, second]))
+            #expect(replies.map(\.routingID) == [[1], [2], [3]], "one reply per frame, in the order they came")
+            let messages = try replies.map { try MessageCodec.decode($0.frame).message }
+            #expect(messages[0].errorCode != nil && messages[1].accepted != nil)
+            #expect(messages[2] == .pong(head: 1), "the ping ran after the ask, in the same transaction")
+            #expect(commits.all == [3])
+        }
+    }
+
+    /// The broker prepares a batch while the writer commits the one before. A device enrolled by that commit has its
+    /// prepared command run, not refused as unknown; one revoked by it is refused (the transaction checks too).
+    @Test func aBatchPreparedBeforeItsDeviceWasEnrolledOrRevokedIsCheckedAgain() async throws {
+        try await withIntake { (intake, _) async throws in
+            let engine = intake.engine
+            _ = try await engine.applyConfiguration(engine.directory.current)
+            func admin(_ request: AdminRequest) async throws -> AdminResult {
+                try await engine.admin(request) {
+                    throw ConfigurationError(source: "family.yaml", key: "", reason: "no file in this test")
+                }.get()
+            }
+            let beforeEnrolled = intake.prepare([inbound(MessageCodec.encode(.ping, requestID: 4), from: "e2")])
+            let key = try CurveKeyPair.generate().publicKey
+            _ = try await admin(AdminRequest(.enroll, member: "emma", device: "e2", publicKey: key))
+            let (enrolled, _) = await intake.run(beforeEnrolled)
+            #expect(try MessageCodec.decode(enrolled[0].frame).message == .pong(head: 0))
+
+            let beforeRevoked = intake.prepare([inbound(MessageCodec.encode(.ping, requestID: 5), from: "e1")])
+            #expect(try await admin(AdminRequest(.revoke, device: "e1")).disconnectedDevices == ["e1"])
+            let (revoked, committed) = await intake.run(beforeRevoked)
+            #expect(try MessageCodec.decode(revoked[0].frame).message.errorCode == .notAuthorized)
+            #expect(committed.events.isEmpty)
         }
     }
 }

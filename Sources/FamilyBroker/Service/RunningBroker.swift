@@ -39,19 +39,33 @@ struct RunningBroker: Sendable {
         health.markReady(ingress: sockets.ingress, egress: sockets.egress)
     }
 
-    /// Reads and runs batches until SIGTERM. After it only the batch in hand finishes (committed, then answered).
-    /// What is still queued was never acknowledged: dropping it keeps the shutdown bound under a flood, and its
+    /// Reads and runs batches until SIGTERM, in two stages: this task admits and decodes what the socket loop read
+    /// (`prepare`) while the writer commits the batch before (`commitPrepared`), which takes everything prepared
+    /// meanwhile as its next batch. After SIGTERM only the batch in hand finishes (committed, then answered). What is
+    /// still queued or prepared was never acknowledged: dropping it keeps the shutdown bound under a flood, and its
     /// senders retry.
     func serve() async {
         let loop = sockets.loop
         let health = self.health
+        let prepared = Mailbox<CommandIntake.Prepared>()
+        let taken = Mailbox<Void>()
         await withGracefulShutdownHandler {
-            for await batch in loop.inbound {
-                if health.isStopping { break }
-                await process(batch.filter { $0.socket == BrokerSockets.Slot.ingress })
-                for item in batch where item.socket == BrokerSockets.Slot.admin {
-                    await admin.handle(item.message.frames)
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    await commitPrepared(prepared, taken: taken)
+                    taken.finish()
                 }
+                for await batch in loop.inbound {
+                    if health.isStopping { break }
+                    if !(await prepare(batch.filter { $0.socket == BrokerSockets.Slot.ingress }, into: prepared, taken))
+                    {
+                        break
+                    }
+                    for item in batch where item.socket == BrokerSockets.Slot.admin {
+                        await admin.handle(item.message.frames)
+                    }
+                }
+                prepared.finish()
             }
         } onGracefulShutdown: {
             // The batch being committed still gets its replies; nothing more is read or started.
@@ -60,8 +74,12 @@ struct RunningBroker: Sendable {
         }
     }
 
-    /// One batch from the ingress socket: the gate admits, the intake runs and encodes, the replies go back.
-    func process(_ batch: [SocketLoop.Inbound]) async {
+    /// One read from the ingress socket: the gate admits (its refusals answered at once), the intake decodes and
+    /// checks, and the batch waits in `prepared` for the writer. Waits while `preparedLimit` batches already wait, so
+    /// that a writer behind leaves the rest in the socket loop's bounded queue. False once the writer stopped.
+    func prepare(
+        _ batch: [SocketLoop.Inbound], into prepared: Mailbox<CommandIntake.Prepared>, _ taken: Mailbox<Void>
+    ) async -> Bool {
         var admitted: [CommandIntake.Inbound] = []
         var answered: [SocketLoop.Outgoing] = []
         admitted.reserveCapacity(batch.count)
@@ -74,11 +92,28 @@ struct RunningBroker: Sendable {
             }
         }
         sockets.loop.send(answered)
-        guard !admitted.isEmpty else { return }
-        let started = ContinuousClock.now
-        let (replies, _) = await intake.process(admitted)
-        sockets.reply(replies)
-        metrics.record(admitted, replies: replies, duration: ContinuousClock.now - started)
+        guard !admitted.isEmpty else { return true }
+        while prepared.count >= Self.preparedLimit {
+            guard await taken.take() != nil else { return false }
+        }
+        prepared.push([intake.prepare(admitted)])
+        return true
+    }
+
+    /// Batches prepared and not yet taken by the writer, at most: beyond it the socket loop's queue holds the rest.
+    static let preparedLimit = 256
+
+    /// The writer's stage: everything prepared since its last commit as one batch, committed, then answered.
+    func commitPrepared(_ prepared: Mailbox<CommandIntake.Prepared>, taken: Mailbox<Void>) async {
+        for await batches in prepared {
+            taken.push([()])
+            if health.isStopping { break }
+            let batch = CommandIntake.Prepared.merging(batches)
+            let started = ContinuousClock.now
+            let (replies, _) = await intake.run(batch)
+            sockets.reply(replies)
+            metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - started)
+        }
     }
 
     /// Every `heartbeatInterval`: each subscribed member's head on its topic, the health beat and the gauges.

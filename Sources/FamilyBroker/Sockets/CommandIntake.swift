@@ -44,40 +44,54 @@ public struct CommandIntake: Sendable {
     /// Runs a batch; returns one reply per command, in order, and what the transaction committed. Replies exist only
     /// once committed; events have been delivered by the engine.
     public func process(_ batch: [Inbound]) async -> (replies: [Reply], committed: BrokerEngine.Output) {
-        let directory = engine.directory.current
-        var outcomes = [CommandOutcome?](repeating: nil, count: batch.count)
-        var requestIDs = [UInt64](repeating: 0, count: batch.count)
-        var requests: [BrokerRequest] = []
-        var positions: [Int] = []
-        requests.reserveCapacity(batch.count)
+        await run(prepare(batch))
+    }
+
+    /// Decodes and checks `batch` against the current directory: everything before the transaction.
+    public func prepare(_ batch: [Inbound]) -> Prepared {
+        let (directory, generation) = engine.directory.versioned
+        var prepared = Prepared(
+            inbound: batch, outcomes: Array(repeating: nil, count: batch.count),
+            requestIDs: Array(repeating: 0, count: batch.count), generation: generation)
+        prepared.requests.reserveCapacity(batch.count)
         for (index, inbound) in batch.enumerated() {
-            requestIDs[index] = MessageCodec.peekRequestID(inbound.frame)
+            prepared.requestIDs[index] = MessageCodec.peekRequestID(inbound.frame)
             switch Self.check(inbound, directory: directory) {
             case .success(let request):
                 if case .hello(let version) = request.command, version < Wire.eventBatchVersion {
                     singleEventMembers.insert(request.memberID)
                 }
                 if let ownership = engine.ownership, let refusal = Self.refusal(request, ownership, directory) {
-                    outcomes[index] = refusal
+                    prepared.outcomes[index] = refusal
                     continue
                 }
-                requests.append(request)
-                positions.append(index)
+                prepared.requests.append(request)
+                prepared.positions.append(index)
             case .failure(let error):
-                outcomes[index] = .failure(error)
+                prepared.outcomes[index] = .failure(error)
             }
         }
+        return prepared
+    }
+
+    /// Commits a prepared batch and encodes its replies. A batch checked against an older directory (a transaction
+    /// since revoked a device, moved a member or changed a family) is checked again first.
+    public func run(_ prepared: Prepared) async -> (replies: [Reply], committed: BrokerEngine.Output) {
+        var prepared = prepared
+        if prepared.generation != engine.directory.generation { prepared = prepare(prepared.inbound) }
         var committed = BrokerEngine.Output()
-        if !requests.isEmpty {
-            let processed = await engine.process(requests)
+        if !prepared.requests.isEmpty {
+            let processed = await engine.process(prepared.requests)
             committed = processed.output
-            for (position, outcome) in zip(positions, processed.outcomes) { outcomes[position] = outcome }
+            for (position, outcome) in zip(prepared.positions, processed.outcomes) {
+                prepared.outcomes[position] = outcome
+            }
         }
-        let replies = batch.indices.map { index in
-            let outcome = outcomes[index]!
+        let replies = prepared.inbound.indices.map { index in
+            let outcome = prepared.outcomes[index]!
             return Reply(
-                routingID: batch[index].routingID, frame: BrokerFrames.reply(outcome, requestID: requestIDs[index]),
-                outcome: outcome)
+                routingID: prepared.inbound[index].routingID,
+                frame: BrokerFrames.reply(outcome, requestID: prepared.requestIDs[index]), outcome: outcome)
         }
         return (replies, committed)
     }
