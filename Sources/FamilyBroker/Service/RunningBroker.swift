@@ -103,16 +103,23 @@ struct RunningBroker: Sendable {
     /// Batches prepared and not yet taken by the writer, at most: beyond it the socket loop's queue holds the rest.
     static let preparedLimit = 256
 
-    /// The writer's stage: everything prepared since its last commit as one batch, committed, then answered.
+    /// The writer's stage: everything prepared since its last commit as one batch, committed, then answered. Commits
+    /// start at least `commitInterval` apart, so that under load a commit holds what arrived meanwhile.
     func commitPrepared(_ prepared: Mailbox<CommandIntake.Prepared>, taken: Mailbox<Void>) async {
-        for await batches in prepared {
+        let interval = options.commitInterval
+        var lastStart = ContinuousClock.now - interval
+        while true {
+            if interval > .zero, ContinuousClock.now < lastStart + interval {
+                try? await Task.sleep(until: lastStart + interval, clock: .continuous)
+            }
+            guard let batches = await prepared.take() else { return }
+            lastStart = .now
             taken.push([()])
-            if health.isStopping { break }
+            if health.isStopping { return }
             let batch = CommandIntake.Prepared.merging(batches)
-            let started = ContinuousClock.now
             let (replies, _) = await intake.run(batch)
             sockets.reply(replies)
-            metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - started)
+            metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - lastStart)
         }
     }
 
