@@ -106,20 +106,15 @@ struct RunningBroker: Sendable {
     /// The writer's stage: everything prepared since its last commit as one batch, committed, then answered. Commits
     /// start at least `commitInterval` apart, so that under load a commit holds what arrived meanwhile.
     func commitPrepared(_ prepared: Mailbox<CommandIntake.Prepared>, taken: Mailbox<Void>) async {
-        let interval = options.commitInterval
-        var lastStart = ContinuousClock.now - interval
-        while true {
-            if interval > .zero, ContinuousClock.now < lastStart + interval {
-                try? await Task.sleep(until: lastStart + interval, clock: .continuous)
-            }
-            guard let batches = await prepared.take() else { return }
-            lastStart = .now
+        await CommitPacer(interval: options.commitInterval).run(prepared) { batches in
             taken.push([()])
-            if health.isStopping { return }
+            if health.isStopping { return false }
+            let started = ContinuousClock.now
             let batch = CommandIntake.Prepared.merging(batches)
             let (replies, _) = await intake.run(batch)
             sockets.reply(replies)
-            metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - lastStart)
+            metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - started)
+            return true
         }
     }
 
