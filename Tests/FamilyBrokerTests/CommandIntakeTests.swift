@@ -145,4 +145,25 @@ import ZeroMQ
             #expect(committed.events.isEmpty)
         }
     }
+
+    /// On a store that bounds its transactions, what the writer takes at once is split into groups of at most that
+    /// many commands, in order, each answered after its own commit; a batch longer than the bound stays whole.
+    @Test func batchesAreGroupedUpToTheStoresBoundInOrder() async throws {
+        try await withIntake { (intake, _) async throws in
+            var next: UInt8 = 0
+            func batch(_ count: Int) -> CommandIntake.Prepared {
+                intake.prepare(
+                    (0..<count).map { _ in
+                        next &+= 1
+                        return inbound(MessageCodec.encode(.ping, requestID: UInt64(next)), routing: next)
+                    })
+            }
+            let batches = [batch(30), batch(30), batch(10), batch(100), batch(5)]
+            let groups = CommandIntake.Prepared.grouping(batches, limit: 64)
+            #expect(groups.map(\.count) == [60, 10, 100, 5])
+            let routing = groups.flatMap { $0.inbound.map(\.routingID) }
+            #expect(routing == batches.flatMap { $0.inbound.map(\.routingID) })
+            #expect(CommandIntake.Prepared.grouping(batches, limit: nil).map(\.count) == [175])
+        }
+    }
 }

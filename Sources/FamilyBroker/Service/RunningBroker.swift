@@ -103,17 +103,22 @@ struct RunningBroker: Sendable {
     /// Batches prepared and not yet taken by the writer, at most: beyond it the socket loop's queue holds the rest.
     static let preparedLimit = 256
 
-    /// The writer's stage: everything prepared since its last commit as one batch, committed, then answered. Commits
-    /// start at least `commitInterval` apart, so that under load a commit holds what arrived meanwhile.
+    /// The writer's stage: everything prepared since its last commit as one batch (or one per transaction, on a store
+    /// that bounds them), committed, then answered. Commits start at least `commitInterval` apart, so that under load
+    /// a commit holds what arrived meanwhile.
     func commitPrepared(_ prepared: Mailbox<CommandIntake.Prepared>, taken: Mailbox<Void>) async {
+        let limit = intake.engine.maxCommandsPerTransaction
         await CommitPacer(interval: options.commitInterval).run(prepared) { batches in
             taken.push([()])
-            if health.isStopping { return false }
-            let started = ContinuousClock.now
-            let batch = CommandIntake.Prepared.merging(batches)
-            let (replies, _) = await intake.run(batch)
-            sockets.reply(replies)
-            metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - started)
+            // A store that bounds its transactions (PostgreSQL) answers each group once it committed, not the
+            // whole take at its end.
+            for batch in CommandIntake.Prepared.grouping(batches, limit: limit) {
+                if health.isStopping { return false }
+                let started = ContinuousClock.now
+                let (replies, _) = await intake.run(batch)
+                sockets.reply(replies)
+                metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - started)
+            }
             return true
         }
     }

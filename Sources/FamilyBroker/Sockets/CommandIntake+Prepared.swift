@@ -40,5 +40,22 @@ extension CommandIntake {
             for batch in batches { merged.append(batch) }
             return merged
         }
+
+        /// The batches merged, in order, into groups of at most `limit` commands (a batch longer than that alone):
+        /// a group per transaction, answered as soon as it commits. No limit: one group.
+        public static func grouping(_ batches: [Prepared], limit: Int?) -> [Prepared] {
+            guard let limit else { return [merging(batches)] }
+            var groups: [Prepared] = []
+            var group = Prepared()
+            for batch in batches {
+                if group.count > 0, group.count + batch.count > limit {
+                    groups.append(group)
+                    group = Prepared()
+                }
+                group.append(batch)
+            }
+            if group.count > 0 { groups.append(group) }
+            return groups
+        }
     }
 }
