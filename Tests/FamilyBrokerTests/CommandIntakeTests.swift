@@ -12,7 +12,7 @@ import Testing
     func withIntake(_ body: (CommandIntake, Seen<Int>) async throws -> Void) async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let commits = Seen<Int>()
         var logger = Logger(label: "CommandIntakeTests")
         logger.logLevel = .critical
