@@ -117,7 +117,7 @@ public final class Fleet: Sendable {
             } else {
                 try await startCluster(timeout: timeout)
             }
-            for device in devices.values { try device.start() }
+            for device in devices.values { try await device.start() }
             try await waitUntilAllLinked(timeout: timeout)
         } catch {
             let logs = logs()
@@ -344,7 +344,7 @@ public final class Fleet: Sendable {
     /// Starts the broker and waits for its ready file; remembers the ports it picked, for restarts.
     public func startBroker(timeout: Duration = .seconds(30)) async throws {
         try? FileManager.default.removeItem(atPath: readyFile)
-        try broker.start()
+        try await broker.start()
         try await eventually("family-broker is ready", timeout: timeout) {
             FileManager.default.fileExists(atPath: self.readyFile)
         }
@@ -359,7 +359,7 @@ public final class Fleet: Sendable {
     public func restart(_ device: DeviceID) async throws {
         let daemon = try daemon(device)
         await daemon.stop()
-        try daemon.start()
+        try await daemon.start()
         try await waitUntilLinked(device)
     }
 
@@ -382,7 +382,7 @@ public final class Fleet: Sendable {
         }
         let replacement = makeBroker(ingress, egress)
         try? FileManager.default.removeItem(atPath: readyFile)
-        try replacement.start()
+        try await replacement.start()
         brokerState.withLock { $0.current = replacement }
         try await eventually("family-broker is ready again", timeout: .seconds(30)) {
             FileManager.default.fileExists(atPath: self.readyFile)
@@ -492,7 +492,9 @@ public final class Fleet: Sendable {
         }
         await postgres.withLock({ $0 })?.remove()
         if ProcessInfo.processInfo.environment["HEARTH_FLEET_KEEP"] == nil {
-            try? FileManager.default.removeItem(atPath: directory)
+            // Every daemon's database, log and key: many unlinks on a busy disk, not on the cooperative pool.
+            let directory = self.directory
+            await BlockingWork.run { try? FileManager.default.removeItem(atPath: directory) }
         }
     }
 }

@@ -41,7 +41,7 @@ public final class FleetBroker: Sendable {
     /// Starts the broker (again, on the same ports, key and state) and waits for its ready file.
     func start(timeout: Duration) async throws {
         try? FileManager.default.removeItem(atPath: readyFile)
-        try daemon.start()
+        try await daemon.start()
         let deadline = ContinuousClock.now + timeout
         while !FileManager.default.fileExists(atPath: readyFile) {
             guard ContinuousClock.now < deadline, daemon.isRunning else {

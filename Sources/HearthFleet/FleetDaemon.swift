@@ -11,7 +11,7 @@ public protocol FleetDaemon: AnyObject, Sendable {
     /// The process id while it runs as a process; nil in-process.
     var pid: Int32? { get }
     /// Starts the daemon (again, after a stop or a crash).
-    func start() throws
+    func start() async throws
     /// Stops it gracefully (commands already read are answered); a process gets SIGKILL after `grace`.
     @discardableResult func stop(grace: Duration) async -> Int32?
     /// Ends it with no chance to clean up: SIGKILL for a process (in-process: an immediate stop, see `InProcessDaemon`).

@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -39,15 +40,19 @@ public final class InProcessDaemon: FleetDaemon {
     /// Always nil: the daemon runs inside this process.
     public var pid: Int32? { nil }
 
-    public func start() throws {
+    public func start() async throws {
         guard !isRunning else { return }
         sink.write("---- start \(name) \(Date())\n")
         let sink = self.sink
         let label = self.label
         let logger = Logger(label: label) { label in FileLogHandler(label: label, sink: sink) }
-        let service = try makeService(logger)
+        // A device's factory opens its SQLite file (creation, migrations, syncs): not on the cooperative pool, whose
+        // few threads the fleet's other daemons and the caller's tasks share.
+        let makeService = self.makeService
+        let service = try await BlockingWork.run { try makeService(logger) }
         let group = ServiceGroup(services: [service], logger: logger)
         state.withLock { state in
+            guard state.group == nil else { return }  // started meanwhile by another caller
             state.group = group
             state.task = Task { [weak self] in
                 do {

@@ -159,7 +159,9 @@ public final class PostgresServer: Sendable {
             try? await run("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
         }
         running.withLock { $0 = false }
-        try? FileManager.default.removeItem(atPath: directory)
+        // A data directory of about a thousand files: not on the cooperative pool.
+        let directory = self.directory
+        await BlockingWork.run { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// The last lines of the server's log, for test failures.

@@ -197,7 +197,7 @@ final class ScenarioContext {
         switch fault {
         case .crash: await daemon.crash()
         case .stop: await daemon.stop()
-        case .start: try daemon.start()
+        case .start: try await daemon.start()
         case .restart: try await fleet.restart(target)
         case .pause: try daemon.pause()
         case .resume: try daemon.resume()

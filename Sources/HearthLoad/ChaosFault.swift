@@ -42,10 +42,10 @@ public enum ChaosFault: String, Sendable, CaseIterable {
         case (.kill, let device?):
             try await fleet.daemon(device).crash()
             try await Task.sleep(for: outage / 4)
-            try fleet.daemon(device).start()
+            try await fleet.daemon(device).start()
         case (.restart, let device?):
             _ = try await fleet.daemon(device).stop()
-            try fleet.daemon(device).start()
+            try await fleet.daemon(device).start()
         case (.pause, let device?):
             try fleet.daemon(device).pause()
             try await Task.sleep(for: outage)

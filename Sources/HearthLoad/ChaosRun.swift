@@ -204,7 +204,7 @@ public struct ChaosRun: Sendable {
             let daemon = try fleet.daemon(device)
             try? daemon.resume()
             if options.brokers == 1 { try fleet.restore(device) }
-            if !daemon.isRunning { try daemon.start() }
+            if !daemon.isRunning { try await daemon.start() }
         }
         try await fleet.waitUntilAllLinked(timeout: .seconds(60))
     }

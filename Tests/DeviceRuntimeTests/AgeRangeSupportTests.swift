@@ -27,8 +27,8 @@ struct AgeRangeSupportTests {
     let support: AgeRangeSupport<Base>
     let context = FakeContext()
 
-    init() throws {
-        store = try temporaryStore { AgePromptStore.migrate(&$0) }
+    init() async throws {
+        store = try await temporaryStore { AgePromptStore.migrate(&$0) }
         support = AgeRangeSupport(Base(), prompts: AgePromptStore(store.pool), brokerDeadline: .milliseconds(200))
     }
 

@@ -26,8 +26,8 @@ struct ChildBehaviorTests {
     let behavior: ChildBehavior
     let context = FakeContext()
 
-    init() throws {
-        store = try temporaryStore { ChildStore.migrate(&$0) }
+    init() async throws {
+        store = try await temporaryStore { ChildStore.migrate(&$0) }
         childStore = ChildStore(store.pool)
         let clock = self.clock
         behavior = ChildBehavior(store: childStore, sessionIdleLimit: .seconds(60), sessionCapacity: 3) { clock.now }

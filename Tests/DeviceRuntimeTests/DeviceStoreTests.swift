@@ -36,8 +36,8 @@ struct DeviceStoreTests {
 
     let store: DeviceStore
 
-    init() throws {
-        store = try temporaryStore { Recording.migrate(&$0) }
+    init() async throws {
+        store = try await temporaryStore { Recording.migrate(&$0) }
     }
 
     func seen() throws -> [Int64] {
@@ -83,7 +83,7 @@ struct DeviceStoreTests {
         // A failed apply leaves the number where the file has it.
         _ = try? await store.apply(Self.events(3), behavior: Recording(failAt: 3))
         #expect(store.knownLastApplied == 2)
-        let reopened = try DeviceStore(path: store.pool.path, label: "test") { Recording.migrate(&$0) }
+        let reopened = try await openedStore(path: store.pool.path) { Recording.migrate(&$0) }
         #expect(reopened.knownLastApplied == nil)
         #expect(try await reopened.lastApplied() == 2)
     }
@@ -111,7 +111,7 @@ struct DeviceStoreTests {
         try await store.setValue("emma", for: "member_id")
         let path = store.pool.path
         try store.pool.close()
-        let reopened = try DeviceStore(path: path, label: "test") { Recording.migrate(&$0) }
+        let reopened = try await openedStore(path: path) { Recording.migrate(&$0) }
         #expect(try await reopened.value("member_id") == "emma")
         #expect(try await reopened.value("device_id") == nil)
     }

@@ -12,8 +12,8 @@ struct ParentBehaviorTests {
     let behavior: ParentBehavior
     let context = FakeContext(daemonName: "parent-device")
 
-    init() throws {
-        store = try temporaryStore { ParentStore.migrate(&$0) }
+    init() async throws {
+        store = try await temporaryStore { ParentStore.migrate(&$0) }
         behavior = ParentBehavior(store: ParentStore(store.pool))
     }
 

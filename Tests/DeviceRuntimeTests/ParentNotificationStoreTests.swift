@@ -15,8 +15,8 @@ struct ParentNotificationStoreTests {
     let behavior: ParentBehavior
     let context = FakeContext(daemonName: "parent-device")
 
-    init() throws {
-        store = try temporaryStore { ParentStore.migrate(&$0) }
+    init() async throws {
+        store = try await temporaryStore { ParentStore.migrate(&$0) }
         path = store.pool.path
         behavior = ParentBehavior(store: ParentStore(store.pool), desktop: DesktopNotifier(environment: [:]))
     }
@@ -94,7 +94,7 @@ struct ParentNotificationStoreTests {
         #expect(try await ParentStore(store.pool).takeUnshownOnDesktop().isEmpty)
         try store.pool.close()
 
-        let reopened = try DeviceStore(path: path, label: "test") { ParentStore.migrate(&$0) }
+        let reopened = try await openedStore(path: path) { ParentStore.migrate(&$0) }
         let parent = ParentStore(reopened.pool)
         #expect(try await parent.takeUnshownOnDesktop().isEmpty, "not shown again after a restart")
         #expect(try await parent.notificationHead() == 1)

@@ -2,15 +2,24 @@ import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
+import HearthService
 
 @testable import DeviceRuntime
 
 /// A fresh device store in a temporary directory, with `migrate`'s tables.
-func temporaryStore(_ migrate: (inout DatabaseMigrator) -> Void) throws -> DeviceStore {
+func temporaryStore(_ migrate: @escaping @Sendable (inout DatabaseMigrator) -> Void) async throws -> DeviceStore {
     let name = "device-\(UUID().uuidString.prefix(8))"
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(name)
     let path = directory.appendingPathComponent("device.sqlite").path
-    return try DeviceStore(path: path, label: "test", migrate: migrate)
+    return try await openedStore(path: path, migrate)
+}
+
+/// Opens (creating and migrating) the device store at `path` on a thread of its own: the file's creation, migrations
+/// and syncs would otherwise hold one of the cooperative pool's threads (two on CI) that every other test shares.
+func openedStore(
+    path: String, _ migrate: @escaping @Sendable (inout DatabaseMigrator) -> Void
+) async throws -> DeviceStore {
+    try await BlockingWork.run { try DeviceStore(path: path, label: "test", migrate: migrate) }
 }
 
 enum Fixtures {

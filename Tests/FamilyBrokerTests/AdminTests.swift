@@ -128,7 +128,7 @@ struct AdminTests {
         defer { temp.remove() }
         let file = try TestFamily.file()
         // TestFamily makes fresh keys on each call: one file, used for both runs.
-        let first = try BrokerHarness(
+        let first = try await BrokerHarness(
             temp: temp, directory: try Directory(file: file, keysDirectory: "/", source: "family.yaml"))
         _ = try await first.engine.applyConfiguration(first.directory)
         _ = try await admin(first, AdminRequest(.setRole, member: "carol", role: "guardian")).get()
@@ -136,7 +136,7 @@ struct AdminTests {
 
         // A restart with the same file: the admin edits stay.
         let stored = try #require(try await first.store.read { db in try BrokerStore.storedFile(in: db) })
-        let second = try BrokerHarness(
+        let second = try await BrokerHarness(
             temp: temp, directory: try Directory(file: stored, keysDirectory: "/", source: "db"))
         _ = try await second.engine.applyConfiguration(
             try Directory(file: file, keysDirectory: "/", source: "family.yaml"))
@@ -174,7 +174,7 @@ struct AdminTests {
                 ])
         ])
         let directory = try Directory(file: file, keysDirectory: "/", source: "family.yaml")
-        let broker = try BrokerHarness(directory: directory)
+        let broker = try await BrokerHarness(directory: directory)
         defer { broker.temp.remove() }
         func role(_ id: String) async throws -> MemberRole? {
             let frame = MessageCodec.encode(.hello(minVersion: 1, maxVersion: 1), requestID: 1)

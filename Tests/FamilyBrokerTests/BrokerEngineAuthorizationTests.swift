@@ -120,7 +120,7 @@ struct BrokerEngineAuthorizationTests {
             #expect(replies.map(\.errorCode) == [.notAuthorized, .notFound, nil, .notAvailable])
             #expect(replies[2].answerResolution?.answeredBy == "alice")
             #expect(events.count == 4)
-            #expect(try broker.storage.heads() == ["emma": 3, "alice": 2, "bob": 2])
+            #expect(try await broker.storage.storedHeads() == ["emma": 3, "alice": 2, "bob": 2])
         }
     }
 }

@@ -63,7 +63,7 @@ struct BrokerEngineFrameTests {
                 #expect(outcome.events.isEmpty)
             }
             #expect(try await broker.questionCount() == 0)
-            #expect(try broker.storage.heads().isEmpty)
+            #expect(try await broker.storage.storedHeads().isEmpty)
             #expect(broker.sequences.snapshot().isEmpty)
         }
     }
@@ -123,7 +123,7 @@ struct BrokerEngineFrameTests {
 
             #expect(events.of("emma").map(\.sequence) == [1, 2, 3, 4])
             #expect(events.of("alice").map(\.sequence) == [1, 2, 3])
-            #expect(try broker.storage.heads() == ["emma": 4, "alice": 3, "bob": 3])
+            #expect(try await broker.storage.storedHeads() == ["emma": 4, "alice": 3, "bob": 3])
             #expect(try await broker.questionCount() == 2)
             #expect(try await broker.storedQuestion(q3.id) == nil)
             #expect(try await broker.logs()["emma"]?.events == events.of("emma"))
@@ -135,12 +135,12 @@ struct BrokerEngineFrameTests {
         defer { temp.remove() }
         // Emma's log already has event 1 ...
         do {
-            let broker = try BrokerHarness(temp: temp)
+            let broker = try await BrokerHarness(temp: temp)
             _ = try await broker.ask(question(["h0"]))
         }
         // ... but this engine's sequence book says her head is 0, so her ask stores its question and then fails on
         // its first event: the savepoint must take the question back and leave the other commands alone.
-        let broker = try BrokerHarness(temp: temp, sequences: SequenceBook())
+        let broker = try await BrokerHarness(temp: temp, sequences: SequenceBook())
         let failing = question(["h1"])
         let nora1 = question(["n1"])
         let nora2 = question(["n2"])
@@ -160,7 +160,7 @@ struct BrokerEngineFrameTests {
         #expect(try await broker.storedQuestion(failing.id) == nil)
         #expect(try await broker.storedQuestion(nora1.id) != nil)
         #expect(try await broker.storedQuestion(nora2.id) != nil)
-        #expect(try broker.storage.heads() == ["emma": 1, "alice": 1, "bob": 1, "nora": 2])
+        #expect(try await broker.storage.storedHeads() == ["emma": 1, "alice": 1, "bob": 1, "nora": 2])
         #expect(broker.sequences.snapshot() == ["nora": 2])
     }
 }

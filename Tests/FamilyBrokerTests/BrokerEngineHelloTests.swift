@@ -94,7 +94,7 @@ struct BrokerEngineHelloTests {
             }
             #expect(try await broker.fingerprint() == before)
             #expect(try await broker.questionCount() == 0)
-            #expect(try broker.storage.heads().isEmpty)
+            #expect(try await broker.storage.storedHeads().isEmpty)
         }
     }
 

@@ -37,7 +37,7 @@ struct BrokerEngineValidationTests {
                 #expect(outcome.reply.errorCode == .invalidQuestion, "\(label) from \(child): \(outcome.reply)")
                 #expect(outcome.events.isEmpty)
                 #expect(try await broker.questionCount() == 0)
-                #expect(try broker.storage.heads().isEmpty)
+                #expect(try await broker.storage.storedHeads().isEmpty)
             }
         }
     }

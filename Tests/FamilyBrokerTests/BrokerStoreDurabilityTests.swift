@@ -14,7 +14,7 @@ struct BrokerStoreDurabilityTests {
     @Test func theWriterSyncsAtEveryCommit() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.url.path + "/broker.sqlite")
+        let store = try await BrokerStore.opened(at: temp.url.path + "/broker.sqlite")
         let mode = try await store.pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
         #expect(mode == 2, "PRAGMA synchronous on the writer: 2 is FULL, 1 NORMAL")
         #expect(try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
@@ -27,7 +27,7 @@ struct BrokerStoreDurabilityTests {
 
         let approved = question(["friend"])
         let pending = question(["stranger"], expirationDate: clock.now + 3600)
-        let first = try BrokerHarness(temp: temp, clock: clock)
+        let first = try await BrokerHarness(temp: temp, clock: clock)
         let pendingAsked = try #require(try await first.ask(pending).reply.accepted?.asked)
         _ = try await first.ask(approved)
         let resolution = try #require(
@@ -37,8 +37,8 @@ struct BrokerStoreDurabilityTests {
         #expect(before.heads == ["emma": 4, "alice": 3, "bob": 3, "nora": 1])
 
         // A second store on the same path, as a restarted broker would open it.
-        let second = try BrokerHarness(temp: temp, clock: clock)
-        #expect(try second.storage.heads() == before.heads)
+        let second = try await BrokerHarness(temp: temp, clock: clock)
+        #expect(try await second.storage.storedHeads() == before.heads)
         #expect(second.sequences.snapshot() == before.heads)
         #expect(try await second.fingerprint() == before)
         #expect(try await second.storedQuestion(pending.id)?.asked == pendingAsked)
@@ -64,8 +64,8 @@ struct BrokerStoreDurabilityTests {
         #expect(known.reply.accepted?.resolution?.reason == .alreadyKnown)
         #expect(known.events.map(\.sequence) == [6])
 
-        let third = try BrokerHarness(temp: temp, clock: clock)
-        #expect(try third.storage.heads() == ["emma": 6, "alice": 4, "bob": 4, "nora": 1])
+        let third = try await BrokerHarness(temp: temp, clock: clock)
+        #expect(try await third.storage.storedHeads() == ["emma": 6, "alice": 4, "bob": 4, "nora": 1])
         let log = try #require(try await third.logs()["emma"])
         #expect(log.head == 6)
         #expect(log.events.map(\.sequence) == Array(1...6))
@@ -73,7 +73,7 @@ struct BrokerStoreDurabilityTests {
 
     @Test func aNewStoreStartsEmpty() async throws {
         try await BrokerHarness.with { broker throws in
-            #expect(try broker.storage.heads().isEmpty)
+            #expect(try await broker.storage.storedHeads().isEmpty)
             #expect(FileManager.default.fileExists(atPath: broker.temp.databasePath))
             #expect(try await broker.questionCount() == 0)
         }
@@ -83,8 +83,8 @@ struct BrokerStoreDurabilityTests {
         let temp = try TempDirectory()
         defer { temp.remove() }
         for round in 1...3 {
-            let broker = try BrokerHarness(temp: temp)
-            #expect(try broker.storage.heads()["nora"] ?? 0 == UInt64(round - 1))
+            let broker = try await BrokerHarness(temp: temp)
+            #expect(try await broker.storage.storedHeads()["nora"] ?? 0 == UInt64(round - 1))
             let outcome = try await broker.ask(question(["r\(round)"]), from: "nora")
             #expect(outcome.events.map(\.sequence) == [UInt64(round)])
         }
@@ -92,25 +92,24 @@ struct BrokerStoreDurabilityTests {
 
     /// A restarted broker may open its file while the previous one's last connection still holds the lock for its
     /// closing checkpoint: opening waits for the lock instead of failing with "database is locked".
-    @Test func openingWaitsForAnotherConnectionsLock() throws {
+    @Test func openingWaitsForAnotherConnectionsLock() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        _ = try BrokerHarness(temp: temp)
+        _ = try await BrokerHarness(temp: temp)
         let holder = try DatabaseQueue(path: temp.databasePath)
         try holder.inDatabase { db in
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "CREATE TABLE held (x)")  // a write takes the exclusive lock, kept until close
         }
-        // A thread of its own: the store's initializer blocks this task's thread while it waits, and on a busy
-        // machine the cooperative pool may have no other thread free to run a release.
+        // A thread of its own: the release must come while the store's initializer waits, whatever the pool does.
         let released = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: 0.3)
             try? holder.close()
             released.signal()
         }
-        let reopened = try BrokerStore(path: temp.databasePath)
+        let reopened = try await BrokerStore.opened(at: temp.databasePath)
         released.wait()
-        #expect(try reopened.heads().isEmpty)
+        #expect(try await reopened.storedHeads().isEmpty)
     }
 }

@@ -19,11 +19,11 @@ struct ClusterLeaseTests {
         let keeper: LeaseKeeper
 
         init(_ name: String, url: PostgresURL, password: String, partitions: Int = 4) async throws {
-            store = try PostgresStore(url: url, password: password, leaseDuration: .seconds(2), logger: quietLogger)
+            store = try await PostgresStore.opened(url: url, password: password, leaseDuration: .seconds(2))
             try await store.prepareCluster(partitions: partitions)
             ownership = PartitionOwnership(
                 partitioning: Partitioning(count: partitions), brokerName: name, logger: quietLogger)
-            sequences = SequenceBook(try store.heads())
+            sequences = SequenceBook(try await store.storedHeads())
             engine = BrokerEngine(
                 storage: store, directory: DirectoryBox(try TestFamily.directory()), sequences: sequences,
                 logger: quietLogger, policy: BrokerHarness.policy, clock: Date.init, deliver: { _ in },

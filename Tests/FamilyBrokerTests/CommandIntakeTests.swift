@@ -13,7 +13,7 @@ import ZeroMQ
     func withIntake(_ body: (CommandIntake, Seen<Int>) async throws -> Void) async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let commits = Seen<Int>()
         var logger = Logger(label: "CommandIntakeTests")
         logger.logLevel = .critical

@@ -41,7 +41,7 @@ struct EventLogLayoutTests {
     @Test func recentEntriesMoveToTheIndexOnceFullAndEveryEventStaysReadable() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let limit = BrokerStore.recentEventLimit
         // Two members interleaved, in transactions of 1,000 events, past the limit.
         var heads: [MemberID: UInt64] = ["emma": 0, "alice": 0]
@@ -63,7 +63,7 @@ struct EventLogLayoutTests {
         #expect(index >= limit, "the recent part moved to the index")
         #expect(recent < limit)
         #expect(recent + index == written + 1)
-        #expect(try store.heads() == heads)
+        #expect(try await store.storedHeads() == heads)
         // A read that spans both parts, in sequence order.
         let start = UInt64(index / 2 - 10)
         let events = try await store.reading { try $0.events(of: "emma", after: start, limit: 100) }
@@ -80,13 +80,13 @@ struct EventLogLayoutTests {
         }
         let after = try await counts(store)
         #expect(after.recent == recent && after.index == index, "a refused event leaves no row behind")
-        #expect(try BrokerStore(path: temp.databasePath).heads() == heads)
+        #expect(try await BrokerStore.opened(at: temp.databasePath).storedHeads() == heads)
     }
 
     @Test func aRolledBackMoveLeavesBothPartsAsTheyWere() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         try await append((1...UInt64(BrokerStore.recentEventLimit)).map { event("emma", $0) }, to: store)
         await #expect(throws: ContractError.self) {
             try await store.transaction({ (_) throws -> Int in throw ContractError() }, committed: { _ in })
@@ -94,7 +94,7 @@ struct EventLogLayoutTests {
         let (recent, index) = try await counts(store)
         #expect(recent == BrokerStore.recentEventLimit)
         #expect(index == 0)
-        #expect(try store.heads() == ["emma": UInt64(BrokerStore.recentEventLimit)])
+        #expect(try await store.storedHeads() == ["emma": UInt64(BrokerStore.recentEventLimit)])
     }
 
     @Test func theOlderLayoutIsMigratedWithEveryEvent() async throws {
@@ -115,8 +115,8 @@ struct EventLogLayoutTests {
             }
             try queue.close()
         }
-        let store = try BrokerStore(path: temp.databasePath)
-        #expect(try store.heads() == ["emma": 30, "alice": 7])
+        let store = try await BrokerStore.opened(at: temp.databasePath)
+        #expect(try await store.storedHeads() == ["emma": 30, "alice": 7])
         #expect(try await store.reading { try $0.events(of: "emma", after: 0, limit: 100) } == Array(events[0..<30]))
         #expect(try await store.reading { try $0.events(of: "alice", after: 3, limit: 2) } == Array(events[33..<35]))
         let hasOldTable = try await store.read { db in try db.tableExists("event") }
@@ -125,7 +125,7 @@ struct EventLogLayoutTests {
             try await append([event("emma", 30)], to: store)
         }
         try await append([event("emma", 31)], to: store)
-        #expect(try store.heads() == ["emma": 31, "alice": 7])
+        #expect(try await store.storedHeads() == ["emma": 31, "alice": 7])
     }
 
     @Test func theV3TriggersAreGoneAndTheirRefusalsKept() async throws {
@@ -154,14 +154,14 @@ struct EventLogLayoutTests {
             }
             try queue.close()
         }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let triggers = try await store.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'")
         }
         #expect(triggers == 0)
         // `v9-event-tail` moved the two recent entries into the index.
         #expect(try await counts(store) == (recent: 0, index: 12))
-        #expect(try store.heads() == ["emma": 12])
+        #expect(try await store.storedHeads() == ["emma": 12])
         // The writer's statements and the store's own (the benchmarks' bulk writer) refuse alike.
         for sequence: UInt64 in [1, 10, 11, 12] {
             await #expect(throws: (any Error).self, "emma \(sequence) again, by the writer") {
@@ -190,10 +190,10 @@ struct EventLogLayoutTests {
     @Test func aMoveByAnotherConnectionIsSeenByTheWriter() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let first = try BrokerStore(path: temp.databasePath)
+        let first = try await BrokerStore.opened(at: temp.databasePath)
         // The first writer learns that nothing of emma's has moved yet.
         try await append((1...10).map { event("emma", $0) }, to: first)
-        let other = try BrokerStore(path: temp.databasePath)
+        let other = try await BrokerStore.opened(at: temp.databasePath)
         let last = UInt64(10 + BrokerStore.recentEventLimit)
         try await append((11...last).map { event("emma", $0) }, to: other)
         try await append([], to: other)
@@ -202,6 +202,6 @@ struct EventLogLayoutTests {
             try await append([event("emma", 11)], to: first)
         }
         try await append([event("emma", last + 1)], to: first)
-        #expect(try first.heads() == ["emma": last + 1])
+        #expect(try await first.storedHeads() == ["emma": last + 1])
     }
 }

@@ -56,7 +56,7 @@ struct FamilyImportTests {
         let configured = try Directory(file: file, keysDirectory: "/", source: "family.yaml")
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let broker = try BrokerHarness(temp: temp, directory: Directory())
+        let broker = try await BrokerHarness(temp: temp, directory: Directory())
         _ = try await broker.engine.applyConfiguration(configured)
 
         let stored = try #require(try await broker.store.read { db in try BrokerStore.storedFile(in: db) })
@@ -155,7 +155,7 @@ struct FamilyImportTests {
         let temp = try TempDirectory()
         defer { temp.remove() }
         // The file was read with the default limit (6); the broker's policy allows 4, and f1 has 5 members.
-        let broker = try BrokerHarness(temp: temp, policy: policy)
+        let broker = try await BrokerHarness(temp: temp, policy: policy)
         do {
             _ = try await broker.engine.applyConfiguration(broker.directory)
             Issue.record("a family over the broker's limit was imported")

@@ -297,7 +297,7 @@ struct FamilyRulesTests {
     @Test func aChildsAsksAreRateLimited() async throws {
         var policy = BrokerHarness.policy
         policy.childDefaults.askLimit = .init(count: 3, perSeconds: 60)
-        let broker = try BrokerHarness(policy: policy)
+        let broker = try await BrokerHarness(policy: policy)
         defer { broker.temp.remove() }
         for n in 0..<3 { #expect(try await broker.ask(question(["p\(n)"])).reply.accepted != nil) }
         let refused = try await broker.ask(question(["p3"]))

@@ -21,8 +21,8 @@ struct HeadsAfterDeliveryTests {
     func deliveredEventsAreAheadOfTheHeadsUntilDeliveryReturns() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
-        let sequences = SequenceBook(try store.heads())
+        let store = try await BrokerStore.opened(at: temp.databasePath)
+        let sequences = SequenceBook(try await store.storedHeads())
         let seen = Seen()
         let clock = TestClock()
         let engine = BrokerEngine(

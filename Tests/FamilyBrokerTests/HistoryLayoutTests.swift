@@ -92,7 +92,7 @@ struct HistoryLayoutTests {
         defer { temp.remove() }
         var before: [HistoryEntry] = []
         do {
-            let broker = try BrokerHarness(temp: temp)
+            let broker = try await BrokerHarness(temp: temp)
             try await Self.record(6, on: broker)
             before = try await Self.pages(broker, limit: 100, newestFirst: false).flatMap { $0 }
         }
@@ -111,7 +111,7 @@ struct HistoryLayoutTests {
             }
             try queue.close()
         }
-        let broker = try BrokerHarness(temp: temp)
+        let broker = try await BrokerHarness(temp: temp)
         #expect(try await Self.parts(broker.store) == (settled: 6, recent: 0))
         #expect(try await Self.pages(broker, limit: 100, newestFirst: false).flatMap { $0 } == before)
         try await Self.record(3, on: broker)

@@ -148,7 +148,7 @@ struct KnownHandleLayoutTests {
             }
             try queue.close()
         }
-        let broker = try BrokerHarness(temp: temp)
+        let broker = try await BrokerHarness(temp: temp)
         #expect(try await Self.parts(broker.store) == (keyed: ["ann", "ben"], recent: []))
         let approved = try await broker.store.reading { try $0.approvedHandles(of: "emma") }
         #expect(approved.map(\.handle) == [handle("ann"), handle("ben")])

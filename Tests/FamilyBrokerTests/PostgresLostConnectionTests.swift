@@ -109,7 +109,7 @@ struct PostgresLostConnectionTests {
     @Test func aTransactionLeftIdlePastTheLeaseFailsAtCommitAndTheNextOneRuns() async throws {
         let (url, password, drop) = try await TestPostgres.database()
         do {
-            let store = try PostgresStore(url: url, password: password, leaseDuration: .seconds(1), logger: quietLogger)
+            let store = try await PostgresStore.opened(url: url, password: password, leaseDuration: .seconds(1))
             let hooked = Mutex(false)
             let attempt = Task {
                 try await store.transaction(

@@ -119,7 +119,7 @@ extension PostgresRoundTripTests {
             #expect(waited == 0)
             #expect(unchecked == 2, "the question and the events, not checked when the command returned")
             #expect(found?.asked == asked)
-            #expect(try store.heads() == ["emma": 1])
+            #expect(try await store.storedHeads() == ["emma": 1])
         }
     }
 

@@ -17,7 +17,7 @@ struct PostgresRoundTripTests {
     func withStore(_ body: (PostgresStore) async throws -> Void) async throws {
         let (url, password, drop) = try await TestPostgres.database()
         do {
-            try await body(try PostgresStore(url: url, password: password, logger: quietLogger))
+            try await body(try await PostgresStore.opened(url: url, password: password))
         } catch {
             await drop()
             throw error
@@ -56,7 +56,7 @@ struct PostgresRoundTripTests {
                 "the duplicate sequence number is refused at the server: \(String(describing: refusal))")
             #expect(try await store.reading { try $0.question(first.question.id)?.asked } == first)
             #expect(try await store.reading { try $0.question(refused.question.id) } == nil)
-            #expect(try store.heads() == ["emma": 2], "bob's event went with its command")
+            #expect(try await store.storedHeads() == ["emma": 2], "bob's event went with its command")
             let bodies = try await store.reading { try $0.events(of: "emma", after: 0, limit: 10) }.map(\.body)
             #expect(bodies == [contract.event("emma", 1).body, contract.event("emma", 2).body])
         }
@@ -95,7 +95,7 @@ struct PostgresRoundTripTests {
             // The read alone; nothing written, nothing to undo; SAVEPOINT, the question, the three events; unguarded:
             // the events alone.
             #expect(sent == [1, 0, 3, 1])
-            #expect(try store.heads() == ["emma": 2, "mum": 1, "dad": 1])
+            #expect(try await store.storedHeads() == ["emma": 2, "mum": 1, "dad": 1])
         }
     }
 
@@ -149,7 +149,7 @@ struct PostgresRoundTripTests {
             }
             #expect(reminders == 2, "the failed ask's reminder is undone")
             #expect(Set(events.map(\.memberID)) == ["emma", "alice", "bob"])
-            let heads = try broker.storage.heads()
+            let heads = try await broker.storage.storedHeads()
             #expect(heads["yuri"] == nil && heads["zed"] == nil, "\(heads)")
             #expect(heads["emma"] == 2 && heads["alice"] == 2 && heads["bob"] == 2, "\(heads)")
         }

@@ -71,7 +71,8 @@ struct PostgresSilentServerTests {
                 partitioning: Partitioning(count: 4), brokerName: "a", logger: quietLogger)
             let engine = BrokerEngine(
                 storage: store, directory: DirectoryBox(try TestFamily.directory()),
-                sequences: SequenceBook(try store.heads()), logger: quietLogger, policy: BrokerHarness.policy,
+                sequences: SequenceBook(try await store.storedHeads()), logger: quietLogger,
+                policy: BrokerHarness.policy,
                 clock: Date.init, deliver: { _ in }, ownership: ownership)
             let keeper = LeaseKeeper(
                 session: store.leaseSession(), ownership: ownership, engine: engine,

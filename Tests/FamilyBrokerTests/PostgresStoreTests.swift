@@ -40,14 +40,14 @@ import Testing
     @Test func aDatabaseMigratedByANewerBrokerIsRefusedNamingBothVersions() async throws {
         let (url, password, drop) = try await TestPostgres.database()
         do {
-            _ = try PostgresStore(url: url, password: password, logger: quietLogger)
-            let store = try PostgresStore(url: url, password: password, logger: quietLogger)
+            _ = try await PostgresStore.opened(url: url, password: password)
+            let store = try await PostgresStore.opened(url: url, password: password)
             try await store.transaction(
                 { tx in
                     try (tx as! PostgresTransaction).execute("INSERT INTO hearth_schema VALUES (999, now())")
                 }, committed: { _ in })
-            let refused = #expect(throws: PostgresStore.SchemaTooNew.self) {
-                try PostgresStore(url: url, password: password, logger: quietLogger)
+            let refused = await #expect(throws: PostgresStore.SchemaTooNew.self) {
+                try await PostgresStore.opened(url: url, password: password)
             }
             #expect(refused?.found == 999 && refused?.known == PostgresStore.schemaVersion)
             #expect(refused?.description.contains("newer") == true)
@@ -58,10 +58,10 @@ import Testing
         await drop()
     }
 
-    @Test func anUnreachableServerIsStoreUnavailableNamingTheURL() throws {
+    @Test func anUnreachableServerIsStoreUnavailableNamingTheURL() async throws {
         let url = PostgresURL(user: "hearth", host: "127.0.0.1", port: 1, database: "hearth")
-        let error = #expect(throws: StoreUnavailable.self) {
-            try PostgresStore(url: url, password: "x", logger: quietLogger)
+        let error = await #expect(throws: StoreUnavailable.self) {
+            try await PostgresStore.opened(url: url, password: "x")
         }
         #expect(error?.description.contains(url.description) == true)
     }
@@ -71,14 +71,16 @@ import Testing
         let server = try await PostgresServer.start()
         do {
             let url = PostgresURL(user: server.user, host: "127.0.0.1", port: server.port, database: server.database)
-            let store = try PostgresStore(url: url, password: server.password, logger: quietLogger)
+            let store = try await PostgresStore.opened(url: url, password: server.password)
             try await append(1, to: store)
             try await server.stop()
             await #expect(throws: StoreUnavailable.self) { try await append(2, to: store) }
             #expect(await store.unreachableReason() != nil)
             try await server.startAgain()
             try await append(2, to: store)
-            #expect(try store.heads() == ["emma": 2], "nothing acknowledged was lost, nothing refused was stored")
+            #expect(
+                try await store.storedHeads() == ["emma": 2],
+                "nothing acknowledged was lost, nothing refused was stored")
             #expect(await store.unreachableReason() == nil)
         } catch {
             await server.remove()

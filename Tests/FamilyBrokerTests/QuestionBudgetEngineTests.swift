@@ -88,7 +88,7 @@ struct QuestionBudgetEngineTests {
         let temp = try TempDirectory()
         defer { temp.remove() }
         do {
-            let broker = try BrokerHarness(temp: temp)
+            let broker = try await BrokerHarness(temp: temp)
             _ = try await broker.ask(question(["first"]))
             // As an older broker could have left them: an event too long for any frame, and a damaged row.
             let big = Self.sized(Wire.maxFrameSize)
@@ -106,7 +106,7 @@ struct QuestionBudgetEngineTests {
                 }
             }
         }
-        let broker = try BrokerHarness(temp: temp)
+        let broker = try await BrokerHarness(temp: temp)
         _ = try await broker.ask(question(["after"]))
         let log = try #require(try await broker.send(.sync(after: 0, limit: 1000), from: "emma").reply.eventsReply)
         #expect(log.head == 4)

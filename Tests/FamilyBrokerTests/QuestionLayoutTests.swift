@@ -108,7 +108,7 @@ struct QuestionLayoutTests {
             }
             try queue.close()
         }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let numbered = try await Self.numbered(store)
         #expect(numbered.questions == ids.map(\.wireBytes), "numbered in the order stored")
         #expect(numbered.reminders == [ids[0], ids[2], ids[3]].map(\.wireBytes), "the stray reminder is dropped")

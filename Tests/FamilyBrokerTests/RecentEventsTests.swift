@@ -27,7 +27,7 @@ struct RecentEventsTests {
     @Test func aCommandsEventsGoWithItsSavepoint() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         try await append([event("emma", 1), event("emma", 2)], to: store)
         let read = try await store.transaction(
             { tx in
@@ -49,13 +49,13 @@ struct RecentEventsTests {
             try reader.events(of: "emma", after: 0, limit: 10) + reader.events(of: "alice", after: 0, limit: 10)
         }
         #expect(committed == expected)
-        #expect(try store.heads() == ["emma": 3, "alice": 1])
+        #expect(try await store.storedHeads() == ["emma": 3, "alice": 1])
     }
 
     @Test func eventsStoredOutOfOrderAreKeptInOrderAndStoredOnce() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let read = try await store.transaction(
             { tx in
                 for sequence: UInt64 in [5, 1, 3] { try append(event("emma", sequence), to: tx) }
@@ -80,7 +80,7 @@ struct RecentEventsTests {
     @Test func theWriterReadsTheRecentPartAsAReaderDoesAcrossMoves() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let members: [MemberID] = ["emma", "alice", "bob"]
         var written: [MemberID: UInt64] = [:]
         // Eleven transactions of 999 events over three members: two moves (at 4,096), then 999 recent entries.
@@ -110,16 +110,16 @@ struct RecentEventsTests {
         }
         #expect(recent == store.writerStatements.recentEvents.count)
         #expect(recent == 999)
-        #expect(try store.heads() == heads)
+        #expect(try await store.storedHeads() == heads)
     }
 
     @Test func eventsAnotherConnectionAppendedAreSeenByTheWriter() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let first = try BrokerStore(path: temp.databasePath)
+        let first = try await BrokerStore.opened(at: temp.databasePath)
         // The first writer learns emma's recent part: 1 to 10.
         try await append((1...10).map { event("emma", $0) }, to: first)
-        let other = try BrokerStore(path: temp.databasePath)
+        let other = try await BrokerStore.opened(at: temp.databasePath)
         try await append((11...20).map { event("emma", $0) }, to: other)
         await #expect(throws: (any Error).self, "emma 15, stored by the other store") {
             try await append([event("emma", 15)], to: first)

@@ -58,14 +58,16 @@ struct RestartTests {
         }
 
         let (directory, applied) = try await FamilyBrokerService.startupDirectory(
-            broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: policy, logger: Self.logger,
+            broker.store, sequences: SequenceBook(try await broker.storage.storedHeads()), policy: policy,
+            logger: Self.logger,
             clock: { Self.clock.now },
             configuration: configuration)
 
-        let before = try BrokerStore(path: copy.databasePath)
+        let before = try await BrokerStore.opened(at: copy.databasePath)
         let beforeDirectory = DirectoryBox(try await FamilyBrokerService.storedDirectory(before, policy: policy))
         let beforeApplied = try await BrokerEngine(
-            store: before, directory: beforeDirectory, sequences: SequenceBook(try before.heads()), logger: Self.logger,
+            store: before, directory: beforeDirectory, sequences: SequenceBook(try await before.storedHeads()),
+            logger: Self.logger,
             policy: policy,
             clock: { Self.clock.now }
         ).applyConfiguration(try configuration())
@@ -209,7 +211,8 @@ struct RestartTests {
             file.families[0].members[0].role = "boss"
             let error = await #expect(throws: ConfigurationError.self) {
                 _ = try await FamilyBrokerService.startupDirectory(
-                    broker.store, sequences: SequenceBook(try broker.storage.heads()), policy: BrokerHarness.policy,
+                    broker.store, sequences: SequenceBook(try await broker.storage.storedHeads()),
+                    policy: BrokerHarness.policy,
                     logger: Self.logger,
                     clock: { Self.clock.now },
                     configuration: { try Directory(file: file, keysDirectory: "/", source: "family.yaml") })

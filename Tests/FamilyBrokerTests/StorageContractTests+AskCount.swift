@@ -85,7 +85,7 @@ extension StorageContractTests {
                 }, committed: { _ in })
             #expect(try await writerCount(store, since: Self.now) == 1)
             #expect(try await writerCount(store, since: hourAgo) == 2, "a count from further back")
-            let restarted = try reopen()
+            let restarted = try await reopen()
             #expect(try await writerCount(restarted, since: hourAgo) == 2)
             #expect(try await writerCount(restarted, since: Self.now) == 1)
             try await restarted.transaction(
@@ -99,7 +99,7 @@ extension StorageContractTests {
     @Test func theWritersAskCountSeesRowsWrittenBesideIt() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let now = Date()
         #expect(try await writerCount(store, since: now.addingTimeInterval(-60)) == 0)
         _ = try await store.appendHistory(families: 1, questionsPerChild: 3, at: now)
@@ -114,7 +114,7 @@ extension StorageContractTests {
     @Test func theWriterLoadsItsAskTimesOnce() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         try store.startBackgroundCheckpoints(logger: quietLogger)
         let now = Date()
         for n in 0..<200 {

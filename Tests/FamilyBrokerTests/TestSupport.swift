@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
+import HearthService
 import Logging
 import PostgresNIO
 import Synchronization
@@ -121,22 +122,26 @@ final class BrokerHarness: Sendable {
         temp: TempDirectory? = nil, directory: Directory? = nil, sequences: SequenceBook? = nil,
         clock: TestClock = TestClock(),
         policy: BrokerPolicy = BrokerHarness.policy
-    ) throws {
+    ) async throws {
         let temp = try temp ?? TempDirectory()
-        try self.init(
-            storage: try BrokerStore(path: temp.databasePath), temp: temp, directory: directory, sequences: sequences,
-            clock: clock, policy: policy)
+        try await self.init(
+            storage: try await BrokerStore.opened(at: temp.databasePath), temp: temp, directory: directory,
+            sequences: sequences, clock: clock, policy: policy)
     }
 
     init(
         storage: any BrokerStorage, temp: TempDirectory, directory: Directory? = nil, sequences: SequenceBook? = nil,
         clock: TestClock = TestClock(), policy: BrokerPolicy = BrokerHarness.policy
-    ) throws {
+    ) async throws {
         self.temp = temp
         self.storage = storage
         sqlite = storage as? BrokerStore
         self.directory = try directory ?? TestFamily.directory()
-        self.sequences = try sequences ?? SequenceBook(try storage.heads())
+        if let sequences {
+            self.sequences = sequences
+        } else {
+            self.sequences = SequenceBook(try await storage.storedHeads())
+        }
         self.clock = clock
         engine = BrokerEngine(
             storage: storage, directory: DirectoryBox(self.directory), sequences: self.sequences, logger: quietLogger,
@@ -151,7 +156,7 @@ final class BrokerHarness: Sendable {
     ) async throws {
         if backend.name == StorageBackend.sqlite.name {
             // The SQLite file in the harness's own directory, where the tests that look at it expect it.
-            let harness = try BrokerHarness(directory: directory, clock: clock, policy: policy)
+            let harness = try await BrokerHarness(directory: directory, clock: clock, policy: policy)
             defer { harness.temp.remove() }
             return try await body(harness)
         }
@@ -159,8 +164,8 @@ final class BrokerHarness: Sendable {
         let temp = try TempDirectory()
         do {
             try await body(
-                try BrokerHarness(storage: opened.store, temp: temp, directory: directory, clock: clock, policy: policy)
-            )
+                try await BrokerHarness(
+                    storage: opened.store, temp: temp, directory: directory, clock: clock, policy: policy))
         } catch {
             temp.remove()
             await opened.remove()
@@ -236,7 +241,7 @@ final class BrokerHarness: Sendable {
         let logs = try await logs()
         let tables = try await tableRows()
         return StoreFingerprint(
-            heads: try storage.heads(), book: sequences.snapshot(), logs: logs.mapValues { $0.events },
+            heads: try await storage.storedHeads(), book: sequences.snapshot(), logs: logs.mapValues { $0.events },
             questions: tables.questions, knownHandles: tables.knownHandles, history: try await historyRows())
     }
 

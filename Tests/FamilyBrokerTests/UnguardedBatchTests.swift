@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aCommandThatFailsAfterAChangeIsUndoneAloneAndItsNeighboursCommit() async throws {
-        let broker = try BrokerHarness()
+        let broker = try await BrokerHarness()
         defer { broker.temp.remove() }
         // Yuri's events cannot be stored, so his ask fails after it stored its reminder and its question.
         try await broker.store.write { db in
@@ -47,13 +47,13 @@ import Testing
         #expect(try await broker.storedQuestion(last.id) != nil)
         #expect(try await Self.reminders(broker) == 2, "the failed ask's reminder is undone")
         #expect(Set(events.map(\.memberID)) == ["emma", "alice", "bob"])
-        let heads = try broker.storage.heads()
+        let heads = try await broker.storage.storedHeads()
         #expect(heads["yuri"] == nil && heads["zed"] == nil, "\(heads)")
         #expect(heads["emma"] == 2 && heads["alice"] == 2 && heads["bob"] == 2, "\(heads)")
     }
 
     @Test func aCommandThatFailsBeforeAnyChangeLeavesTheBatchUnguarded() async throws {
-        let broker = try BrokerHarness()
+        let broker = try await BrokerHarness()
         defer { broker.temp.remove() }
         let first = question(["h1"])
         let invalid = question(["h2"], defaultChoiceID: "no-such-choice")
@@ -78,7 +78,7 @@ import Testing
     @Test func aLongBatchCommitsInSeveralTransactionsInOrder() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let directory = try TestFamily.directory()
         let commits = Atomic<Int>(0)
         let engine = BrokerEngine(
@@ -102,7 +102,7 @@ import Testing
         }
         #expect(output.events.filter { $0.memberID == "emma" }.map(\.sequence) == Array(1...10))
         #expect(output.eventFrames.count == output.events.count)
-        #expect(try store.heads()["emma"] == 10)
+        #expect(try await store.storedHeads()["emma"] == 10)
     }
 
     @Test func onPostgreSQLABatchLongerThanOneTransactionIsAnsweredInOrder() async throws {
@@ -115,7 +115,7 @@ import Testing
                 })
             #expect(replies.map { $0.accepted?.asked.question.id } == asks.map(\.id))
             #expect(events.filter { $0.memberID == "emma" }.map(\.sequence) == (1...UInt64(asks.count)).map { $0 })
-            #expect(try broker.storage.heads()["emma"] == UInt64(asks.count))
+            #expect(try await broker.storage.storedHeads()["emma"] == UInt64(asks.count))
         }
     }
 }

@@ -31,7 +31,7 @@ struct UnsettledHistoryTests {
     @Test func theWritersCountIsTheRowsThroughSavepointsAndRollbacks() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         try await store.transaction(
             { tx in
                 try append(2, to: tx)
@@ -59,7 +59,7 @@ struct UnsettledHistoryTests {
     @Test func rowsSettleAtTheLimitAsTheWriterCountsThem() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let limit = BrokerStore.recentHistoryLimit
         try await store.transaction({ tx in try append(limit - 1, to: tx) }, committed: { _ in })
         try await store.transaction({ tx in try append(1, to: tx) }, committed: { _ in })

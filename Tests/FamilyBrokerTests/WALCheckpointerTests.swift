@@ -104,11 +104,11 @@ struct WALCheckpointerTests {
         let temp = try TempDirectory()
         defer { temp.remove() }
         do {
-            let broker = try BrokerHarness(temp: temp)
+            let broker = try await BrokerHarness(temp: temp)
             try broker.store.startBackgroundCheckpoints(logger: Self.logger)
             for round in 1...20 { _ = try await broker.ask(question(["h\(round)"]), from: "nora") }
         }
-        let reopened = try BrokerHarness(temp: temp)
-        #expect(try reopened.store.heads()["nora"] == 20)
+        let reopened = try await BrokerHarness(temp: temp)
+        #expect(try await reopened.store.storedHeads()["nora"] == 20)
     }
 }

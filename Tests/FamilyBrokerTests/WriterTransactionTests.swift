@@ -42,7 +42,7 @@ struct WriterTransactionTests {
     @Test func everyTransactionRunsTheSamePreparedBeginAndCommit() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         for value in ["a", "b", "c"] {
             try await store.transaction({ tx in try tx.insert(asked(value), resolution: nil) }, committed: { _ in })
         }
@@ -56,7 +56,7 @@ struct WriterTransactionTests {
     @Test func noCommandRunsOnceSQLiteRolledTheTransactionBack() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second, third) = (asked("a"), asked("b"), asked("c"))
         let error = await #expect(throws: DatabaseError.self) {
             try await store.transaction(
@@ -77,7 +77,7 @@ struct WriterTransactionTests {
     @Test func aTransactionSQLiteRolledBackIsNotReportedCommitted() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let first = asked("a")
         let error = await #expect(throws: DatabaseError.self) {
             try await store.transaction(

@@ -46,7 +46,7 @@ struct WrittenQuestionsTests {
     @Test func theWriterAnswersFromMemoryWhatTheRowsReadBack() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second) = (asked("x"), asked("y"))
         let inside = try await store.transaction(
             { tx in
@@ -74,7 +74,7 @@ struct WrittenQuestionsTests {
     @Test func aCommandsQuestionsGoWithItsSavepoint() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second) = (asked("x"), asked("y"))
         try await store.transaction({ tx in try tx.insert(first, resolution: nil) }, committed: { _ in })
         let inside = try await store.transaction(
@@ -101,7 +101,7 @@ struct WrittenQuestionsTests {
     @Test func aRolledBackTransactionsQuestionsAreForgotten() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second) = (asked("x"), asked("y"))
         try await store.transaction({ tx in try tx.insert(first, resolution: nil) }, committed: { _ in })
         await #expect(throws: ContractError.self) {

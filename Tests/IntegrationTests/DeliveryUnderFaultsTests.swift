@@ -57,14 +57,14 @@ struct DeliveryUnderFaultsTests {
                     "child-device",
                     {
                         try await fleet.daemon("emma-tablet").crash()
-                        try fleet.daemon("emma-tablet").start()
+                        try await fleet.daemon("emma-tablet").start()
                     }
                 ),
                 (
                     "parent-device",
                     {
                         try await fleet.daemon("alice-phone").crash()
-                        try fleet.daemon("alice-phone").start()
+                        try await fleet.daemon("alice-phone").start()
                     }
                 ),
             ]
@@ -124,7 +124,7 @@ struct DeliveryUnderFaultsTests {
             try await fleet.eventually("the tablet has every response", timeout: .seconds(30)) {
                 Set(tabletResponses.responses.map(\.question.id)).isSuperset(of: all)
             }
-            try fleet.daemon("emma-phone").start()
+            try await fleet.daemon("emma-phone").start()
             try await fleet.waitUntilLinked("emma-phone")
             let phone = fleet.app("com.example.chat", on: "emma-phone")
             let phoneResponses = ResponseCollector(phone)

@@ -78,7 +78,7 @@ struct HistoryAcrossDaemonsTests {
             {
                 try FileManager.default.removeItem(atPath: state + "/" + file)
             }
-            try daemon.start()
+            try await daemon.start()
             try await fleet.waitUntilLinked("bob-phone")
             let restored = try await fleet.parent(on: "bob-phone")
             #expect(try await restored.history(of: "emma") == fromBob)

@@ -134,7 +134,7 @@ struct QuestionExchangeTests {
             try await fleet.daemon("alice-phone").stop()
             let second = Self.question("pal2")
             try await app.ask(second)
-            try fleet.daemon("alice-phone").start()
+            try await fleet.daemon("alice-phone").start()
             try await fleet.waitUntilLinked("alice-phone")
             let console = try await fleet.parent(on: "alice-phone")
             _ = try await console.waitForQuestion(second.id)
@@ -147,7 +147,7 @@ struct QuestionExchangeTests {
             _ = try await bob.waitForQuestion(fourth.id)
             await bobsPhone.stop()
             try await console.approve(fourth.id)
-            try bobsPhone.start()
+            try await bobsPhone.start()
             try await fleet.waitUntilLinked("bob-phone")
             try await fleet.eventually("bob's phone learns it was answered while it was off") {
                 try await bob.pending().allSatisfy { $0.question.id != fourth.id }

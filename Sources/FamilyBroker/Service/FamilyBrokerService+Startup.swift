@@ -16,7 +16,8 @@ extension FamilyBrokerService {
         let keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         let store = try await openStore(options, logger: logger)
         logger.debug("start-up: store open")
-        let sequences = SequenceBook(try store.heads())
+        // A read that waits on the disk, or on PostgreSQL's server.
+        let sequences = SequenceBook(try await BlockingWork.run { try store.heads() })
         let configuration: @Sendable () throws -> Directory = { try loadDirectory(options, policy: policy) }
         // The family file is applied before any socket opens, so the first handshake already sees it.
         let (directory, startup) = try await startupDirectory(

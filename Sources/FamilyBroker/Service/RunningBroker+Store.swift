@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 import Logging
 
 extension FamilyBrokerService {
@@ -13,9 +14,14 @@ extension FamilyBrokerService {
                 let file = OffsetClock(path: path)
                 commitDelay = { Duration.milliseconds(Int64(file.offset * 1000)) }
             }
-            let store = try BrokerStore(path: options.databasePath, commitDelay: commitDelay)
-            try store.startBackgroundCheckpoints(logger: logger)
-            return store
+            // Creating, migrating and syncing the file waits on the disk, and a previous broker's closing checkpoint
+            // can hold it for up to `busyTimeout`: not on the cooperative pool, which an in-process fleet shares.
+            let delay = commitDelay
+            return try await BlockingWork.run {
+                let store = try BrokerStore(path: options.databasePath, commitDelay: delay)
+                try store.startBackgroundCheckpoints(logger: logger)
+                return store
+            }
         case .postgres(let url, let password):
             let store = try await PostgresStore.connect(
                 url, password: password, retryFor: options.storeConnectRetry,
