@@ -74,7 +74,7 @@ struct AuthorizationMatrixTests {
         let tables = try await broker.store.read { db in
             let tables = [
                 "child_settings", "contact", "passcode", "family_entry", "revoked_key", "known_handle", "question",
-                "event_log", "event_index", "event_indexed", "question_reminder", "history", "known_handle_recent",
+                "event_log", "event_index", "event_indexed", "history", "known_handle_recent",
                 "age_sharing", "age_cache", "age_prompt",
             ]
             return try tables.flatMap { table in

@@ -6,8 +6,8 @@ import Testing
 
 @testable import FamilyBroker
 
-/// The SQLite store's questions numbered in commit order and reminders keyed by that number
-/// (`BrokerStore+QuestionNumbers`, migration `v7-question-numbers`); older stores migrated.
+/// The SQLite store's questions numbered in commit order (`BrokerStore+QuestionNumbers`, migration
+/// `v7-question-numbers`), reminders in their rows since `v10-reminder-in-question`; older stores migrated.
 @Suite("Question layout")
 struct QuestionLayoutTests {
     /// Ids that descend: a layout keyed by id would put each new one first.
@@ -18,17 +18,12 @@ struct QuestionLayoutTests {
         }
     }
 
-    /// Every question's id in number order, and every reminder's question id in number order.
+    /// Every question's id in number order, and the ids of those with a reminder to send in number order.
     static func numbered(_ store: BrokerStore) async throws -> (questions: [Data], reminders: [Data]) {
         try await store.read { db in
             (
                 try Data.fetchAll(db, sql: "SELECT id FROM question ORDER BY num"),
-                try Data.fetchAll(
-                    db,
-                    sql: """
-                        SELECT q.id FROM question_reminder r JOIN question q ON q.num = r.question_num
-                        ORDER BY r.question_num
-                        """)
+                try Data.fetchAll(db, sql: "SELECT id FROM question WHERE remind_at IS NOT NULL ORDER BY num")
             )
         }
     }
@@ -72,7 +67,8 @@ struct QuestionLayoutTests {
             await #expect(throws: DatabaseError.self, "by the store's own") {
                 try await store.write { db in try BrokerStore.scheduleReminder(stray, at: Date(), in: db) }
             }
-            let count = try await store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question_reminder")
+            let count = try await store.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question WHERE remind_at IS NOT NULL")
             }
             #expect(count == 0)
         }

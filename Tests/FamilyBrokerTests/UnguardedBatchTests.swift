@@ -14,9 +14,11 @@ import Testing
         MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question), requestID: requestID)
     }
 
-    /// Rows of the reminder table: an ask stores its reminder before its question and its events.
+    /// Questions with a reminder to send: an ask stores its reminder after its question, before its events.
     static func reminders(_ broker: BrokerHarness) async throws -> Int {
-        try await broker.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question_reminder") ?? 0 }
+        try await broker.store.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM question WHERE remind_at IS NOT NULL") ?? 0
+        }
     }
 
     @Test func aCommandThatFailsAfterAChangeIsUndoneAloneAndItsNeighboursCommit() async throws {

@@ -61,14 +61,16 @@ struct WrittenQuestionsTests {
         #expect(inside == rows)
         #expect(rows[0]?.asked.askedAt == Wire.carried(Self.now) && rows[0]?.asked != first, "milliseconds")
         #expect(try await written(ids, store) == rows)
+        let due = try await store.reading { try $0.dueReminders(at: Self.now, limit: 10) }
+        #expect(due == [first.question.id], "the reminder is in the question's row")
         // Resolved by the row's number: the row changes, and memory with it.
         try await store.transaction(
             { tx in try tx.resolve(first.question.id, with: resolution(of: first)) }, committed: { _ in })
         let resolved = try await read(ids, store)
         #expect(resolved[0]?.resolution == Stored.Question.asRead(resolution(of: first)))
         #expect(try await written(ids, store) == resolved)
-        let due = try await store.reading { try $0.dueReminders(at: Self.now, limit: 10) }
-        #expect(due == [first.question.id], "the reminder refers to the question's number")
+        let moot = try await store.reading { try $0.dueReminders(at: Self.now, limit: 10) }
+        #expect(moot.isEmpty, "a resolved question's reminder is moot")
     }
 
     @Test func aCommandsQuestionsGoWithItsSavepoint() async throws {

@@ -61,9 +61,7 @@ extension Transaction {
             return .askAccepted(pending.asked, nil)
         }
         let remindAt = giveLifetime(&asked, family: child.familyID)
-        try store.insert(asked, resolution: nil)
-        // After the question: the store's reminder refers to its row.
-        if let remindAt { try store.scheduleReminder(asked.question.id, at: remindAt) }
+        try store.insert(asked, remindAt: remindAt)
         let pending = SharedEventBody(.questionPending(asked))
         try publish(pending, to: child.id)
         for parent in directory.parents(of: child.familyID) {

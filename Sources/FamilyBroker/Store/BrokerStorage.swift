@@ -127,6 +127,9 @@ protocol StorageWriter: StorageReader {
     /// now, to be answered together; the calls return the same whether or not it did (default: nothing).
     func willCheckAsk(_ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date)
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws
+    /// Stores a question going pending with its reminder due at `remindAt` (none when nil): `insert`, then
+    /// `scheduleReminder` (default), or one write where the store keeps the reminder in the question's row.
+    func insert(_ asked: AskedQuestion, remindAt: Date?) throws
     func resolve(_ id: UUID, with resolution: Resolution) throws
     /// Adds approved handles; returns those that were not known before.
     func addKnownHandles(
@@ -192,6 +195,12 @@ extension StorageWriter {
     func willCheckAsk(
         _ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date
     ) {}
+
+    func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
+        try insert(asked, resolution: nil)
+        // After the question: a store's reminder may refer to its row.
+        if let remindAt { try scheduleReminder(asked.question.id, at: remindAt) }
+    }
 
     func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
         _ = try appendHistory(entry, family: family)

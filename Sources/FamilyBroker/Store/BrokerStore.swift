@@ -169,6 +169,7 @@ public final class BrokerStore: Sendable {
         registerQuestionNumberMigration(&migrator)
         registerKnownHandleRecentMigration(&migrator)
         registerEventTailMigration(&migrator)
+        registerReminderColumnMigration(&migrator)
         return migrator
     }
 

@@ -148,6 +148,17 @@ struct SQLiteTransaction: StorageWriter {
         try BrokerStore.insert(asked, resolution: resolution, in: db)
     }
 
+    /// The question and its reminder in one row: one `INSERT` where a reminder of its own cost an `UPDATE` (or a
+    /// row and an index entry before `v10-reminder-in-question`).
+    func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
+        guard let hot, let remindAt else {
+            try insert(asked, resolution: nil)
+            if let remindAt { try scheduleReminder(asked.question.id, at: remindAt) }
+            return
+        }
+        try hot.insert(asked, resolution: nil, remindAt: BrokerStore.milliseconds(remindAt), in: db)
+    }
+
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         if let hot { return try hot.resolve(id, with: resolution, in: db) }
         try BrokerStore.resolve(id, with: resolution, in: db)

@@ -45,10 +45,11 @@ extension WriterStatements {
         try askWindows.count(child: child, since: since, upTo: limit, in: db)
     }
 
-    func insert(_ asked: AskedQuestion, resolution: Resolution?, in db: Database) throws {
+    /// With its reminder in the same row when `remindAt` is given (pending questions only).
+    func insert(_ asked: AskedQuestion, resolution: Resolution?, remindAt: Int64? = nil, in db: Database) throws {
         var w = WireWriter()
         w.askedQuestion(asked)
-        try execute(.insertQuestion, db) { query in
+        try execute(remindAt == nil ? .insertQuestion : .insertRemindedQuestion, db) { query in
             query.bind(1, asked.question.id.wireBytes)
             query.bind(2, asked.childMemberID)
             query.bind(3, BrokerStore.handlesKey(asked.question.handles))
@@ -57,25 +58,30 @@ extension WriterStatements {
             query.bind(6, Int64(resolution == nil ? 0 : 1))
             query.bind(7, resolution.map(BrokerStore.encodeResolution))
             query.bind(8, BrokerStore.milliseconds(asked.askedAt))
+            if let remindAt { query.bind(9, remindAt) }
         }
         askWindows.added(child: asked.childMemberID, at: asked.askedAt)
         // `num` is the rowid's alias.
-        questions.added(.asRead(asked, resolution), num: lastInsertedRowID)
+        let num = lastInsertedRowID
+        questions.added(.asRead(asked, resolution), num: num)
+        if let remindAt { reminders.scheduled(asked.question.id, .init(at: remindAt, num: num)) }
     }
 
     /// By the row's number when the writer holds the question, without a lookup in the id's index.
     func resolve(_ id: UUID, with resolution: Resolution, in db: Database) throws {
         guard let num = questions.entry(id)?.num else {
-            return try execute(.resolveQuestion, db) { query in
+            try execute(.resolveQuestion, db) { query in
                 query.bind(1, BrokerStore.encodeResolution(resolution))
                 query.bind(2, id.wireBytes)
             }
+            return reminders.removed(id)
         }
         try execute(.resolveQuestionByNum, db) { query in
             query.bind(1, BrokerStore.encodeResolution(resolution))
             query.bind(2, num)
         }
         questions.resolved(id, with: Stored.Question.asRead(resolution))
+        reminders.removed(id)
     }
 
     func knownHandles(
@@ -176,21 +182,42 @@ extension WriterStatements {
         recentEvents.moved()
     }
 
-    /// By the question's number when the writer holds it (then it is stored), without a lookup in the id's index.
+    /// In the question's row, by its number when the writer holds it (then it is stored), without a lookup in the id's
+    /// index; and in the writer's memory of the pending reminders.
     func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
-        if let num = questions.entry(question)?.num {
-            return try execute(.scheduleReminderByNum, db) { query in
-                query.bind(1, num)
-                query.bind(2, BrokerStore.milliseconds(date))
+        let at = BrokerStore.milliseconds(date)
+        if let entry = questions.entry(question) {
+            try execute(.scheduleReminderByNum, db) { query in
+                query.bind(1, entry.num)
+                query.bind(2, at)
             }
+            // Only a pending question's reminder is ever due (`BrokerStore.dueReminders`).
+            guard entry.question.resolution == nil else { return }
+            return reminders.scheduled(question, .init(at: at, num: entry.num))
         }
         let stored = try with(.scheduleReminder, db) { query in
             query.bind(1, question.wireBytes)
-            query.bind(2, BrokerStore.milliseconds(date))
+            query.bind(2, at)
             while try query.step() {}
             return query.changes > 0
         }
         guard stored else { throw BrokerStore.reminderWithoutQuestion(question) }
+        // Seldom (the ask stores its question just before): the row's number is read with the others when needed.
+        reminders.invalidate()
+    }
+
+    /// From the writer's memory of the pending reminders, read from the rows when unknown.
+    func dueReminders(at now: Date, limit: Int, in db: Database) throws -> [UUID] {
+        try reminders.load(db)
+        #if DEBUG
+            // Debug builds (the tests) check the memory against the rows.
+            let due = reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
+            let rows = try BrokerStore.dueReminders(at: now, limit: limit, in: db)
+            assert(due == rows, "the writer's memory of the due reminders is not the rows'")
+            return due
+        #else
+            return reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
+        #endif
     }
 
     /// `BrokerStore.settleRecentHistory` with the rows counted by the writer (`UnsettledHistory`).

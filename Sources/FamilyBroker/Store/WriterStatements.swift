@@ -13,7 +13,8 @@ final class WriterStatements: @unchecked Sendable {
     enum Query: Int, CaseIterable {
         case begin, commit
         case savepoint, release, rollbackTo
-        case questionByID, pendingQuestion, insertQuestion, resolveQuestion, resolveQuestionByNum
+        case questionByID, pendingQuestion, insertQuestion, insertRemindedQuestion, resolveQuestion,
+            resolveQuestionByNum
         case knownHandle, addKnownHandle, contactDowntime, settings, scheduleReminder, scheduleReminderByNum
         case appendHistory
         case appendEvent, movedEventHead
@@ -37,8 +38,15 @@ final class WriterStatements: @unchecked Sendable {
                 INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
-            case .resolveQuestion: "UPDATE question SET status = 1, resolution = ? WHERE id = ?"
-            case .resolveQuestionByNum: "UPDATE question SET status = 1, resolution = ? WHERE num = ?"
+            case .insertRemindedQuestion:
+                """
+                INSERT INTO question (
+                    id, child_id, handles_key, asked, expires_at, status, resolution, asked_at, remind_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            // A resolved question's reminder is moot: cleared in the same row write.
+            case .resolveQuestion: "UPDATE question SET status = 1, resolution = ?, remind_at = NULL WHERE id = ?"
+            case .resolveQuestionByNum: "UPDATE question SET status = 1, resolution = ?, remind_at = NULL WHERE num = ?"
             case .knownHandle:
                 """
                 SELECT 1 FROM known_handle WHERE child_id = ?1 AND kind = ?2 AND value = ?3
@@ -54,13 +62,8 @@ final class WriterStatements: @unchecked Sendable {
             case .settings: "SELECT settings FROM child_settings WHERE member_id = ?"
             case .appendEvent: "INSERT INTO event_log (member_id, seq, body) VALUES (?, ?, ?)"
             case .movedEventHead: "SELECT MAX(seq) FROM event_index WHERE member_id = ?"
-            case .scheduleReminder:
-                """
-                INSERT OR REPLACE INTO question_reminder (question_num, remind_at)
-                SELECT num, ?2 FROM question WHERE id = ?1
-                """
-            case .scheduleReminderByNum:
-                "INSERT OR REPLACE INTO question_reminder (question_num, remind_at) VALUES (?, ?)"
+            case .scheduleReminder: "UPDATE question SET remind_at = ?2 WHERE id = ?1"
+            case .scheduleReminderByNum: "UPDATE question SET remind_at = ?2 WHERE num = ?1"
             case .appendHistory:
                 "INSERT INTO history (family_id, child_id, recorded_at, entry, settled) VALUES (?, ?, ?, ?, 0)"
             case .dataVersion: "PRAGMA data_version"
@@ -76,6 +79,9 @@ final class WriterStatements: @unchecked Sendable {
 
     /// The questions the writer stored lately, decoded (`question`, `resolve`, `scheduleReminder`).
     let questions = WrittenQuestions()
+
+    /// The pending questions' reminders (`scheduleReminder`, `dueReminders`, `resolve`).
+    let reminders = PendingReminders()
 
     /// How many history rows are not settled yet (`appendHistory`, `settleRecentHistory`).
     let unsettledHistory = UnsettledHistory()
@@ -129,6 +135,7 @@ final class WriterStatements: @unchecked Sendable {
         askWindows.invalidate()
         recentEvents.invalidate()
         questions.invalidate()
+        reminders.invalidate()
         unsettledHistory.invalidate()
         movedEventHeads.removeAll()
     }
@@ -139,6 +146,8 @@ final class WriterStatements: @unchecked Sendable {
         // A move may have been rolled back with it: both are read again.
         recentEvents.invalidate()
         questions.invalidate()
+        // Kept: read again, they would cost a pass over the pending questions.
+        reminders.rollback(to: 0)
         unsettledHistory.invalidate()
         movedEventHeads.removeAll()
     }
@@ -148,13 +157,15 @@ final class WriterStatements: @unchecked Sendable {
         askWindows.committed()
         recentEvents.committed()
         questions.committed()
+        reminders.committed()
         unsettledHistory.committed()
     }
 
     /// Where a command's savepoint starts, for `rollback(to:)`.
     var mark: Mark {
         Mark(
-            asks: askWindows.mark, events: recentEvents.mark, questions: questions.mark, history: unsettledHistory.mark)
+            asks: askWindows.mark, events: recentEvents.mark, questions: questions.mark, reminders: reminders.mark,
+            history: unsettledHistory.mark)
     }
 
     /// A command's savepoint rolled back (or a command failed before its first change): what it added goes.
@@ -162,6 +173,7 @@ final class WriterStatements: @unchecked Sendable {
         askWindows.rollback(to: mark.asks)
         recentEvents.rollback(to: mark.events)
         questions.rollback(to: mark.questions)
+        reminders.rollback(to: mark.reminders)
         unsettledHistory.rollback(to: mark.history)
     }
 
@@ -170,6 +182,7 @@ final class WriterStatements: @unchecked Sendable {
         let asks: Int
         let events: Int
         let questions: Int
+        let reminders: Int
         let history: Int
     }
 
