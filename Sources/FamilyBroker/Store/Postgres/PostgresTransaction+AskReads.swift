@@ -4,8 +4,8 @@ import PostgresNIO
 
 /// An ask's reads, sent together (`willCheckAsk`): the engine makes them one after the other, each needing the
 /// answer to the one before only to decide whether to go on, so the store sends all of them, as one statement
-/// (`AskReads`), before the first is waited for: one statement and one wait where there were six of each (five waits
-/// before issue 18). Each read is built by the one function below, for the hint and for the call that takes its
+/// (`AskReads`), before the first is waited for: one statement and one wait answer them all (six statements sent
+/// together before, and five waits before that). Each read is built by the one function below, for the hint and for the call that takes its
 /// answer: the two match exactly, or the call sends its read again. Every read of an ask returns the columns of
 /// `AskReads` (`AskReadRow`), alone or together.
 extension PostgresTransaction {
