@@ -30,8 +30,8 @@ extension PostgresRoundTripTests {
         }
     }
 
-    /// The six reads of an ask are sent before the first is waited for, and one wait answers them all; each call
-    /// returns what it returns without the hint.
+    /// The six reads of an ask are sent as one statement before the first is waited for, and one wait answers them
+    /// all; each call returns what it returns without the hint.
     @Test func anAsksReadsAreSentTogetherAndAnsweredByOneWait() async throws {
         try await withStore { store in
             let asked = contract.asked(["pal", "bud"])
@@ -59,12 +59,39 @@ extension PostgresRoundTripTests {
                     let (sent, waited) = (tx.held.statements - statements, tx.held.waits - waits)
                     return (hinted, try tx.savepoint { try AskReads(tx, asked) }, sent, waited)
                 }, committed: { _ in })
-            #expect(sent == 6, "each read once")
+            #expect(sent == 1, "the six reads in one statement")
             #expect(waited == 1, "one wait for all six")
             #expect(hinted == unhinted)
             #expect(hinted.question?.asked == asked && hinted.pending?.asked == asked && hinted.count == 1)
             #expect(
                 hinted.settings == settings && hinted.flags == [handle("pal"): true] && hinted.known == [handle("bud")])
+        }
+    }
+
+    /// A write after the hint is seen by the reads after it: they are sent again, not taken from the statement sent
+    /// before the write.
+    @Test func aWriteAfterAnAsksHintIsSeenByTheReadsAfterIt() async throws {
+        try await withStore { store in
+            let asked = contract.asked(["pal"])
+            let settings = CommunicationSettings(enabled: true, screenTime: .everyone)
+            let (before, after, sent) = try await store.transaction(
+                { (writer) throws in
+                    let tx = writer as! PostgresTransaction
+                    return try tx.savepoint {
+                        tx.willCheckAsk(
+                            asked.question.id, child: "emma", handles: asked.question.handles, since: .distantPast,
+                            limit: 30, now: StorageContractTests.now)
+                        let before = try tx.question(asked.question.id)
+                        try tx.insert(asked, resolution: nil)
+                        try tx.saveSettings(settings, of: "emma")
+                        let statements = tx.held.statements
+                        let after = try tx.settings(of: "emma")
+                        return (before, after, tx.held.statements - statements)
+                    }
+                }, committed: { _ in })
+            #expect(before == nil)
+            #expect(after == settings, "the settings written after the hint")
+            #expect(sent == 1, "the settings read again")
         }
     }
 
@@ -108,12 +135,13 @@ extension PostgresRoundTripTests {
             let (waited, unchecked, found) = try await store.transaction(
                 { (writer) throws in
                     let tx = writer as! PostgresTransaction
-                    let waits = tx.held.waits
+                    // BEGIN and the transaction's id are in flight too, not waited for either.
+                    let (waits, inFlight) = (tx.held.waits, tx.held.inFlight.count)
                     try tx.unguarded {
                         try tx.insert(asked, resolution: nil)
                         try contract.append(contract.event("emma", 1), to: tx)
                     }
-                    let (waited, unchecked) = (tx.held.waits - waits, tx.held.inFlight.count)
+                    let (waited, unchecked) = (tx.held.waits - waits, tx.held.inFlight.count - inFlight)
                     return (waited, unchecked, try tx.unguarded { try tx.question(asked.question.id) })
                 }, committed: { _ in })
             #expect(waited == 0)

@@ -62,6 +62,25 @@ struct PostgresRoundTripTests {
         }
     }
 
+    /// A write transaction sends `BEGIN` and asks for its id without waiting for either: its first wait answers them;
+    /// and its `COMMIT` is its last wait, checking what its commands did not wait for.
+    @Test func aTransactionsBeginIsAnsweredByItsFirstWait() async throws {
+        try await withStore { store in
+            let asked = contract.asked(["pal"])
+            let counted = try await store.transaction(
+                { (writer) throws -> [Int] in
+                    guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
+                    let atStart = [tx.held.statements, tx.held.waits]
+                    try tx.unguarded { _ = try tx.question(asked.question.id) }
+                    try tx.unguarded { try tx.insert(asked, resolution: nil) }
+                    return atStart + [tx.held.statements, tx.held.waits, tx.held.inFlight.count]
+                }, committed: { _ in })
+            // BEGIN and the id sent, none waited for; then the read (one wait), and the insert not checked yet.
+            #expect(counted == [2, 0, 4, 1, 1])
+            #expect(try await store.reading { try $0.question(asked.question.id)?.asked } == asked, "committed")
+        }
+    }
+
     /// A command that only reads sends no savepoint; one that writes sends one, and all its events in one insert.
     @Test func aCommandOpensItsSavepointOnlyToWriteAndSendsItsEventsAsOneInsert() async throws {
         try await withStore { store in

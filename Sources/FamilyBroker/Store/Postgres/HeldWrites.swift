@@ -14,8 +14,8 @@ import PostgresNIO
 ///   it sees them): most commands append two to four.
 /// - Writes whose result the engine does not need, the savepoint and the events are sent without waiting: postgres-nio
 ///   runs them in order, and the next statement waited for (a read, the command's end, the commit) checks them.
-/// - An ask's reads are all sent before the first of them is waited for (`willCheckAsk`), and a read the engine
-///   makes right after another (the settings after the ask count, the approved handles after the contact flags) is
+/// - An ask's reads are sent as one statement before the first of them is waited for (`willCheckAsk`), and a read
+///   the engine makes right after another (the settings after the ask count, the approved handles after the contact flags) is
 ///   sent with it (`ahead`), unless a write comes between: one wait answers them all.
 /// - A command run `unguarded` does not wait for its writes when it ends: the next statement waited for (the next
 ///   command's, or the commit's `settle`) checks them, and a failure among them is `SavepointNeeded` (the batch runs
@@ -41,7 +41,7 @@ final class HeldWrites: @unchecked Sendable {
     var inFlight: [() throws -> Void] = []
     /// Reads sent before the call that needs them (`PostgresTransaction.readAhead`), by statement and parameters.
     /// Forgotten at the next write and at the command's end: they would not see what came after them.
-    var ahead: [ReadAhead: StatementAnswer<[PostgresRow]>] = [:]
+    var ahead: [ReadAhead: SentRead] = [:]
     /// The last read sent ahead and not waited for: answered in order, so once it is, every statement sent before it
     /// is too.
     var aheadTail: StatementAnswer<[PostgresRow]>?
@@ -58,6 +58,13 @@ final class HeldWrites: @unchecked Sendable {
     struct ReadAhead: Hashable {
         var name: String
         var bindings: PostgresBindings
+    }
+
+    /// The answer to a read sent ahead: its statement's, or the rows of one part of a statement that made several
+    /// reads at once (`AskReads`, its rows marked by part in their first column).
+    struct SentRead {
+        var answer: StatementAnswer<[PostgresRow]>
+        var part: Int32?
     }
 
     /// Forgets the reads sent ahead (they stay in `inFlight`): a write came after them, or their command ended.

@@ -6,7 +6,8 @@ enum HotStatements {
     /// Every hot statement, in the order a new connection prepares them.
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
-        KnownHandles.self, PendingQuestion.self, InsertQuestion.self, Resolve.self, ScheduleReminder.self,
+        KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, Resolve.self,
+        ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -24,24 +25,30 @@ enum HotStatements {
         let bindings: PostgresBindings
     }
 
-    /// $1: the question's id.
+    /// $1: the question's id. Like every read of an ask, in the columns of `AskReads` (`AskReadRow`).
     struct QuestionByID: HotStatement {
-        static let sql = "SELECT asked, resolution FROM question WHERE id = $1::uuid"
+        static let sql = """
+            SELECT 0, asked, resolution, NULL::bigint, NULL::integer, NULL::text, NULL::boolean FROM question
+            WHERE id = $1::uuid
+            """
         let bindings: PostgresBindings
     }
 
     /// $1: the child, $2: since (ms), $3: the limit. Counting stops at the limit, as SQLite's does.
     struct AskCount: HotStatement {
         static let sql = """
-            SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE child_id = $1::text AND asked_at >= $2::bigint
-            LIMIT $3::bigint) AS asked
+            SELECT 1, NULL::bytea, NULL::bytea, COUNT(*), NULL::integer, NULL::text, NULL::boolean
+            FROM (SELECT 1 FROM question WHERE child_id = $1::text AND asked_at >= $2::bigint LIMIT $3::bigint) AS asked
             """
         let bindings: PostgresBindings
     }
 
     /// $1: the child.
     struct Settings: HotStatement {
-        static let sql = "SELECT settings FROM child_settings WHERE member_id = $1::text"
+        static let sql = """
+            SELECT 2, settings, NULL::bytea, NULL::bigint, NULL::integer, NULL::text, NULL::boolean FROM child_settings
+            WHERE member_id = $1::text
+            """
         let bindings: PostgresBindings
     }
 
@@ -49,14 +56,18 @@ enum HotStatements {
     /// equality, where a row-wise `IN (unnest …)` cost twice that).
     struct ContactFlags: HotStatement {
         static let sql = """
-            SELECT kind, value, downtime FROM contact WHERE child_id = $1::text AND value = ANY($2::text[])
+            SELECT 3, NULL::bytea, NULL::bytea, NULL::bigint, kind, value, downtime FROM contact
+            WHERE child_id = $1::text AND value = ANY($2::text[])
             """
         let bindings: PostgresBindings
     }
 
     /// $1: the child, $2: the handles' values (as `ContactFlags`).
     struct KnownHandles: HotStatement {
-        static let sql = "SELECT kind, value FROM known_handle WHERE child_id = $1::text AND value = ANY($2::text[])"
+        static let sql = """
+            SELECT 4, NULL::bytea, NULL::bytea, NULL::bigint, kind, value, NULL::boolean FROM known_handle
+            WHERE child_id = $1::text AND value = ANY($2::text[])
+            """
         let bindings: PostgresBindings
     }
 
@@ -64,8 +75,37 @@ enum HotStatements {
     /// can use the partial index `question_pending`.
     struct PendingQuestion: HotStatement {
         static let sql = """
-            SELECT asked, resolution FROM question WHERE child_id = $1::text AND handles_key = $2::text AND status = 0
+            SELECT 5, asked, resolution, n, NULL::integer, NULL::text, NULL::boolean FROM question
+            WHERE child_id = $1::text AND handles_key = $2::text AND status = 0
             AND (expires_at IS NULL OR expires_at > $3::bigint) ORDER BY n
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// The six reads above in one statement (one round trip, one answer, where there were six), each row marked by
+    /// its read's number. $1: the question's id, $2: the child, $3: since (ms), $4: the limit, $5: the handles'
+    /// values, $6: the handles' key, $7: now (ms).
+    struct AskReads: HotStatement {
+        static let sql = """
+            SELECT 0, asked, resolution, NULL::bigint, NULL::integer, NULL::text, NULL::boolean FROM question
+            WHERE id = $1::uuid
+            UNION ALL
+            SELECT 1, NULL::bytea, NULL::bytea, COUNT(*), NULL::integer, NULL::text, NULL::boolean
+            FROM (SELECT 1 FROM question WHERE child_id = $2::text AND asked_at >= $3::bigint LIMIT $4::bigint) AS asked
+            UNION ALL
+            SELECT 2, settings, NULL::bytea, NULL::bigint, NULL::integer, NULL::text, NULL::boolean FROM child_settings
+            WHERE member_id = $2::text
+            UNION ALL
+            SELECT 3, NULL::bytea, NULL::bytea, NULL::bigint, kind, value, downtime FROM contact
+            WHERE child_id = $2::text AND value = ANY($5::text[])
+            UNION ALL
+            SELECT 4, NULL::bytea, NULL::bytea, NULL::bigint, kind, value, NULL::boolean FROM known_handle
+            WHERE child_id = $2::text AND value = ANY($5::text[])
+            UNION ALL
+            SELECT 5, asked, resolution, n, NULL::integer, NULL::text, NULL::boolean FROM question
+            WHERE child_id = $2::text AND handles_key = $6::text AND status = 0
+            AND (expires_at IS NULL OR expires_at > $7::bigint)
+            ORDER BY 1, 4
             """
         let bindings: PostgresBindings
     }

@@ -118,18 +118,19 @@ extension PostgresStore: BrokerStorage {
         return try await writer.run { _ in
             _ = try unsettled.settle(session: session, logger: logger)
             let tx = PostgresTransaction(connection: try session.connected(), logger: logger)
-            try tx.execute("BEGIN")
             let xid: Int64
             let result: T
             do {
-                xid = try tx.rows(HotStatements.TransactionID("")).first?.decode(Int64.self) ?? 0
+                let transactionID = tx.begin()
                 result = try work(tx)
-                try tx.settle()
+                // Answered long before in a transaction that read anything; needed only if the commit's reply is lost.
+                xid = try tx.answered(transactionID).first?.decode(Int64.self) ?? 0
             } catch {
                 _ = try? tx.execute("ROLLBACK")
                 throw error
             }
             do {
+                // What the commands sent and did not wait for is checked by the commit's one wait.
                 try tx.commit()
             } catch let error where PostgresSession.isConnectionLoss(error) || tx.connection.isClosed {
                 // Committed or not: only the server knows. Ask it again on a new connection (now, or before the

@@ -3,22 +3,34 @@ import HearthCore
 import PostgresNIO
 
 /// An ask's reads, sent together (`willCheckAsk`): the engine makes them one after the other, each needing the
-/// answer to the one before only to decide whether to go on, so the store sends all of them before the first is
-/// waited for, and one wait answers them all (it waited five times for them before). Each read is built by the one
-/// function below, for the hint and for the call that takes its answer: the two match exactly, or the call sends
-/// its read again.
+/// answer to the one before only to decide whether to go on, so the store sends all of them, as one statement
+/// (`AskReads`), before the first is waited for: one statement and one wait answer them all (six statements sent
+/// together before, and five waits before that). Each read is built by the one function below, for the hint and for the call that takes its
+/// answer: the two match exactly, or the call sends its read again. Every read of an ask returns the columns of
+/// `AskReads` (`AskReadRow`), alone or together.
 extension PostgresTransaction {
     func willCheckAsk(
         _ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date
     ) {
-        // In the engine's order; a read the ask does not reach (a retry, a refusal) is answered and forgotten.
-        readAhead(Self.readQuestion(id))
-        readAhead(Self.readAskCount(child: child, since: since, limit: limit))
-        readAhead(Self.readSettings(of: child))
-        guard !handles.isEmpty else { return }
-        readAhead(Self.readContactFlags(of: child, among: handles))
-        readAhead(Self.readKnownHandles(of: child, among: handles))
-        readAhead(Self.readPendingQuestion(child: child, handles: handles, now: now))
+        // In `AskReads`' order of parts; a read the ask does not reach (a retry, a refusal) is answered and forgotten.
+        var reads = [
+            Self.key(of: Self.readQuestion(id)),
+            Self.key(of: Self.readAskCount(child: child, since: since, limit: limit)),
+            Self.key(of: Self.readSettings(of: child)),
+        ]
+        if !handles.isEmpty {
+            reads += [
+                Self.key(of: Self.readContactFlags(of: child, among: handles)),
+                Self.key(of: Self.readKnownHandles(of: child, among: handles)),
+                Self.key(of: Self.readPendingQuestion(child: child, handles: handles, now: now)),
+            ]
+        }
+        let combined = HotStatements.AskReads(
+            """
+            \(id) \(child) \(Self.milliseconds(since)) \(Int64(limit)) \(handles.map(\.value)) \
+            \(BrokerStore.handlesKey(handles)) \(Self.milliseconds(now))
+            """)
+        readAhead(combined, answering: reads)
     }
 
     static func readQuestion(_ id: UUID) -> HotStatements.QuestionByID { .init("\(id)") }

@@ -77,10 +77,10 @@ extension PostgresTransaction {
     // MARK: settings, contacts, passcodes
 
     func settings(of child: MemberID) throws -> CommunicationSettings? {
-        guard let row = try rows(Self.readSettings(of: child)).first else {
+        guard let row = try rows(Self.readSettings(of: child)).first, let data = try AskReadRow(row).blob else {
             return nil
         }
-        return try DecodedSettingsCache.shared.settings(from: row.decode(Data.self))
+        return try DecodedSettingsCache.shared.settings(from: data)
     }
 
     func saveSettings(_ settings: CommunicationSettings, of child: MemberID) throws {
@@ -114,10 +114,9 @@ extension PostgresTransaction {
         // these.
         readAhead(Self.readKnownHandles(of: child, among: handles))
         for row in try rows(Self.readContactFlags(of: child, among: handles)) {
-            let (kind, value, downtime) = try row.decode((Int32, String, Bool).self)
-            guard let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: kind)) else { continue }
-            let handle = CommunicationHandle(value: value, kind: kind)
-            if asked.contains(handle) { flags[handle] = downtime }
+            let read = try AskReadRow(row)
+            guard let handle = read.handle, asked.contains(handle) else { continue }
+            flags[handle] = read.downtime ?? false
         }
         return flags
     }

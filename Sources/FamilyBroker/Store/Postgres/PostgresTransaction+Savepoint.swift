@@ -104,7 +104,8 @@ extension PostgresTransaction {
     }
 
     /// Sends a hot statement without waiting for it; `settle` checks it.
-    func send(_ statement: some HotStatement) {
+    @discardableResult
+    func send(_ statement: some HotStatement) -> StatementAnswer<[PostgresRow]> {
         sent(connection.send(statement, logger: logger))
     }
 
@@ -124,15 +125,16 @@ extension PostgresTransaction {
     /// Runs a hot statement and waits for its rows, as `waited(_:)` a query; a read sent ahead
     /// (`readAhead`) is not sent again.
     func waited(_ statement: some HotStatement) throws -> [PostgresRow] {
-        let key = HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
-        if let answer = held.ahead.removeValue(forKey: key) {
+        if let read = held.ahead.removeValue(forKey: Self.key(of: statement)) {
             if let tail = held.aheadTail {
                 // One wait for every read sent ahead: they are answered in order.
                 held.aheadTail = nil
                 held.waits += 1
                 _ = try? tail.wait()
             }
-            return try waited(answer, sent: true)
+            let rows = try waited(read.answer, sent: true)
+            guard let part = read.part else { return rows }
+            return try rows.filter { try $0.decode(Int32.self) == part }
         }
         return try waited(connection.send(statement, logger: logger))
     }
@@ -140,11 +142,25 @@ extension PostgresTransaction {
     /// Sends a read that the engine makes next (after the one it makes now) without waiting for it: its answer
     /// comes back with the current one's, and `waited(_:)` takes it instead of sending the read again.
     func readAhead(_ statement: some HotStatement) {
-        let key = HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
+        let key = Self.key(of: statement)
         guard held.ahead[key] == nil else { return }
         let answer = sent(connection.send(statement, logger: logger))
-        held.ahead[key] = answer
+        held.ahead[key] = HeldWrites.SentRead(answer: answer, part: nil)
         held.aheadTail = answer
+    }
+
+    /// Sends `combined`, one statement whose rows answer each of `reads` (those of part n the nth), without waiting
+    /// for it: `waited(_:)` takes each read's rows from its answer instead of sending the read.
+    func readAhead(_ combined: some HotStatement, answering reads: [HeldWrites.ReadAhead]) {
+        let answer = sent(connection.send(combined, logger: logger))
+        for (part, key) in reads.enumerated() {
+            held.ahead[key] = HeldWrites.SentRead(answer: answer, part: Int32(part))
+        }
+        held.aheadTail = answer
+    }
+
+    static func key(of statement: some HotStatement) -> HeldWrites.ReadAhead {
+        HeldWrites.ReadAhead(name: type(of: statement).name, bindings: statement.bindings)
     }
 
     private func waited<T: Sendable>(_ answer: StatementAnswer<T>, sent: Bool = false) throws -> T {

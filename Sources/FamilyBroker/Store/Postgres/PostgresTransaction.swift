@@ -96,11 +96,37 @@ struct PostgresTransaction: StorageWriter {
         }
     }
 
-    /// Commits (after `settle`), and throws when the server rolled back instead (a statement failed outside any
-    /// savepoint).
+    /// Sends `BEGIN` and asks for the transaction's id, waiting for neither: the first statement the transaction
+    /// waits for (its lease lock, its first read) answers them too, and checks them. Returns the id's answer.
+    func begin() -> StatementAnswer<[PostgresRow]> {
+        send("BEGIN")
+        return send(HotStatements.TransactionID(""))
+    }
+
+    /// Waits for `answer`, counting a wait only when it has not arrived yet.
+    func answered<T: Sendable>(_ answer: StatementAnswer<T>) throws -> T {
+        if !answer.isAnswered { held.waits += 1 }
+        return try answer.wait()
+    }
+
+    /// Sends what is held and `COMMIT` after it, and waits once, for the `COMMIT`: answered in order, so everything
+    /// sent before it is answered too. Throws when the server rolled back instead: the first failure among the
+    /// statements sent before (`SavepointNeeded` when a command that ended unguarded sent it, as `settle`), or
+    /// `RolledBack`.
     func commit() throws {
-        let tag = try execute("COMMIT").metadata.command
-        guard tag == "COMMIT" else { throw PostgresStore.RolledBack(command: tag) }
+        try flush()
+        held.statements += 1
+        held.waits += 1
+        let tag = try connection.send("COMMIT", logger: logger).wait().metadata.command
+        guard tag == "COMMIT" else {
+            // Why the server rolled back: a statement that failed outside any savepoint.
+            try settle()
+            throw PostgresStore.RolledBack(command: tag)
+        }
+        // Committed: no statement sent before failed (it would have ended the transaction), so there is nothing to
+        // check.
+        held.inFlight.removeAll()
+        held.unchecked = false
     }
 
     static func milliseconds(_ date: Date) -> Int64 { BrokerStore.milliseconds(date) }
@@ -110,14 +136,14 @@ struct PostgresTransaction: StorageWriter {
     // MARK: questions and known handles
 
     func question(_ id: UUID) throws -> Stored.Question? {
-        try rows(Self.readQuestion(id)).first.map(Self.decodeQuestion)
+        try rows(Self.readQuestion(id)).first.map { try AskReadRow($0).question() }
     }
 
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
         let found = try rows(Self.readPendingQuestion(child: child, handles: handles, now: now))
-        return try found.lazy.map(Self.decodeQuestion).first { $0.asked.appBundleID == app }
+        return try found.lazy.map { try AskReadRow($0).question() }.first { $0.asked.appBundleID == app }
     }
 
     func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
@@ -141,12 +167,13 @@ struct PostgresTransaction: StorageWriter {
         // The engine reads the child's settings next (an ask): sent now, answered with the count.
         readAhead(Self.readSettings(of: child))
         let counted = try rows(Self.readAskCount(child: child, since: since, limit: limit))
-        return try counted.first?.decode(Int.self) ?? 0
+        return try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
-        let known = try handleSet(rows(Self.readKnownHandles(of: child, among: handles)))
+        let read = try rows(Self.readKnownHandles(of: child, among: handles))
+        let known = Set(try read.compactMap { try AskReadRow($0).handle })
         return handles.filter(known.contains)
     }
 
@@ -239,6 +266,10 @@ struct PostgresTransaction: StorageWriter {
 
     static func decodeQuestion(_ row: PostgresRow) throws -> Stored.Question {
         let (askedData, resolutionData) = try row.decode((Data, Data?).self)
+        return try decodeQuestion(asked: askedData, resolution: resolutionData)
+    }
+
+    static func decodeQuestion(asked askedData: Data, resolution resolutionData: Data?) throws -> Stored.Question {
         var reader = WireReader(Array(askedData))
         let asked = try reader.askedQuestion()
         var resolution: Resolution?

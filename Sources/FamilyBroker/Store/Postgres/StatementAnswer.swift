@@ -17,6 +17,13 @@ final class StatementAnswer<Value: Sendable>: @unchecked Sendable {
         arrival.broadcast()
     }
 
+    /// Whether the answer has arrived (`wait()` would not block).
+    var isAnswered: Bool {
+        arrival.lock()
+        defer { arrival.unlock() }
+        return result != nil
+    }
+
     /// Blocks until the answer has arrived; returns it, or throws its failure.
     func wait() throws -> Value {
         arrival.lock()
