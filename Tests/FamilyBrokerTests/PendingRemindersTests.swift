@@ -52,13 +52,13 @@ struct PendingRemindersTests {
         let clock = TestClock()
         let asked: AskedQuestion
         do {
-            let broker = try BrokerHarness(temp: temp, clock: clock)
+            let broker = try await BrokerHarness(temp: temp, clock: clock)
             #expect(try await broker.engine.expireQuestions().events.isEmpty)
             asked = try #require(try await broker.ask(question(["sam"])).reply.accepted).asked
             #expect(broker.store.writerStatements.reminders.count == 1, "held since the first sweep")
         }
         // The memory died with the broker: the next one reads the row.
-        let broker = try BrokerHarness(temp: temp, clock: clock)
+        let broker = try await BrokerHarness(temp: temp, clock: clock)
         #expect(broker.store.writerStatements.reminders.count == nil)
         clock.advance(by: QuestionTimes.standard.lifetime - QuestionTimes.standard.reminder - 1)
         #expect(try await broker.engine.expireQuestions().events.isEmpty, "not yet")
@@ -69,7 +69,7 @@ struct PendingRemindersTests {
         #expect(reminded.allSatisfy { $0.body == .questionReminder(asked) })
         #expect(try await Self.rows(broker.store).isEmpty, "marked sent in its row")
         #expect(try await broker.engine.expireQuestions().events.isEmpty, "once")
-        let restarted = try BrokerHarness(temp: temp, clock: clock)
+        let restarted = try await BrokerHarness(temp: temp, clock: clock)
         #expect(try await restarted.engine.expireQuestions().events.isEmpty, "once, after a restart too")
     }
 
