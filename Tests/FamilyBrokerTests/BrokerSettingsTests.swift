@@ -27,7 +27,7 @@ import Testing
             "--families", families, "--state", temp.url.path, "--ingress", "tcp://127.0.0.1:9", "--egress",
             "tcp://127.0.0.1:8",
             "--heartbeat", "3", "--subscriber-hwm", "7", "--max-family-members", "9", "--ask-limit", "2/60",
-            "--device-rate", "4", "--commit-interval", "0.002",
+            "--device-rate", "4",
             "--age-prompt-timeout", "11", "--log-level", "error", "--shutdown-timeout", "6", "--keys-dir",
             temp.url.path,
         ]
@@ -47,7 +47,6 @@ import Testing
         #expect(options.askLimit == ChildDefaults.AskLimit(count: 2, perSeconds: 60))
         #expect(options.deviceCommandRate == 4 && options.deviceCommandBurst == 20)
         #expect(options.agePromptTimeout == .seconds(11))
-        #expect(options.commitInterval == .milliseconds(2))
         #expect(settings.logLevel == .error && settings.shutdownTimeout == .seconds(6) && settings.metrics == nil)
         #expect(
             Set(settings.sources.keys)

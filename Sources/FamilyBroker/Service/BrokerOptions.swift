@@ -32,9 +32,6 @@ public struct BrokerOptions: Sendable {
     /// Commands per second each device may send (sustained), and the burst it may save up.
     public var deviceCommandRate: Double = 200
     public var deviceCommandBurst: Double = 1000
-    /// The least time between the starts of two commits: under load, the commands that arrive meanwhile share the
-    /// next commit, which costs less per command. Zero: the next commit starts as soon as the previous one ended.
-    public var commitInterval: Duration = .zero
     /// How often pending questions are checked for expiry.
     public var expiryInterval: Duration = .seconds(1)
     /// Where the state is kept: the SQLite file `databasePath` unless a PostgreSQL database is configured.

@@ -188,12 +188,6 @@ public struct BrokerSettings: Sendable {
             b.options.deviceCommandBurst = rate * 5
         },
         Setting(
-            "commitInterval", default: "0", "seconds",
-            "Least time between the starts of two commits (0 to 0.1): under load, commands arriving meanwhile share the next commit, costing less CPU each; 0: commit as soon as the previous commit ends."
-        ) { s, key, b in
-            b.options.commitInterval = try s.get(key, default: .zero, SettingParsers.seconds(in: 0...0.1))
-        },
-        Setting(
             "agePromptTimeout", default: "60", "seconds",
             "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400)."
         ) { s, key, b in

@@ -104,22 +104,20 @@ struct RunningBroker: Sendable {
     static let preparedLimit = 256
 
     /// The writer's stage: everything prepared since its last commit as one batch (or one per transaction, on a store
-    /// that bounds them), committed, then answered. Commits start at least `commitInterval` apart, so that under load
-    /// a commit holds what arrived meanwhile.
+    /// that bounds them), committed, then answered.
     func commitPrepared(_ prepared: Mailbox<CommandIntake.Prepared>, taken: Mailbox<Void>) async {
         let limit = intake.engine.maxCommandsPerTransaction
-        await CommitPacer(interval: options.commitInterval).run(prepared) { batches in
+        for await batches in prepared {
             taken.push([()])
             // A store that bounds its transactions (PostgreSQL) answers each group once it committed, not the
             // whole take at its end.
             for batch in CommandIntake.Prepared.grouping(batches, limit: limit) {
-                if health.isStopping { return false }
+                if health.isStopping { return }
                 let started = ContinuousClock.now
                 let (replies, _) = await intake.run(batch)
                 sockets.reply(replies)
                 metrics.record(batch.inbound, replies: replies, duration: ContinuousClock.now - started)
             }
-            return true
         }
     }
 
