@@ -42,6 +42,15 @@ struct PendingRemindersTests {
     }
 
     /// Has the writer read the reminders into memory (nothing is due then).
+    /// Stores `asked` pending, with its reminder due at `date`, in a transaction of its own.
+    static func storePending(_ asked: AskedQuestion, remindAt date: Date, in store: BrokerStore) async throws {
+        try await store.transaction(
+            { tx in
+                try tx.insert(asked, resolution: nil)
+                try tx.scheduleReminder(asked.question.id, at: date)
+            }, committed: { _ in })
+    }
+
     static func load(_ store: BrokerStore) async throws {
         _ = try await store.transaction({ tx in try tx.dueReminders(at: .distantPast, limit: 1) }, committed: { _ in })
     }
@@ -76,14 +85,10 @@ struct PendingRemindersTests {
     @Test func memoryGoesBackWithASavepointAndARolledBackTransactionAsTheRowsDo() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second, third) = (asked("x"), asked("y"), asked("z"))
         try await Self.load(store)
-        try await store.transaction(
-            { tx in
-                try tx.insert(first, resolution: nil)
-                try tx.scheduleReminder(first.question.id, at: Self.now)
-            }, committed: { _ in })
+        try await Self.storePending(first, remindAt: Self.now, in: store)
         #expect(try await Self.memory(store, at: Self.now) == [first.question.id])
         // A command's savepoint rolled back: its reminder and its removal go with it.
         try await store.transaction(
@@ -121,13 +126,9 @@ struct PendingRemindersTests {
     @Test func memoryReadInsideARolledBackTransactionIsForgotten() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second) = (asked("x"), asked("y"))
-        try await store.transaction(
-            { tx in
-                try tx.insert(first, resolution: nil)
-                try tx.scheduleReminder(first.question.id, at: Self.now)
-            }, committed: { _ in })
+        try await Self.storePending(first, remindAt: Self.now, in: store)
         await #expect(throws: ContractError.self) {
             try await store.transaction(
                 { tx in
@@ -147,14 +148,10 @@ struct PendingRemindersTests {
     @Test func anotherConnectionsReminderIsReadAgain() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         let (first, second) = (asked("x"), asked("y"))
         try await Self.load(store)
-        try await store.transaction(
-            { tx in
-                try tx.insert(first, resolution: nil)
-                try tx.scheduleReminder(first.question.id, at: Self.now)
-            }, committed: { _ in })
+        try await Self.storePending(first, remindAt: Self.now, in: store)
         // A repair by hand, on another connection.
         let other = try DatabaseQueue(path: temp.databasePath)
         try await other.write { db in
@@ -193,7 +190,7 @@ struct PendingRemindersTests {
             }
             try queue.close()
         }
-        let store = try BrokerStore(path: temp.databasePath)
+        let store = try await BrokerStore.opened(at: temp.databasePath)
         #expect(
             try await Self.rows(store) == [first, third].map(\.question.id.wireBytes), "the answered one's is moot")
         let tables = try await store.read { db in

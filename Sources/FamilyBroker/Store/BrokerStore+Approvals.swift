@@ -15,11 +15,7 @@ extension SQLiteTransaction {
             arguments: [child]
         ).compactMap { row in
             guard let kind = CommunicationHandle.Kind(rawValue: UInt8(clamping: row[0] as Int64)) else { return nil }
-            let bytes: Data? = row[2]
-            let question = bytes.flatMap { data in
-                data.count == 16 ? data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) } : nil
-            }
-            return (CommunicationHandle(value: row[1], kind: kind), question)
+            return (CommunicationHandle(value: row[1], kind: kind), BrokerStore.uuid(row[2]))
         }
     }
 }

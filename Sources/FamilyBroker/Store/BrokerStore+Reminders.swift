@@ -74,11 +74,6 @@ extension BrokerStore {
         try db.cachedStatement(sql: "UPDATE question SET remind_at = NULL WHERE id = ? AND remind_at IS NOT NULL")
             .execute(arguments: [question.wireBytes])
     }
-
-    private static func uuid(_ bytes: Data?) -> UUID? {
-        guard let bytes, bytes.count == 16 else { return nil }
-        return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-    }
 }
 
 extension SQLiteTransaction {

@@ -279,6 +279,12 @@ extension BrokerStore {
 
     static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
 
+    /// A question id as stored (16 bytes); nil for anything else.
+    static func uuid(_ bytes: Data?) -> UUID? {
+        guard let bytes, bytes.count == 16 else { return nil }
+        return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+    }
+
     /// The child's questions still waiting for an answer, oldest first.
     static func pendingQuestions(child: MemberID, in db: Database) throws -> [StoredQuestion] {
         try Row.fetchAll(
