@@ -170,7 +170,7 @@ public final class SocketLoop: Sendable {
     }
 
     private func run() {
-        nameThread()
+        ThreadName.set(name)
         var sockets: [ZMQSocket] = []
         do {
             for spec in specs {
@@ -281,16 +281,6 @@ public final class SocketLoop: Sendable {
         }
         if dropped > 0 { state.withLock { $0.dropped += dropped } }
         return replaced
-    }
-
-    /// Names the calling thread after the loop (Linux keeps 15 bytes). A thread inherits its creator's name, here a
-    /// cooperative pool thread's: named, the loop's CPU shows apart in `/proc/PID/task`.
-    private func nameThread() {
-        let fd = open("/proc/thread-self/comm", O_WRONLY)
-        guard fd >= 0 else { return }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
     }
 
     /// False when the socket would have blocked. A message for an index the loop has no socket at is ignored.

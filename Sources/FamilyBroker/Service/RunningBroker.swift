@@ -41,7 +41,7 @@ struct RunningBroker: Sendable {
 
     /// Reads and runs batches until SIGTERM, in two stages: this task admits and decodes what the socket loop read
     /// (`prepare`) while the writer commits the batch before (`commitPrepared`), which takes everything prepared
-    /// meanwhile as its next batch. After SIGTERM only the batch in hand finishes (committed, then answered). What is
+    /// meanwhile as its next batch, on a thread of its own (`WriterThread`). After SIGTERM only the batch in hand finishes (committed, then answered). What is
     /// still queued or prepared was never acknowledged: dropping it keeps the shutdown bound under a flood, and its
     /// senders retry.
     func serve() async {
@@ -49,9 +49,11 @@ struct RunningBroker: Sendable {
         let health = self.health
         let prepared = Mailbox<CommandIntake.Prepared>()
         let taken = Mailbox<Void>()
+        let writer = WriterThread(name: "broker-writer")
+        defer { writer.stop() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask {
+                group.addTask(executorPreference: writer) {
                     await commitPrepared(prepared, taken: taken)
                     taken.finish()
                 }
