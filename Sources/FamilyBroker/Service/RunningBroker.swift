@@ -41,9 +41,9 @@ struct RunningBroker: Sendable {
 
     /// Reads and runs batches until SIGTERM, in two stages: this task admits and decodes what the socket loop read
     /// (`prepare`) while the writer commits the batch before (`commitPrepared`), which takes everything prepared
-    /// meanwhile as its next batch, on a thread of its own (`WriterThread`). After SIGTERM only the batch in hand finishes (committed, then answered). What is
-    /// still queued or prepared was never acknowledged: dropping it keeps the shutdown bound under a flood, and its
-    /// senders retry.
+    /// meanwhile as its next batch, on a thread of its own (`WriterThread`). After SIGTERM only the batch in hand
+    /// finishes (committed, then answered). What is still queued or prepared was never acknowledged: dropping it keeps
+    /// the shutdown bound under a flood, and its senders retry.
     func serve() async {
         let loop = sockets.loop
         let health = self.health
