@@ -20,7 +20,8 @@ public final class SocketLoop: Sendable {
         /// Sets options and binds or connects; runs on the loop thread before polling starts.
         public var configure: @Sendable (ZMQSocket) throws -> Void
         /// Runs on the loop thread for each message read from this socket, before it is queued; returns true when it
-        /// has dealt with the message. For work that must happen right after the read (ZAP replies, XPUB subscriptions).
+        /// has dealt with the message. For work that must happen right after the read (ZAP replies, XPUB
+        /// subscriptions).
         public var intercept: (@Sendable (ZMQMessage, ZMQSocket) -> Bool)?
 
         public init(

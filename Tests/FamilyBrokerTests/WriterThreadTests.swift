@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthService
 import Testing
 
 @testable import FamilyBroker
@@ -40,7 +41,57 @@ struct WriterThreadTests {
         #expect(inline)
         // Off the writer thread the caller may be the cooperative pool, which must not block on the disk.
         let caller = Self.threadID()
-        let worker = try await store.transaction({ _ in Self.threadID() }, committed: { _ in })
+        let (worker, onWriter) = try await store.transaction(
+            { _ in (Self.threadID(), WriterThread.isCurrent) }, committed: { _ in })
         #expect(worker != caller)
+        #expect(!onWriter)
+    }
+
+    /// The inline write and GRDB's queue serialize: a transaction on the writer thread waits for one the queue is
+    /// running (held open by `commitDelay`), and both commit.
+    @Test(.timeLimit(.minutes(1)))
+    func anInlineTransactionWaitsForOneOnGRDBsQueue() async throws {
+        let temp = try TempDirectory()
+        defer { temp.remove() }
+        let store = try await BlockingWork.run {
+            try BrokerStore(path: temp.databasePath, commitDelay: { .milliseconds(200) })
+        }
+        let writer = WriterThread(name: "test-writer")
+        defer { writer.stop() }
+        let first = Self.asked("first")
+        let second = Self.asked("second")
+        async let queued: Void = store.transaction(
+            { tx in
+                try tx.insert(first, resolution: nil)
+            }, committed: { _ in })
+        try await Task.sleep(for: .milliseconds(50))
+        try await Task(executorPreference: writer) {
+            try await store.transaction(
+                { tx in
+                    try tx.insert(second, resolution: nil)
+                }, committed: { _ in })
+        }.value
+        try await queued
+        let stored = try await store.reading { reader in
+            try [first, second].map { try reader.question($0.question.id) != nil }
+        }
+        #expect(stored == [true, true])
+    }
+
+    static func asked(_ value: String) -> AskedQuestion {
+        AskedQuestion(
+            question: question([value]), childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
+            askedAt: StorageContractTests.now)
+    }
+
+    @Test func aJobEnqueuedAfterStopStillRuns() async throws {
+        let writer = WriterThread(name: "test-writer")
+        writer.stop()
+        // With no job queued the thread ends at once; the job below then finds it gone.
+        try await Task.sleep(for: .milliseconds(100))
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: writer) { done.signal() }
+        let ran = await BlockingWork.run { done.wait(timeout: .now() + 10) == .success }
+        #expect(ran, "a job enqueued after the thread ended never ran")
     }
 }

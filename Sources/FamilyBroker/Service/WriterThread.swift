@@ -13,6 +13,7 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopping = false
+    private var finished = false
 
     /// Every running writer thread's id: `isCurrent` answers for whichever thread asks.
     private static let running = Mutex<Set<pthread_t>>([])
@@ -32,14 +33,20 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
         condition.lock()
-        jobs.append(job)
+        if finished {
+            condition.unlock()
+            // Not lost with the thread: elsewhere `isCurrent` is false, so nothing run there blocks on the disk.
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
+        jobs.append(UnownedJob(job))
         condition.signal()
         condition.unlock()
     }
 
-    /// Ends the thread once the jobs already enqueued ran. A task that still prefers it must have ended.
+    /// Ends the thread once the jobs already enqueued ran; a job enqueued later runs on the global executor. Until
+    /// then the thread waits for jobs, so every writer thread started must be stopped.
     func stop() {
         condition.lock()
         stopping = true
@@ -56,6 +63,7 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
             condition.lock()
             while jobs.isEmpty && !stopping { condition.wait() }
             if jobs.isEmpty {
+                finished = true
                 condition.unlock()
                 return
             }

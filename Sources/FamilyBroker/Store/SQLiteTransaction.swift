@@ -15,31 +15,24 @@ extension BrokerStore: BrokerStorage {
         let commitDelay = self.commitDelay
         let statements = writerStatements
         let writerCPU = self.writerCPU
+        let measured: @Sendable (Database) throws -> T = { db in
+            try writerCPU.measure {
+                try Self.transaction(db, statements: statements, commitDelay: commitDelay, work, committed: committed)
+            }
+        }
         // On the broker's writer thread the transaction runs inline (GRDB's queue runs a synchronous write on its
         // caller's thread): no hop to the queue's thread and back. Anywhere else it must not block the caller.
         if WriterThread.isCurrent {
-            return try await recordingDiskFailures { try writeInline(work, committed: committed) }
+            // As GRDB's asynchronous write would: a cancelled task starts no transaction.
+            try Task.checkCancellation()
+            return try await recordingDiskFailures { try writeInline(measured) }
         }
-        return try await recordingDiskFailures {
-            try await pool.writeWithoutTransaction { db in
-                try writerCPU.measure {
-                    try Self.transaction(
-                        db, statements: statements, commitDelay: commitDelay, work, committed: committed)
-                }
-            }
-        }
+        return try await recordingDiskFailures { try await pool.writeWithoutTransaction { try measured($0) } }
     }
 
-    /// The transaction on the calling thread, which waits for any write already running.
-    private func writeInline<T: Sendable>(
-        _ work: (any StorageWriter) throws -> T, committed: (T) -> Void
-    ) throws -> T {
-        try pool.writeWithoutTransaction { db in
-            try writerCPU.measure {
-                try Self.transaction(
-                    db, statements: writerStatements, commitDelay: commitDelay, work, committed: committed)
-            }
-        }
+    /// `body` on the writer's connection on the calling thread, which waits for any write already running.
+    private func writeInline<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction(body)
     }
 
     /// The write transaction on the writer's connection: `work`, the commit, then `committed`.
