@@ -8,9 +8,7 @@ import Testing
 /// the stored rows exactly, whatever rolled back, restarted or wrote beside it.
 extension StorageContractTests {
     func asked(_ value: String, at date: Date) -> AskedQuestion {
-        AskedQuestion(
-            question: question([value]), childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
-            askedAt: date)
+        emmasQuestion(value, at: date)
     }
 
     /// The count in a write transaction of its own.

@@ -328,6 +328,13 @@ func handle(_ value: String, _ kind: CommunicationHandle.Kind = .custom) -> Comm
     CommunicationHandle(value: value, kind: kind)
 }
 
+/// emma's question about the handle `value`, from com.example.chat on e1, asked at `date`.
+func emmasQuestion(_ value: String, at date: Date = StorageContractTests.now) -> AskedQuestion {
+    AskedQuestion(
+        question: question([value]), childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
+        askedAt: date)
+}
+
 /// A communication question about `handles` (custom handles), with Apple's default choices unless told.
 func question(
     _ handles: [String], id: UUID = UUID(), choices: [PermissionChoice] = [.approve, .decline],

@@ -53,13 +53,11 @@ struct WriterThreadTests {
     func anInlineTransactionWaitsForOneOnGRDBsQueue() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
-        let store = try await BlockingWork.run {
-            try BrokerStore(path: temp.databasePath, commitDelay: { .milliseconds(200) })
-        }
+        let store = try await BrokerStore.opened(at: temp.databasePath, commitDelay: { .milliseconds(200) })
         let writer = WriterThread(name: "test-writer")
         defer { writer.stop() }
-        let first = Self.asked("first")
-        let second = Self.asked("second")
+        let first = emmasQuestion("first")
+        let second = emmasQuestion("second")
         async let queued: Void = store.transaction(
             { tx in
                 try tx.insert(first, resolution: nil)
@@ -76,12 +74,6 @@ struct WriterThreadTests {
             try [first, second].map { try reader.question($0.question.id) != nil }
         }
         #expect(stored == [true, true])
-    }
-
-    static func asked(_ value: String) -> AskedQuestion {
-        AskedQuestion(
-            question: question([value]), childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
-            askedAt: StorageContractTests.now)
     }
 
     @Test func aJobEnqueuedAfterStopStillRuns() async throws {

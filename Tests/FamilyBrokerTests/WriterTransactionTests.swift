@@ -11,9 +11,7 @@ import Testing
 @Suite("Writer transaction")
 struct WriterTransactionTests {
     func asked(_ value: String) -> AskedQuestion {
-        AskedQuestion(
-            question: question([value]), childMemberID: "emma", appBundleID: "com.example.chat", askingDeviceID: "e1",
-            askedAt: StorageContractTests.now)
+        emmasQuestion(value)
     }
 
     func stored(_ questions: [AskedQuestion], _ store: BrokerStore) async throws -> [Bool] {

@@ -11,7 +11,8 @@ extension BrokerStore: BrokerStorage {
     func transaction<T: Sendable>(
         _ work: @escaping @Sendable (any StorageWriter) throws -> T, committed: @escaping @Sendable (T) -> Void
     ) async throws -> T {
-        // On GRDB's serial writer queue: `committed` runs there too, before the next transaction starts.
+        // On the writer's connection, which GRDB's writer queue serializes wherever the transaction runs: `committed`
+        // runs there too, before the next transaction starts.
         let commitDelay = self.commitDelay
         let statements = writerStatements
         let writerCPU = self.writerCPU
