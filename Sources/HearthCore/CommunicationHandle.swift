@@ -24,8 +24,8 @@ public struct CommunicationHandle: Hashable, Sendable, Codable, CustomStringConv
 }
 
 extension CommunicationHandle.Kind {
-    /// The case's name, as `"\(kind)"` would print it without reflecting on the enum (which cost the broker ~2 µs
-    /// per answer, in the history entry's summary; issue 18).
+    /// The case's name, as `"\(kind)"` would print it without reflecting on the enum (which cost the broker ~2 µs per
+    /// answer, in the history entry's summary).
     public var name: String {
         switch self {
         case .phoneNumber: "phoneNumber"

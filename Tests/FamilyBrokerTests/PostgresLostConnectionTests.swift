@@ -10,9 +10,9 @@ import Testing
 /// session) fails that transaction with `StoreUnavailable`, and the next one runs on a new connection. The store sits
 /// behind the fleet's relay (`TCPRelay`), which the test cuts while the writer is inside a transaction.
 ///
-/// Before the fix, the writer sent its next statement (or the ROLLBACK after the failed one) on the closed
-/// connection; postgres-nio dropped it without completing its future and the writer's queue blocked forever: a
-/// broker of a cluster kept renewing its leases and never answered a command again (issue 20).
+/// Before the fix, the writer sent its next statement (or the ROLLBACK after the failed one) on the closed connection;
+/// postgres-nio dropped it without completing its future and the writer's queue blocked forever: a broker of a cluster
+/// kept renewing its leases and never answered a command again.
 @Suite("PostgreSQL connection lost in a transaction", .serialized)
 struct PostgresLostConnectionTests {
     /// Long enough for any statement on a loaded machine, far shorter than forever.
@@ -103,9 +103,9 @@ struct PostgresLostConnectionTests {
     }
 
     /// A broker paused mid-transaction past its lease: the server ends the idle transaction's session, so its COMMIT
-    /// finds the connection gone. The store asks the server on a new connection whether it committed (it did not)
-    /// and fails the transaction; the new connection serves the next one. Before the fix, the session released that
-    /// new connection still open, and postgres-nio's debug assertion stopped the broker (issue 20).
+    /// finds the connection gone. The store asks the server on a new connection whether it committed (it did not) and
+    /// fails the transaction; the new connection serves the next one. Before the fix, the session released that new
+    /// connection still open, and postgres-nio's debug assertion stopped the broker.
     @Test func aTransactionLeftIdlePastTheLeaseFailsAtCommitAndTheNextOneRuns() async throws {
         let (url, password, drop) = try await TestPostgres.database()
         do {

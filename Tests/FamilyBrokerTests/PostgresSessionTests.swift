@@ -9,9 +9,9 @@ import Testing
 @Suite("PostgreSQL session")
 struct PostgresSessionTests {
     /// The store's writer lost its connection at COMMIT, reconnected to ask the server whether that commit happened,
-    /// and the server could not say yet (`txid_status` "in progress": its backend had not noticed the lost client).
-    /// The session then dropped the new, open connection along with the lost one, and postgres-nio's debug assertion
-    /// ("PostgresConnection deinitialized before being closed") stopped the broker (issue 20, a resumed broker).
+    /// and the server could not say yet (`txid_status` "in progress": its backend had not noticed the lost client). The
+    /// session then dropped the new, open connection along with the lost one, and postgres-nio's debug assertion
+    /// ("PostgresConnection deinitialized before being closed") stopped the broker (seen when a paused broker resumed).
     @Test func aBodyThatReconnectsAndThenFailsKeepsTheNewConnection() async throws {
         let (url, password, drop) = try await TestPostgres.database()
         let session = PostgresSession(name: "test", url: url, password: password, logger: quietLogger)

@@ -7,8 +7,8 @@ import Testing
 
 @testable import FamilyBroker
 
-/// A batch of devices' commands runs without a savepoint per command; one that fails after a change has the batch
-/// run again with savepoints, so that it alone is undone (issue 18).
+/// A batch of devices' commands runs without a savepoint per command; one that fails after a change has the batch run
+/// again with savepoints, so that it alone is undone (docs/decisions/0013-batches-without-savepoints.md).
 @Suite struct UnguardedBatchTests {
     static func askFrame(_ question: Question, requestID: UInt64) -> [UInt8] {
         MessageCodec.encode(.ask(appBundleID: "com.example.chat", question: question), requestID: requestID)
@@ -75,7 +75,7 @@ import Testing
 }
 
 /// A store that bounds its transactions (PostgreSQL: its statements are round trips) gets a long batch as several
-/// transactions, in order (issue 18).
+/// transactions, in order (docs/decisions/0011-fenced-leases.md).
 @Suite struct BoundedTransactionTests {
     @Test func aLongBatchCommitsInSeveralTransactionsInOrder() async throws {
         let temp = try TempDirectory()

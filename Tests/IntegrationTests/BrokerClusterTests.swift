@@ -6,7 +6,8 @@ import Synchronization
 import Testing
 
 /// Several brokers share the families over one PostgreSQL server; losing one costs devices a reconnect, never a
-/// question or an answer (issue 17). Real processes: three or four family-broker, a PostgreSQL server, the devices.
+/// question or an answer (docs/SCALING.md). Real processes: three or four family-broker, a PostgreSQL server, the
+/// devices.
 @Suite("Brokers in a cluster", .serialized)
 struct BrokerClusterTests {
     static let family = FleetSpec(

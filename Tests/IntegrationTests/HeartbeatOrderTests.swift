@@ -3,9 +3,9 @@ import Testing
 
 /// A heartbeat never announces a head whose events are not yet on their way: with heartbeats every 50 ms racing a
 /// broker busy committing, simulated devices that apply every event they get (the load generator's) must never see a
-/// heartbeat ahead of their events, and so never sync. On a quiet loopback, far from any high-water mark, pub/sub
-/// loses nothing, so a sync here is the broker's fault (issue 18: a heartbeat that read a head the writer had advanced
-/// before queuing its events).
+/// heartbeat ahead of their events, and so never sync. On a quiet loopback, far from any high-water mark, pub/sub loses
+/// nothing, so a sync here is the broker's fault (a heartbeat that read a head the writer had advanced before queuing
+/// its events; docs/decisions/0015-heads-after-delivery.md).
 @Suite("Heartbeats behind their events, across real processes")
 struct HeartbeatOrderTests {
     struct Report: Decodable {

@@ -2,8 +2,8 @@ import Foundation
 import HearthCore
 
 /// A transaction's `now` as a calendar day and time of day in each time zone it was needed in. Foundation's calendar
-/// takes ~5 µs per conversion, and an ask needed three (is the asker a child, its age's default settings, downtime):
-/// a few percent of the broker's CPU per cycle (issue 18).
+/// takes ~5 µs per conversion, and an ask needed three (is the asker a child, its age's default settings, downtime): a
+/// few percent of the broker's CPU per cycle.
 final class LocalTimes {
     let now: Date
     private var known: [TimeZone: (day: BirthDate, minute: Int)] = [:]

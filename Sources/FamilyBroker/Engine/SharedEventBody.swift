@@ -2,7 +2,7 @@ import HearthCore
 import HearthProtocol
 
 /// An event's body encoded once for every member it goes to: a question's child and each of its parents get the same
-/// `questionPending` or `questionResolved`, and encoding the question was done once per member (issue 18).
+/// `questionPending` or `questionResolved`, and encoding the question was done once per member.
 struct SharedEventBody {
     let body: Event.Body
     /// `WireWriter.eventBody(body)`.

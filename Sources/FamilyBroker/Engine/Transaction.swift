@@ -198,7 +198,7 @@ struct Transaction {
     // MARK: events
 
     /// Room for a batch's events (an ask or an answer publishes two to four): grown append by append, the arrays were
-    /// reallocated about ten times in a batch of 256 (issue 18).
+    /// reallocated about ten times in a batch of 256.
     mutating func reserveEvents(forCommands count: Int) {
         events.reserveCapacity(count * 3)
         eventFrames.reserveCapacity(count * 3)

@@ -1,7 +1,7 @@
 import HearthCore
 
 /// `ChildDefaults` as an ask uses it: each band's settings and the emergency handles, made once. Made per ask, they
-/// parsed the scope names and the downtime schedule and built a set of six handles every time (issue 18).
+/// parsed the scope names and the downtime schedule and built a set of six handles every time.
 struct ResolvedChildDefaults: Sendable {
     let defaults: ChildDefaults
     /// Each band's settings; nil for a band whose scope names do not parse (`ChildDefaults.validate` refuses those).

@@ -3,7 +3,8 @@ import GRDB
 import HearthCore
 
 /// Each child's recent ask times, kept by the writer so that the ask limit is checked without a query and the
-/// `question` table needs no index by child and time (one page per child a commit touched; issue 18).
+/// `question` table needs no index by child and time (one page per child a commit touched;
+/// docs/decisions/0002-ask-windows-in-memory.md).
 ///
 /// Exactly the rows of `question`: after a load from the database, every question the writer inserts is added in its
 /// transaction and taken out again when its savepoint or transaction rolls back, so that the memory is never ahead

@@ -15,7 +15,8 @@ import HearthProtocol
 /// checks both from memory (`WriterStatements.movedEventHeads`, `RecentEvents`).
 extension BrokerStore {
     /// Entries of the recent part before they move to `event_index`: the pages written per commit for both parts were
-    /// fewest near 4,096 with a few hundred members (measured: docs/PERFORMANCE.md, issue 18), and a reader scans
+    /// fewest near 4,096 with a few hundred members (measured on a model of the schema:
+    /// docs/decisions/0001-event-log-in-commit-order.md), and a reader scans
     /// about this many rows for the recent part (a move waits for the next transaction's start).
     static let recentEventLimit = 4096
 
@@ -61,7 +62,7 @@ extension BrokerStore {
         }
     }
 
-    /// Without the v3 triggers (issue 18): a trigger made each event's insert open a statement journal, copying the
+    /// Without the v3 triggers: a trigger made each event's insert open a statement journal, copying the
     /// pages it changed, and looked the sequence up in `event_index`, a lookup the writer now answers from memory.
     /// The broker records each event's position itself (`appendEvent`), with the same refusals.
     static func registerEventPositionMigration(_ migrator: inout DatabaseMigrator) {
@@ -74,7 +75,7 @@ extension BrokerStore {
         }
     }
 
-    /// Without `event_recent` (issue 18): the recent part of the map is the log itself after `event_indexed.pos`, the
+    /// Without `event_recent`: the recent part of the map is the log itself after `event_indexed.pos`, the
     /// last position moved into `event_index`, so the broker writes one row per event, not a row and its position.
     /// The writer keeps the recent part's positions in memory (`RecentEvents`); other connections read them from the
     /// log's last rows. The migration moves the recent entries of an older store into `event_index`.
@@ -150,7 +151,7 @@ extension BrokerStore {
     }
 
     /// Every entry of the recent part into `event_index`, and the last position moved with them. In the log's order:
-    /// sorting them by key first cost more than it saved (measured: docs/PERFORMANCE.md, issue 18).
+    /// sorting them by key first cost more than it saved (measured: docs/decisions/0018-tried-and-left-out.md).
     static func moveRecentEvents(in db: Database) throws {
         try db.execute(
             sql: """

@@ -7,9 +7,10 @@ import HearthProtocol
 /// number, so a guardian's cursor stays valid), the entry in its wire encoding less its id.
 ///
 /// Since `v6-history-recent` a new row is `settled = 0`: only in `history_recent` (by id: a commit fills a page at its
-/// end). Once `recentHistoryLimit` rows are there, the next write transaction settles them all into
-/// `history_by_child` (by child and id), so that a child's page of that index is dirtied once per move instead of
-/// once per commit that recorded an answer for the child (one page per child a commit touched; issue 18). A child's
+/// end). Once `recentHistoryLimit` rows are there, the next write transaction settles them all into `history_by_child`
+/// (by child and id), so that a child's page of that index is dirtied once per move instead of once per commit that
+/// recorded an answer for the child (one page per child a commit touched;
+/// docs/decisions/0014-recent-parts-and-commit-order-keys.md). A child's
 /// history is read from both parts, which never overlap: every recent row is newer than every settled one.
 extension BrokerStore {
     /// Rows recorded before they settle into `history_by_child`.

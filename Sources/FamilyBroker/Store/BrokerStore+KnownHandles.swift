@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-/// A child's approved handles in two parts (migration `v8-known-handle-recent`, issue 18).
+/// A child's approved handles in two parts (migration `v8-known-handle-recent`;
+/// docs/decisions/0014-recent-parts-and-commit-order-keys.md).
 ///
 /// `known_handle` is keyed by (child, kind, value): one new row per approval dirtied a page per child a commit
 /// touched, as the history's index by child did. New approvals now go to `known_handle_recent`, small enough that a

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// Each question's number in commit order (`question.num`, migration `v7-question-numbers`), which its reminder
-/// refers to (issue 18).
+/// Each question's number in commit order (`question.num`, migration `v7-question-numbers`), which its reminder refers
+/// to (docs/decisions/0014-recent-parts-and-commit-order-keys.md).
 ///
 /// `question_reminder` was keyed by the question's id: apps' ids are random UUIDs, so each ask dirtied a random page of
 /// that key, kept for the reminder's lifetime (71 h by default). A question's row was already appended in rowid

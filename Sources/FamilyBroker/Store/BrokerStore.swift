@@ -78,8 +78,9 @@ public final class BrokerStore: Sendable {
     /// WAL pages after which the writer checkpoints.
     static let walCheckpointPages = 16_384
 
-    /// WAL pages between background checkpoints, once started (issue 18: every 256 pages copied a busy store's hot
-    /// pages eight times as often, for ~8 µs of CPU and ~20% of the bytes written per cycle).
+    /// WAL pages between background checkpoints, once started: every 256 pages copied a busy store's hot pages eight
+    /// times as often, for ~8 µs of CPU and ~20% of the bytes written per cycle
+    /// (docs/decisions/0012-background-checkpoints.md).
     static let backgroundCheckpointPages = 2048
 
     /// WAL pages between background checkpoints in the log's last `backgroundCheckpointPages` before the writer's own.

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// The pending questions' reminders, as the writer keeps them: the sweep asks for the due ones, which SQLite answered
-/// from a table of its own, one B-tree row and one index entry per ask (issue 18, migration `v10-reminder-in-question`).
+/// from a table of its own, one B-tree row and one index entry per ask (migration `v10-reminder-in-question`;
+/// docs/decisions/0006-reminders-in-question-row.md).
 ///
 /// The rows hold each date (`question.remind_at`: it depends on the family's question times at the ask, so it is
 /// stored, not recomputed); this is a copy of the pending questions' dates, read from their rows when unknown (at the

@@ -4,7 +4,7 @@ import HearthCore
 
 /// The event log's recent part as the writer knows it: each member's (sequence, position) of the rows of `event_log`
 /// after the last position moved into `event_index` (`v9-event-tail`), so that an event is one row, with no second
-/// B-tree to write per event (issue 18).
+/// B-tree to write per event (docs/decisions/0001-event-log-in-commit-order.md).
 ///
 /// Exactly those rows, never ahead of them: loaded in one scan at a transaction's start, when forgotten; each event
 /// the writer appends added in its transaction and taken out again when its savepoint rolls back; emptied by a move.

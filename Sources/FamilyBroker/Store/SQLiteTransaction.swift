@@ -99,7 +99,8 @@ struct SQLiteTransaction: StorageWriter {
 
     /// SQLite undoes a failed statement alone, so a command that throws before its first change has changed nothing;
     /// the connection's change count tells whether it had. This spares the savepoint's statements and, above all, the
-    /// copy SQLite keeps of every page a command changes inside one (issue 18).
+    /// copy SQLite keeps of every page a command changes inside one
+    /// (docs/decisions/0013-batches-without-savepoints.md).
     func unguarded<T>(_ body: () throws -> T) throws -> T {
         try hot?.ensureOpen(db)
         let before = db.totalChangesCount

@@ -3,7 +3,7 @@ import GRDB
 
 /// How many history rows are not settled yet (`settled = 0`, `v6-history-recent`), as the writer counts them: each
 /// write transaction starts by asking whether they reached `BrokerStore.recentHistoryLimit`, and counting them in SQL
-/// scanned up to that many index entries per transaction (issue 18).
+/// scanned up to that many index entries per transaction (docs/decisions/0002-ask-windows-in-memory.md).
 ///
 /// Exactly the rows' count, or unknown: read with one `COUNT(*)` when unknown, then kept by the writer's appends
 /// (`WriterStatements.appendHistory`) and the settling, in its transaction; a command's savepoint that rolls back takes

@@ -1,9 +1,9 @@
 import GRDB
 import GRDBSQLite
 
-/// The write transaction's `BEGIN IMMEDIATE` and `COMMIT` on the writer's prepared statements: GRDB's
-/// `inTransaction` prepares both anew at every transaction, and the parse was ~1.5–2.5% of the writer (issue 18,
-/// docs/PERFORMANCE.md).
+/// The write transaction's `BEGIN IMMEDIATE` and `COMMIT` on the writer's prepared statements: GRDB's `inTransaction`
+/// prepares both anew at every transaction, and the parse was ~1.5–2.5% of the writer
+/// (docs/decisions/0017-prepared-statements.md).
 ///
 /// GRDB does not see these two statements, so GRDB transaction observers on the writer's connection would not be told
 /// of the commit (the broker registers none, and the hot statements already run past GRDB); a write that needs them

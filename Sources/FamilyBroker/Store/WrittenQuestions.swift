@@ -4,7 +4,7 @@ import HearthProtocol
 
 /// The questions the writer stored lately, decoded, with their numbers (`question.num`): an answer reads its question
 /// from here instead of reading its row by id and decoding it, and resolves it and schedules its reminder by number,
-/// without the id index (issue 18).
+/// without the id index (docs/decisions/0002-ask-windows-in-memory.md).
 ///
 /// Exactly the rows, or nothing: an entry is what reading its row would return (`Stored.Question.asRead`), added when
 /// the writer inserts the row and changed when it resolves it, in the same transaction; a command's savepoint that

@@ -1,7 +1,8 @@
 import PostgresNIO
 
-/// The statements of every batch, ask and answer (issue 18: ~80 µs of the server's CPU each when parsed and planned
-/// anew), prepared on each of the store's connections as it opens (`PostgresSession.prepare`).
+/// The statements of every batch, ask and answer (~80 µs of the server's CPU each when parsed and planned anew;
+/// docs/decisions/0017-prepared-statements.md), prepared on each of the store's connections as it opens
+/// (`PostgresSession.prepare`).
 enum HotStatements {
     /// Every hot statement, in the order a new connection prepares them.
     static let all: [any HotStatement.Type] = [

@@ -8,9 +8,9 @@ extension PostgresConnection {
     /// `PostgresSession.statementTimeout` (the deadline of the session whose queue runs it).
     ///
     /// Every statement of the store goes through here, never through `query(_:logger:).wait()`: postgres-nio (1.33)
-    /// drops a query written to a connection whose channel has closed without completing its future, so that wait
-    /// never ended. A writer that sent its next statement, or its ROLLBACK, after the server or the network dropped
-    /// the connection blocked its queue for good: the broker kept its leases and answered nothing (issue 20). Checked
+    /// drops a query written to a connection whose channel has closed without completing its future, so that wait never
+    /// ended. A writer that sent its next statement, or its ROLLBACK, after the server or the network dropped the
+    /// connection blocked its queue for good: the broker kept its leases and answered nothing. Checked
     /// and written on the connection's event loop, where the channel cannot close in between; a connection that closes
     /// later fails the query itself. A server that vanished without closing the connection (a partition dropping
     /// packets, a frozen host) never answers nor closes it: the deadline does, so the statement fails and the

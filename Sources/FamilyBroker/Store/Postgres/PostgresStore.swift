@@ -75,7 +75,7 @@ public final class PostgresStore: Sendable {
 extension PostgresStore: BrokerStorage {
     /// Each statement is a round trip (~1–2 ms under load): a batch of 512 commands in one transaction held its
     /// partitions' lease rows (`FOR SHARE`) for seconds, and the broker's own lease renewal waited on them until the
-    /// lease lapsed (issue 18). 64 commands keep a transaction well under a second.
+    /// lease lapsed (docs/decisions/0011-fenced-leases.md). 64 commands keep a transaction well under a second.
     var maxCommandsPerTransaction: Int? { 64 }
 
     func heads() throws -> [MemberID: UInt64] {

@@ -2,7 +2,8 @@ import Foundation
 
 /// The answer to a statement the writer sent, set on the connection's event loop as it arrives. `EventLoopFuture.wait`
 /// schedules its callback on the loop from the waiting thread, so every wait woke the loop and then the writer again,
-/// even for an answer already there (~2 wake-ups per statement, issue 18); here the writer reads an answer that has
+/// even for an answer already there (~2 wake-ups per statement; docs/decisions/0005-postgres-pipelining.md); here the
+/// writer reads an answer that has
 /// arrived without either, and blocks only while it has not.
 final class StatementAnswer<Value: Sendable>: @unchecked Sendable {
     private let arrival = NSCondition()
