@@ -14,7 +14,9 @@ extension ZMQSocket {
     /// it was shut down.
     @discardableResult
     public func dropPeer(descriptor: Int32) -> Bool {
-        guard descriptor >= 0, let endpoint = try? lastEndpoint, let port = Self.port(of: endpoint) else { return false }
+        guard descriptor >= 0, let endpoint = try? lastEndpoint, let port = Self.port(of: endpoint) else {
+            return false
+        }
         var listening: Int32 = 0
         var type: Int32 = 0
         var size = socklen_t(MemoryLayout<Int32>.size)

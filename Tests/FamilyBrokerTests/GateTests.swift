@@ -105,7 +105,8 @@ import ZeroMQ
         #expect(isHostile(gate.grant([2, 3], device: "e1")), "neither a subscription nor an unsubscription")
         #expect(isHostile(gate.grant([1], extraFrames: 1, device: "e1")), "several frames")
         let long = [1] + [UInt8](repeating: 0x61, count: Gate.longestSubscription)
-        #expect(gate.grant(long, device: "e1") == .hostile("a subscription of \(long.count) bytes, longer than any topic"))
+        #expect(
+            gate.grant(long, device: "e1") == .hostile("a subscription of \(long.count) bytes, longer than any topic"))
     }
 
     @Test func aCutOffDeviceIsRefusedAndDroppedUntilItsTimeIsUp() throws {

@@ -35,7 +35,8 @@ struct PasscodeHashingTests {
                 let reply = try await zed.request(
                     id % 2 == 0 ? .ping : .getLimits(childID: "zoe"), requestID: id, timeout: .seconds(120))
                 if case .error = reply { Issue.record("zed's command refused: \(reply)") }
-                passcode = alice.take(on: 0).compactMap { $0.last.flatMap { try? MessageCodec.decode($0) } }
+                passcode =
+                    alice.take(on: 0).compactMap { $0.last.flatMap { try? MessageCodec.decode($0) } }
                     .first { $0.requestID == 7 }?.message
                 if passcode == nil { before += 1 }
             }

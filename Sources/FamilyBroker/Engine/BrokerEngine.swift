@@ -93,9 +93,10 @@ public final class BrokerEngine: Sendable {
             let end = min(start + limit, requests.count)
             let part = await commit(
                 Array(requests[start..<end]),
-                hashed: Dictionary(uniqueKeysWithValues: hashed.filter { (start..<end).contains($0.key) }.map {
-                    ($0.key - start, $0.value)
-                }))
+                hashed: Dictionary(
+                    uniqueKeysWithValues: hashed.filter { (start..<end).contains($0.key) }.map {
+                        ($0.key - start, $0.value)
+                    }))
             outcomes += part.outcomes
             output.append(part.output)
         }

@@ -29,7 +29,8 @@ final class BrokerMetrics: Sendable {
     private let storeDown = Gauge(label: "hearth_broker_store_unavailable")
     private let lastHeard = Mutex<[DeviceID: ContinuousClock.Instant]>([:])
     /// Devices cut off for sending what no device sends, by the socket it came on.
-    private let hostileCommands = Counter(label: "hearth_broker_hostile_devices_total", dimensions: [("on", "commands")])
+    private let hostileCommands = Counter(
+        label: "hearth_broker_hostile_devices_total", dimensions: [("on", "commands")])
     private let hostileSubscriptions = Counter(
         label: "hearth_broker_hostile_devices_total", dimensions: [("on", "events")])
 
