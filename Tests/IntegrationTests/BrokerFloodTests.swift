@@ -164,9 +164,8 @@ struct BrokerFloodTests {
             }
             #expect(replies.first == Envelope(requestID: 42, message: .pong(head: 0)), "zed's own head, promptly")
             let egress = items.filter { $0.socket == 1 }
-            #expect(
-                egress.allSatisfy { $0.frames.count == 2 && $0.frames[0] == Wire.topic(for: "zed") },
-                "only zed's topic ever arrives")
+            let strays = egress.filter { !($0.frames.count == 2 && $0.frames[0] == Wire.topic(for: "zed")) }
+            #expect(strays.isEmpty, "only zed's topic ever arrives: \(strays.prefix(3).map(\.frames))")
             let heartbeats = egress.filter {
                 if case .heartbeat? = (try? MessageCodec.decode($0.frames[1]))?.message { true } else { false }
             }

@@ -34,11 +34,13 @@ enum PasscodeWork {
         }
     }
 
-    /// Prepared work by command index; commands of other types are not touched (see `inputs`).
+    /// Prepared work by command index, for the commands that needed a hash only (see `inputs`).
     static func prepare(
         _ requests: [BrokerRequest], store: any BrokerStorage, policy: BrokerPolicy, directory: Directory, now: Date
     ) async -> [Int: Prepared] {
-        hash(await inputs(requests, store: store, policy: policy, directory: directory, now: now))
+        hash(await inputs(requests, store: store, policy: policy, directory: directory, now: now)).filter {
+            if case .notDue = $0.value { false } else { true }
+        }
     }
 
     /// The hashes: CPU only, on the calling thread (never the cooperative pool's or the writer's).
@@ -55,7 +57,7 @@ enum PasscodeWork {
         }
     }
 
-    /// What each passcode command of `requests` needs hashed, by command index (nil: none). A scrypt run is costly, so
+    /// What each passcode command of `requests` needs hashed, by command index (`nothingDue`: none). A scrypt run is costly, so
     /// it is due only for a command the transaction would act on: a parent of the child's family setting a passcode
     /// of a valid length, the child who asked typing one for a pending question while not locked out. Any other caller
     /// gets its refusal without costing the broker a hash.
