@@ -118,7 +118,8 @@ public final class ZMQSocket {
                 throw ZMQError(code: code, operation: operation)
             }
             more = zmq_msg_more(message) != 0
-            if first { source = zmq_msg_get(message, ZMQ_SRCFD) }
+            // Like User-Id, from the first frame that has it: a ROUTER's routing-id frame may not.
+            if source < 0 { source = zmq_msg_get(message, ZMQ_SRCFD) }
             guard frames.count < maxFrames else {
                 discarded += 1
                 continue
