@@ -38,13 +38,17 @@ struct HostileDeviceTests {
             let watch = ResidentMemory.Watch(pid: pid)
             let pings = RoundTrips(victim)
 
-            // (a) One command of 511 frames of 1 MiB.
-            let attacker = try await RawPeer.device("emma-tablet", of: fleet)
-            _ = try await attacker.request(.ping, requestID: 1, timeout: .seconds(10))
-            attacker.send(frames: Array(repeating: [UInt8](repeating: 0x41, count: Self.mebibyte), count: 511))
+            // (a) One command of 511 frames of 1 MiB, from a DEALER whose connection is watched.
+            let (attacker, events) = try await Self.watchedCommandSocket(of: "emma-tablet", fleet)
+            attacker.send(Array(repeating: [UInt8](repeating: 0x41, count: Self.mebibyte), count: 511), on: 0)
             try await Self.waitForCutOffs(1, of: fleet)
+            try await fleet.eventually("the broker drops the attacker's connection") {
+                events.all.contains {
+                    $0.socket == 1 && ZMQMonitorEvent(frames: $0.frames)?.event == ZMQMonitorEvent.disconnected
+                }
+            }
             let peakA = watch.peak - baseline
-            await attacker.close()
+            await attacker.stop()
             try await Self.expectRefused(fleet, "after the many-framed command")
             try await Self.expectBackAfterCutOff(fleet)
 
@@ -113,6 +117,40 @@ struct HostileDeviceTests {
         let back = try await RawPeer.device("emma-tablet", of: fleet)
         #expect(try await back.request(.ping, requestID: 3, timeout: .seconds(15)) == .pong(head: 0))
         await back.close()
+    }
+
+    /// A DEALER with `device`'s key on the broker's command socket (0), let in, and what it receives as it comes: its
+    /// replies, and its monitor's events (1).
+    static func watchedCommandSocket(
+        of device: DeviceID, _ fleet: Fleet
+    ) async throws -> (SocketLoop, Recorder<(socket: Int, frames: [[UInt8]])>) {
+        let broker = try RawPeer.readyFile(fleet.readyFile)
+        let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/\(device).key")
+        let monitor = "inproc://hostile-dealer-\(UUID().uuidString)"
+        let loop = try SocketLoop(
+            name: "hostile-dealer",
+            sockets: [
+                .init(.dealer) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.makeCurveClient(serverPublicKey: broker.key, keys: keys)
+                    try socket.monitor(monitor, events: ZMQMonitorEvent.disconnected)
+                    try socket.connect(broker.ingress)
+                },
+                .init(.pair) { socket in
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.connect(monitor)
+                },
+            ])
+        try await loop.start()
+        let received = Recorder<(socket: Int, frames: [[UInt8]])>()
+        let inbound = loop.inbound
+        Task {
+            for await batch in inbound { received.append(contentsOf: batch.map { ($0.socket, $0.message.frames) }) }
+        }
+        // Connected and let in before it attacks: its ping is answered.
+        loop.send([MessageCodec.encode(.ping, requestID: 1)], on: 0)
+        try await fleet.eventually("the attacker is let in") { received.all.contains { $0.socket == 0 } }
+        return (loop, received)
     }
 
     /// An XSUB with `device`'s key on the broker's event socket: it sends whatever subscriptions it is given.
