@@ -41,7 +41,7 @@ public struct DeviceArguments: ParsableArguments {
     }
 
     /// Runs the device daemon `name`, built by `make`, until SIGTERM or SIGINT; invalid configuration exits with
-    /// status 78, naming the key.
+    /// status 78, naming the key, and a port in use with 75 (`AddressInUse`).
     public func run(
         daemon name: String, defaultSocket: String, make: (DeviceOptions, Logger) throws -> DeviceRuntime
     ) async throws {
@@ -65,6 +65,11 @@ public struct DeviceArguments: ParsableArguments {
                 address: address, addressFile: settings.metricsAddressFile, logger: logger, ready: { runtime.readiness }
             )
         }
-        try await DaemonRunner.run(runtime, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)
+        do {
+            try await DaemonRunner.run(runtime, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)
+        } catch let error where AddressInUse.matches(error) {
+            logger.critical("\(AddressInUse.message(error))")
+            throw ExitCode(AddressInUse.exitStatus)
+        }
     }
 }

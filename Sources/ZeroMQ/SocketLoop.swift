@@ -23,14 +23,25 @@ public final class SocketLoop: Sendable {
         /// has dealt with the message. For work that must happen right after the read (ZAP replies, XPUB
         /// subscriptions).
         public var intercept: (@Sendable (ZMQMessage, ZMQSocket) -> Bool)?
+        /// Frames of a message copied out at most; the rest are freed unread (`ZMQMessage.discardedFrames`).
+        public var maxFrames: Int
 
+        public init(
+            _ type: ZMQSocketType, maxFrames: Int, configure: @escaping @Sendable (ZMQSocket) throws -> Void,
+            intercept: (@Sendable (ZMQMessage, ZMQSocket) -> Bool)? = nil
+        ) {
+            self.type = type
+            self.maxFrames = maxFrames
+            self.configure = configure
+            self.intercept = intercept
+        }
+
+        /// A socket whose messages are copied out whole.
         public init(
             _ type: ZMQSocketType, configure: @escaping @Sendable (ZMQSocket) throws -> Void,
             intercept: (@Sendable (ZMQMessage, ZMQSocket) -> Bool)? = nil
         ) {
-            self.type = type
-            self.configure = configure
-            self.intercept = intercept
+            self.init(type, maxFrames: .max, configure: configure, intercept: intercept)
         }
     }
 
@@ -227,9 +238,10 @@ public final class SocketLoop: Sendable {
             var batch: [Inbound] = []
             for (index, socket) in sockets.enumerated() where full.isReadable(index) {
                 let intercept = specs[index].intercept
+                let maxFrames = specs[index].maxFrames
                 // Bounded per pass so one busy socket cannot starve the others or the outbound queue.
                 for _ in 0..<1024 {
-                    guard let message = try? socket.receive(dontWait: true) else { break }
+                    guard let message = try? socket.receive(dontWait: true, maxFrames: maxFrames) else { break }
                     if let intercept, intercept(message, socket) { continue }
                     batch.append(Inbound(socket: index, message: message))
                 }

@@ -15,6 +15,8 @@ public struct ZMQMonitorEvent: Sendable, Equatable {
     public static let handshakeFailedAuth = Int32(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
     /// `ZMQ_EVENT_HANDSHAKE_SUCCEEDED`.
     public static let handshakeSucceeded = Int32(ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+    /// `ZMQ_EVENT_DISCONNECTED`: the connection ended (the peer closed it, or dropped it).
+    public static let disconnected = Int32(ZMQ_EVENT_DISCONNECTED)
 
     public var event: Int32
     public var value: UInt32

@@ -90,41 +90,58 @@ public final class ZMQSocket {
 
     /// Receives one whole multipart message; nil if dontWait and nothing is ready.
     ///
+    /// At most `maxFrames` frames are copied out; the rest of the message is read and freed frame by frame (counted in
+    /// `discardedFrames`), so a message of many large frames costs no copy of them. libzmq itself hands over no frame
+    /// of a message before its last has arrived, so what a peer can make it hold is bounded by the socket's options
+    /// (`ZMQ_MAXMSGSIZE` per frame, `ZMQ_RCVHWM` per connection) and not here.
+    ///
     /// `userId` comes from the first frame carrying ZAP metadata (not frame 0 on ROUTER, whose routing-id frame has none).
     /// `EINTR` is retried; use `ZMQContext.shutdown()` to break a blocking receive.
-    public func receive(dontWait: Bool = false) throws -> ZMQMessage? {
+    public func receive(dontWait: Bool = false, maxFrames: Int = .max) throws -> ZMQMessage? {
         let operation = "zmq_msg_recv"
         let handle = try liveHandle(operation)
         var frames: [[UInt8]] = []
+        var discarded = 0
         var userId: String?
+        var source: Int32 = -1
         var more = true
         while more {
             zmq_msg_init(message)
             defer { zmq_msg_close(message) }
             // Later parts of a multipart message are already queued, so only the first needs DONTWAIT.
-            let flags: Int32 = dontWait && frames.isEmpty ? ZMQ_DONTWAIT : 0
+            let first = frames.isEmpty && discarded == 0
+            let flags: Int32 = dontWait && first ? ZMQ_DONTWAIT : 0
             while zmq_msg_recv(message, handle, flags) < 0 {
                 let code = zmq_errno()
                 if code == EINTR { continue }
-                if code == EAGAIN && dontWait && frames.isEmpty { return nil }
+                if code == EAGAIN && dontWait && first { return nil }
                 throw ZMQError(code: code, operation: operation)
+            }
+            more = zmq_msg_more(message) != 0
+            // Like User-Id, from the first frame that has it: a ROUTER's routing-id frame may not.
+            if source < 0 { source = zmq_msg_get(message, ZMQ_SRCFD) }
+            guard frames.count < maxFrames else {
+                discarded += 1
+                continue
             }
             // A ROUTER's synthesized routing-id frame has no metadata, so look past it.
             if userId == nil, let value = zmq_msg_gets(message, "User-Id") {
                 userId = String(cString: value)
             }
-            let size = zmq_msg_size(message)
-            let data = zmq_msg_data(message)
-            frames.append(
-                [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                    if size > 0, let data, let base = buffer.baseAddress {
-                        base.initialize(from: data.assumingMemoryBound(to: UInt8.self), count: size)
-                    }
-                    count = size
-                })
-            more = zmq_msg_more(message) != 0
+            frames.append(Self.bytes(of: message))
         }
-        return ZMQMessage(frames: frames, userId: userId)
+        return ZMQMessage(frames: frames, userId: userId, discardedFrames: discarded, sourceDescriptor: source)
+    }
+
+    private static func bytes(of message: UnsafeMutablePointer<zmq_msg_t>) -> [UInt8] {
+        let size = zmq_msg_size(message)
+        let data = zmq_msg_data(message)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            if size > 0, let data, let base = buffer.baseAddress {
+                base.initialize(from: data.assumingMemoryBound(to: UInt8.self), count: size)
+            }
+            count = size
+        }
     }
 
     /// True when a whole message can be received without blocking (`ZMQ_EVENTS & ZMQ_POLLIN`).

@@ -29,6 +29,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
     @Option(help: .hidden)  // tests only: each commit waits the seconds in this file (a slow disk)
     var commitDelayFile: String?
 
+    @Option(help: .hidden)  // tests only: scrypt's cost (log2 N, 10 to 20) for new passcode hashes (a slow hash)
+    var passcodeCost: Int?
+
     func run() async throws {
         let settings: BrokerSettings
         do {
@@ -48,6 +51,7 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
         logger.debug("configuration", metadata: settings.sources.mapValues { "\($0)" })
         var options = settings.options
         options.commitDelayFile = commitDelayFile
+        options.passcodeCost = passcodeCost.map { min(max($0, 10), 20) }
         let service = FamilyBrokerService(
             options: options, logger: logger, clock: clockFile.map { OffsetClock(path: $0).now } ?? Date.init)
         let ops = settings.metrics.map { address in
@@ -57,6 +61,9 @@ struct FamilyBrokerCommand: AsyncParsableCommand {
         }
         do {
             try await DaemonRunner.run(service, ops: ops, shutdownTimeout: settings.shutdownTimeout, logger: logger)
+        } catch let error where AddressInUse.matches(error) {
+            logger.critical("\(AddressInUse.message(error))")
+            throw ExitCode(AddressInUse.exitStatus)
         } catch let error as ConfigurationError {
             logger.critical("invalid configuration: \(error)")
             throw ExitCode(DaemonRunner.exitConfiguration)

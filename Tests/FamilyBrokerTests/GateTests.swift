@@ -85,13 +85,46 @@ import ZeroMQ
     @Test func aSubscriptionEarnsExactlyTheDevicesOwnMember() throws {
         let gate = makeGate(try TestFamily.directory())
         #expect(gate.grant([1], device: "e1") == .topic("emma"), "subscribing to everything")
-        #expect(
-            gate.grant([1] + Array("alice".utf8) + [0], device: "z1") == .topic("zed"),
-            "subscribing to another member's topic")
+        #expect(gate.grant([1] + Wire.topic(for: "zed"), device: "z1") == .topic("zed"), "to its own topic")
         #expect(gate.grant([0], device: "e1") == .nothing, "an unsubscription")
+        #expect(gate.grant([0] + Wire.topic(for: "emma"), device: "e1") == .nothing, "from its own topic")
         #expect(gate.grant([1], device: "nobody") == .nothing, "an unknown device")
-        #expect(gate.grant([1], device: nil) == .nothing, "no User-Id")
-        #expect(gate.grant([], device: "e1") == .nothing, "an empty frame")
+        #expect(gate.grant([1], device: nil) == .nothing, "no User-Id (libzmq's own unsubscriptions)")
+    }
+
+    @Test func aSubscriptionNoDeviceSendsIsHostile() throws {
+        let gate = makeGate(try TestFamily.directory())
+        func isHostile(_ grant: Gate.Grant) -> Bool {
+            if case .hostile = grant { return true }
+            return false
+        }
+        #expect(isHostile(gate.grant([1] + Wire.topic(for: "alice"), device: "z1")), "another member's topic")
+        #expect(isHostile(gate.grant([1] + Array("e".utf8), device: "e1")), "a prefix of its own topic")
+        #expect(isHostile(gate.grant([0] + Wire.topic(for: "alice"), device: "e1")), "unsubscribing another's")
+        #expect(isHostile(gate.grant([], device: "e1")), "an empty frame")
+        #expect(isHostile(gate.grant([2, 3], device: "e1")), "neither a subscription nor an unsubscription")
+        #expect(isHostile(gate.grant([1], extraFrames: 1, device: "e1")), "several frames")
+        let long = [1] + [UInt8](repeating: 0x61, count: Gate.longestSubscription)
+        #expect(
+            gate.grant(long, device: "e1") == .hostile("a subscription of \(long.count) bytes, longer than any topic"))
+    }
+
+    @Test func aCutOffDeviceIsRefusedAndDroppedUntilItsTimeIsUp() throws {
+        let directory = try TestFamily.directory()
+        let gate = Gate(directory: DirectoryBox(directory), commandRate: 100, commandBurst: 100, cutOff: .seconds(60))
+        #expect(gate.cutOff.cutOff("e1"))
+        #expect(!gate.cutOff.cutOff("e1"), "already cut off: counted once")
+        #expect(gate.grant([1], device: "e1") == .cutOff)
+        guard case .disconnect = gate.admit([[5], MessageCodec.encode(.ping, requestID: 1)], device: "e1") else {
+            Issue.record("a cut-off device's command is not dropped")
+            return
+        }
+        let key = try #require(directory.devices["e1"]?.publicKey)
+        let reply = gate.zapReply(zapFrames(key: try Z85.decode(key)), logger: Self.logger)
+        #expect(reply[2] == Array("400".utf8))
+        #expect(reply[3] == Array("key cut off for a while".utf8))
+        #expect(gate.grant([1], device: "a1") == .topic("alice"), "another device of the family is not")
+        #expect(!gate.cutOff.contains("e1", now: .now + .seconds(61)), "it ends by itself")
     }
 
     @Test func aSubscriptionLoopIsIgnoredPastItsAllowance() throws {
@@ -135,6 +168,7 @@ import ZeroMQ
             case .admit: admitted += 1
             case .answer(_, let reply): answered.append(reply)
             case .drop: dropped += 1
+            case .hostile, .disconnect: Issue.record("a well-formed command is not hostile")
             }
         }
         #expect(admitted == 3)
@@ -185,6 +219,26 @@ import ZeroMQ
         #expect(!Gate.isPing([[5], MessageCodec.encode(.sync(after: 0, limit: 1), requestID: 1)]))
         #expect(!Gate.isPing([[5], [Wire.version]]), "too short to carry a type")
         #expect(!Gate.isPing([[5], [1, 2], MessageCodec.encode(.ping, requestID: 1)]), "several frames")
+    }
+
+    @Test func aCommandOfManyFramesIsHostile() throws {
+        let gate = makeGate(try TestFamily.directory())
+        let frame = MessageCodec.encode(.ping, requestID: 3)
+        let many = [[9]] + Array(repeating: frame, count: Gate.maxCommandFrames + 1)
+        guard case .hostile("e1", let reason) = gate.admit(many, device: "e1") else {
+            Issue.record("a command of \(many.count - 1) frames is not hostile")
+            return
+        }
+        #expect(reason == "a command of \(Gate.maxCommandFrames + 1) frames")
+        let cut = [[9]] + Array(repeating: frame, count: Gate.maxCommandFrames)
+        guard case .hostile = gate.admit(cut, discardedFrames: 506, device: "e1") else {
+            Issue.record("frames freed unread count")
+            return
+        }
+        guard case .answer = gate.admit(cut, device: "e1") else {
+            Issue.record("a few frames get their typed error")
+            return
+        }
     }
 
     @Test func aCommandOfSeveralFramesGetsATypedError() throws {

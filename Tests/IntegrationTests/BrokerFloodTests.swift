@@ -140,20 +140,13 @@ struct BrokerFloodTests {
             }
 
             let start = ContinuousClock.now
-            let victims: [[UInt8]] = [
-                [], Wire.topic(for: "emma"), Wire.topic(for: "alice"), Array("e".utf8), Array("emma".utf8), [0],
-            ]
-            var random = SystemRandomNumberGenerator()
+            // What a device may send (everything, its own topic), over and over: anything else cuts it off
+            // (HostileDeviceTests).
+            let own: [[UInt8]] = [[], Wire.topic(for: "zed")]
             for i in 0..<5000 {
-                let topic =
-                    i % 2 == 0
-                    ? victims[(i / 2) % victims.count]
-                    : (0..<Int.random(in: 0...12, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random)
-                    }
-                // Mostly subscriptions; some unsubscriptions and messages that are neither.
-                let first: UInt8 = i % 10 == 3 ? 0 : i % 10 == 7 ? UInt8.random(in: 2...255, using: &random) : 1
-                let frames: [[UInt8]] = i % 100 == 50 ? [[first] + topic, [1, 2, 3]] : [[first] + topic]
-                loop.send(frames, on: 1)
+                // Mostly subscriptions; some unsubscriptions.
+                let first: UInt8 = i % 10 == 3 ? 0 : 1
+                loop.send([[first] + own[i % 2]], on: 1)
                 if i % 250 == 0 { try await Task.sleep(for: .milliseconds(20)) }
             }
             // The victims' family goes on, with events on emma's and alice's topics while the flooder listens.
@@ -171,9 +164,8 @@ struct BrokerFloodTests {
             }
             #expect(replies.first == Envelope(requestID: 42, message: .pong(head: 0)), "zed's own head, promptly")
             let egress = items.filter { $0.socket == 1 }
-            #expect(
-                egress.allSatisfy { $0.frames.count == 2 && $0.frames[0] == Wire.topic(for: "zed") },
-                "only zed's topic ever arrives")
+            let strays = egress.filter { !($0.frames.count == 2 && $0.frames[0] == Wire.topic(for: "zed")) }
+            #expect(strays.isEmpty, "only zed's topic ever arrives: \(strays.prefix(3).map(\.frames))")
             let heartbeats = egress.filter {
                 if case .heartbeat? = (try? MessageCodec.decode($0.frames[1]))?.message { true } else { false }
             }

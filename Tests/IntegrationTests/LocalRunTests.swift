@@ -108,4 +108,31 @@ struct LocalRunTests {
         #expect(await second.waitUntilExit(timeout: .seconds(20)))
         #expect(second.text.contains("stopped; state kept in \(state)"))
     }
+
+    @Test func aSecondRunBesideTheFirstRefusesInOneLineAndLeavesItAlone() async throws {
+        let state = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let first = try Run(state: state)
+        try await Self.eventually("all three daemons ready", run: first) {
+            await Self.allReady(state) && first.text.contains("Ctrl-C stops all three.")
+        }
+        let ready = try String(contentsOfFile: state + "/broker/broker.ready.json", encoding: .utf8)
+
+        let second = try Run(state: state)
+        #expect(await second.waitUntilExit(timeout: .seconds(30)), "the second run exits by itself")
+        #expect(await second.process.waitUntilExit() == 75)
+        let lines = second.text.split(separator: "\n")
+        #expect(lines.count == 1, "one line: \(second.text)")
+        #expect(second.text.contains("another run is using \(state)"), "\(second.text)")
+        #expect(
+            try String(contentsOfFile: state + "/broker/broker.ready.json", encoding: .utf8) == ready,
+            "the first run's ready file is left alone")
+        #expect(await Self.allReady(state), "and the first run goes on")
+
+        first.interrupt()
+        #expect(await first.waitUntilExit(timeout: .seconds(20)))
+        for daemon in ["family-broker", "parent-device", "child-device"] {
+            #expect(first.text.contains("\(daemon) exited with status 0"), "\(first.text)")
+        }
+    }
 }

@@ -15,13 +15,27 @@ struct Gate: Sendable {
     let pings: RateLimiter
     /// Subscriptions per device: each grant is one topic whatever was asked, so more than a few is a loop.
     let subscriptions: RateLimiter
+    /// Devices cut off for a while for hostile messages: ZAP refuses them, their connections are dropped.
+    let cutOff: CutOffBook
 
     /// Pings a second per device, sustained, and saved up at most, when the command rate is lower.
     static let pingRate: Double = 4
     static let pingBurst: Double = 20
 
-    init(directory: DirectoryBox, commandRate: Double, commandBurst: Double) {
+    /// Frames a command may come in beyond the one the protocol allows and still be answered (`wrongFrameCount`);
+    /// a message of more is hostile. libzmq holds every frame of a message before the broker reads any, so one
+    /// message of many frames is as large as its sender makes it: the sender is cut off before it sends another.
+    static let maxCommandFrames = 8
+
+    /// The longest subscription a device has reason to send: the subscribe byte and the longest member topic.
+    static let longestSubscription = 1 + Identifier.maxLength + 1
+
+    /// How long a hostile device stays cut off by default.
+    static let defaultCutOff: Duration = .seconds(600)
+
+    init(directory: DirectoryBox, commandRate: Double, commandBurst: Double, cutOff: Duration = Gate.defaultCutOff) {
         self.directory = directory
+        self.cutOff = CutOffBook(duration: cutOff)
         commands = RateLimiter(rate: commandRate, burst: commandBurst)
         pings = RateLimiter(rate: max(Self.pingRate, commandRate), burst: max(Self.pingBurst, commandBurst))
         subscriptions = RateLimiter(rate: 1, burst: 20)
@@ -29,8 +43,10 @@ struct Gate: Sendable {
 
     /// ZAP (RFC 27): the device a CURVE key is enrolled for, which becomes the connection's `User-Id`; nil refuses it.
     func authenticate(_ request: ZAPRequest) -> DeviceID? {
-        guard request.mechanism == "CURVE", let key = request.curvePublicKeyZ85 else { return nil }
-        return directory.current.deviceByKey[key]
+        guard request.mechanism == "CURVE", let key = request.curvePublicKeyZ85,
+            let device = directory.current.deviceByKey[key], !cutOff.contains(device)
+        else { return nil }
+        return device
     }
 
     /// The reply frames to a ZAP request, or to frames that are not one (a REP socket must answer to stay usable).
@@ -39,7 +55,11 @@ struct Gate: Sendable {
             return [Array("1.0".utf8), [], Array("400".utf8), Array("malformed".utf8), [], []]
         }
         let device = authenticate(request)
-        if device == nil {
+        if device == nil, let key = request.curvePublicKeyZ85, let known = directory.current.deviceByKey[key] {
+            // It keeps reconnecting while cut off: the cut-off itself was logged.
+            logger.debug("refused a key cut off for a while", metadata: ["device": "\(known)"])
+            return request.reply(allowed: false, userId: "", statusText: "key cut off for a while")
+        } else if device == nil {
             logger.notice(
                 "refused an unknown key",
                 metadata: ["address": "\(request.address)", "mechanism": "\(request.mechanism)"])
@@ -56,13 +76,28 @@ struct Gate: Sendable {
         case nothing
         /// Nothing: the device re-subscribes in a loop, past its allowance.
         case flood
+        /// Hostile: what no device sends (a message of several frames, one that is no subscription, a prefix other
+        /// than everything or the member's own topic): the device is cut off, for the reason given.
+        case hostile(String)
+        /// Nothing, and the connection drops: the device is cut off.
+        case cutOff
     }
 
-    /// XPUB_MANUAL: what a subscription message from `device` earns.
-    func grant(_ frame: [UInt8], device: DeviceID?) -> Grant {
-        guard frame.first == 1, let device, let member = directory.current.member(ofDevice: device) else {
-            return .nothing
+    /// XPUB_MANUAL: what a message on the event socket from `device` earns; `extraFrames` is how many frames came
+    /// with it. A device's SUB asks for everything (`""`) or its own topic: libzmq keeps every prefix it is asked
+    /// for until the connection ends, so any other is refused and its sender dropped.
+    func grant(_ frame: [UInt8], extraFrames: Int = 0, device: DeviceID?) -> Grant {
+        guard let device, let member = directory.current.member(ofDevice: device) else { return .nothing }
+        if cutOff.contains(device) { return .cutOff }
+        guard extraFrames == 0 else { return .hostile("a subscription of \(extraFrames + 1) frames") }
+        guard frame.count <= Self.longestSubscription else {
+            return .hostile("a subscription of \(frame.count) bytes, longer than any topic")
         }
+        guard let kind = frame.first, kind <= 1 else { return .hostile("a message that is no subscription") }
+        guard frame.count == 1 || frame.dropFirst().elementsEqual(BrokerFrames.topic(of: member.id)) else {
+            return .hostile("a subscription to a topic not its member's")
+        }
+        guard kind == 1 else { return .nothing }
         guard subscriptions.admit(device) == .admit else { return .flood }
         return .topic(member.id)
     }
@@ -75,12 +110,20 @@ struct Gate: Sendable {
         case answer(routingID: [UInt8], frame: [UInt8])
         /// Nothing goes back: a revoked key, or a flood already told.
         case drop
+        /// Hostile (a command of more frames than `maxCommandFrames`): the device is cut off, for the reason given.
+        case hostile(DeviceID, String)
+        /// Nothing goes back and the connection drops: the device is cut off.
+        case disconnect
     }
 
     /// Admission of one ingress message: an enrolled device (a key revoked since its connection was made gets
-    /// nothing more), within its rate (the first refusal is told, then silence while it floods), one frame.
-    func admit(_ frames: [[UInt8]], device: DeviceID?) -> Admission {
+    /// nothing more) not cut off, a message of a few frames at most (`discardedFrames`: those read past the socket
+    /// loop's limit), within its rate (the first refusal is told, then silence while it floods), one frame.
+    func admit(_ frames: [[UInt8]], discardedFrames: Int = 0, device: DeviceID?) -> Admission {
         guard let device, directory.current.devices[device] != nil, let routing = frames.first else { return .drop }
+        if cutOff.contains(device) { return .disconnect }
+        let count = frames.count - 1 + discardedFrames
+        guard count <= Self.maxCommandFrames else { return .hostile(device, "a command of \(count) frames") }
         let ping = Self.isPing(frames)
         let limiter = ping ? pings : commands
         switch limiter.admit(device) {

@@ -28,6 +28,11 @@ final class BrokerMetrics: Sendable {
     /// 1 while the store cannot store (a full or failing disk, an unreachable PostgreSQL server), else 0.
     private let storeDown = Gauge(label: "hearth_broker_store_unavailable")
     private let lastHeard = Mutex<[DeviceID: ContinuousClock.Instant]>([:])
+    /// Devices cut off for sending what no device sends, by the socket it came on.
+    private let hostileCommands = Counter(
+        label: "hearth_broker_hostile_devices_total", dimensions: [("on", "commands")])
+    private let hostileSubscriptions = Counter(
+        label: "hearth_broker_hostile_devices_total", dimensions: [("on", "events")])
 
     /// A device counts as connected while it was heard from this recently: devices ping every second.
     static let connectedWindow: Duration = .seconds(5)
@@ -90,6 +95,11 @@ final class BrokerMetrics: Sendable {
                 defaultResponses[resolution.reason]?.increment()
             }
         }
+    }
+
+    /// Counts a device cut off for a hostile message on the command socket (ingress) or the event socket (egress).
+    func recordHostile(onEvents: Bool) {
+        (onEvents ? hostileSubscriptions : hostileCommands).increment()
     }
 
     /// Whether the store can store now (each store probe).

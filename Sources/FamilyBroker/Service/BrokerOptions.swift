@@ -32,6 +32,9 @@ public struct BrokerOptions: Sendable {
     /// Commands per second each device may send (sustained), and the burst it may save up.
     public var deviceCommandRate: Double = 200
     public var deviceCommandBurst: Double = 1000
+    /// How long a device that sent what no device sends (a command of many frames, a subscription to a topic not its
+    /// member's) is refused: its connections are dropped and ZAP turns its key away until then.
+    public var hostileCutOff: Duration = .seconds(600)
     /// How often pending questions are checked for expiry.
     public var expiryInterval: Duration = .seconds(1)
     /// Where the state is kept: the SQLite file `databasePath` unless a PostgreSQL database is configured.
@@ -43,6 +46,9 @@ public struct BrokerOptions: Sendable {
     /// Tests only (family-broker's hidden `--commit-delay-file`): a file holding the seconds each SQLite commit is
     /// held before it commits, to make a slow disk.
     public var commitDelayFile: String?
+    /// Tests only (family-broker's hidden `--passcode-cost`): scrypt's cost for new passcode hashes, to make hashing
+    /// slow; nil: `PasscodeHash.defaultCost`.
+    public var passcodeCost: Int?
     /// The broker's part in a cluster of brokers sharing one PostgreSQL store (unused on SQLite).
     public var cluster = ClusterOptions()
 

@@ -188,6 +188,12 @@ public struct BrokerSettings: Sendable {
             b.options.deviceCommandBurst = rate * 5
         },
         Setting(
+            "hostileCutoff", default: "600", "seconds",
+            "Seconds a device is refused after sending what no device sends (a command of many frames, a subscription to another topic) (1 to 86400)."
+        ) { s, key, b in
+            b.options.hostileCutOff = try s.get(key, default: .seconds(600), SettingParsers.seconds(in: 1...86_400))
+        },
+        Setting(
             "agePromptTimeout", default: "60", "seconds",
             "Seconds a Declared Age Range Ask First prompt waits for the user; then it counts as declined (0.1 to 86400)."
         ) { s, key, b in

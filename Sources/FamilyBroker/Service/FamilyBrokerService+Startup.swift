@@ -29,12 +29,15 @@ extension FamilyBrokerService {
         // The file's parse and the import free far more than the directory keeps.
         FreedMemory.release()
         let gate = Gate(
-            directory: directory, commandRate: options.deviceCommandRate, commandBurst: options.deviceCommandBurst)
+            directory: directory, commandRate: options.deviceCommandRate, commandBurst: options.deviceCommandBurst,
+            cutOff: options.hostileCutOff)
         let subscribed = SubscribedMembers()
-        let sockets = try await BrokerSockets.open(
-            options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, logger: logger)
-        logger.debug("start-up: sockets bound")
         let metrics = BrokerMetrics()
+        let hostile = HostilePeers(book: gate.cutOff, metrics: metrics, logger: logger)
+        let sockets = try await BrokerSockets.open(
+            options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, hostile: hostile,
+            logger: logger)
+        logger.debug("start-up: sockets bound")
         let ownership = (store is PostgresStore) ? Self.ownership(options, sockets: sockets, logger: logger) : nil
         let singles = SingleEventMembers()
         let engine = BrokerEngine(
@@ -49,8 +52,8 @@ extension FamilyBrokerService {
         let admin = AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger)
         return RunningBroker(
             options: options, logger: logger, health: health, store: store, engine: engine,
-            intake: CommandIntake(engine: engine, singleEventMembers: singles), gate: gate, sockets: sockets,
-            admin: admin, metrics: metrics, sequences: sequences, subscribed: subscribed,
+            intake: CommandIntake(engine: engine, singleEventMembers: singles), gate: gate, hostile: hostile,
+            sockets: sockets, admin: admin, metrics: metrics, sequences: sequences, subscribed: subscribed,
             cluster: cluster(
                 store, ownership: ownership, engine: engine, options: options, sockets: sockets,
                 admin: admin, logger: logger))
@@ -62,6 +65,7 @@ extension FamilyBrokerService {
         if let path = options.childDefaultsFile { policy.childDefaults = try ChildDefaults.load(path: path) }
         policy.maxFamilyMembers = options.maxFamilyMembers
         policy.agePromptTimeout = options.agePromptTimeout
+        if let cost = options.passcodeCost { policy.passcodeCost = cost }
         if let askLimit = options.askLimit { policy.childDefaults.askLimit = askLimit }
         return policy
     }

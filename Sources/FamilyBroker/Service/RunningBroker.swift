@@ -14,6 +14,7 @@ struct RunningBroker: Sendable {
     let engine: BrokerEngine
     let intake: CommandIntake
     let gate: Gate
+    let hostile: HostilePeers
     let sockets: BrokerSockets
     let admin: AdminEndpoint
     let metrics: BrokerMetrics
@@ -50,7 +51,11 @@ struct RunningBroker: Sendable {
         let prepared = Mailbox<CommandIntake.Prepared>()
         let taken = Mailbox<Void>()
         let writer = WriterThread(name: "broker-writer")
-        defer { writer.stop() }
+        let lane = PasscodeLane(name: "broker-hashing")
+        defer {
+            writer.stop()
+            lane.stop()
+        }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask(executorPreference: writer) {
@@ -59,10 +64,8 @@ struct RunningBroker: Sendable {
                 }
                 for await batch in loop.inbound {
                     if health.isStopping { break }
-                    if !(await prepare(batch.filter { $0.socket == BrokerSockets.Slot.ingress }, into: prepared, taken))
-                    {
-                        break
-                    }
+                    let ingress = batch.filter { $0.socket == BrokerSockets.Slot.ingress }
+                    if !(await prepare(ingress, into: prepared, taken, lane: lane)) { break }
                     for item in batch where item.socket == BrokerSockets.Slot.admin {
                         await admin.handle(item.message.frames)
                     }
@@ -80,26 +83,69 @@ struct RunningBroker: Sendable {
     /// checks, and the batch waits in `prepared` for the writer. Waits while `preparedLimit` batches already wait, so
     /// that a writer behind leaves the rest in the socket loop's bounded queue. False once the writer stopped.
     func prepare(
-        _ batch: [SocketLoop.Inbound], into prepared: Mailbox<CommandIntake.Prepared>, _ taken: Mailbox<Void>
+        _ batch: [SocketLoop.Inbound], into prepared: Mailbox<CommandIntake.Prepared>, _ taken: Mailbox<Void>,
+        lane: PasscodeLane
     ) async -> Bool {
         var admitted: [CommandIntake.Inbound] = []
         var answered: [SocketLoop.Outgoing] = []
         admitted.reserveCapacity(batch.count)
+        var dropped: [ZMQMessage] = []
         for item in batch {
-            switch gate.admit(item.message.frames, device: item.message.userId) {
+            let message = item.message
+            switch gate.admit(message.frames, discardedFrames: message.discardedFrames, device: message.userId) {
             case .admit(let inbound): admitted.append(inbound)
             case .answer(let routing, let frame):
                 answered.append(.init([routing, frame], on: BrokerSockets.Slot.ingress))
             case .drop: continue
+            case .hostile(let device, let reason):
+                hostile.cutOff(device, reason: reason, onEvents: false)
+                dropped.append(message)
+            case .disconnect:
+                dropped.append(message)
             }
         }
         sockets.loop.send(answered)
+        if !dropped.isEmpty {
+            let dropped = dropped
+            sockets.loop.perform { sockets in
+                for message in dropped { HostilePeers.drop(message, from: sockets[BrokerSockets.Slot.ingress]) }
+            }
+        }
         guard !admitted.isEmpty else { return true }
+        var checked = intake.prepare(admitted)
+        for single in checked.removePasscodeCommands() { hashBeside(single, into: prepared, lane: lane) }
+        guard checked.count > 0 else { return true }
         while prepared.count >= Self.preparedLimit {
             guard await taken.take() != nil else { return false }
         }
-        prepared.push([intake.prepare(admitted)])
+        prepared.push([checked])
         return true
+    }
+
+    /// A passcode command, hashed on the lane and then handed to the writer as a batch of its own: the commands read
+    /// with it, and those read after, do not wait for its scrypt. Its reply may follow theirs.
+    private func hashBeside(
+        _ single: CommandIntake.Prepared, into prepared: Mailbox<CommandIntake.Prepared>, lane: PasscodeLane
+    ) {
+        let engine = intake.engine
+        let store = self.store
+        let sockets = self.sockets
+        Task {
+            var single = single
+            let inputs = await PasscodeWork.inputs(
+                single.requests, store: store, policy: engine.policy, directory: engine.directory.current,
+                now: engine.now)
+            guard let hashed = await lane.run({ PasscodeWork.hash(inputs) }) else {
+                let busy = ErrorReply(.rateLimited, "too many passcodes are being checked; try again in a moment")
+                sockets.reply(
+                    BrokerFrames.reply(.failure(busy), requestID: single.requestIDs[0]),
+                    to: single.inbound[0].routingID)
+                return
+            }
+            // One command: its index in `requests` is its index in `inbound`.
+            single.hashed = hashed
+            prepared.push([single])
+        }
     }
 
     /// Batches prepared and not yet taken by the writer, at most: beyond it the socket loop's queue holds the rest.

@@ -27,7 +27,7 @@ struct BrokerSockets: Sendable {
     /// Binds every socket and starts the loop.
     static func open(
         options: BrokerOptions, keys: CurveKeyPair, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
-        logger: Logger
+        hostile: HostilePeers, logger: Logger
     ) async throws -> BrokerSockets {
         let loop = try SocketLoop(
             name: "broker-io",
@@ -42,20 +42,21 @@ struct BrokerSockets: Sendable {
                         _ = try? socket.send(gate.zapReply(message.frames, logger: logger))
                         return true
                     }),
+                // The routing id and the command frames the gate still answers; more are freed unread.
                 .init(
-                    .router,
+                    .router, maxFrames: 1 + Gate.maxCommandFrames,
                     configure: { socket in
                         try configureIngress(socket, keys: keys, options: options, endpoint: options.ingress)
                     }),
                 .init(
-                    .xpub,
+                    .xpub, maxFrames: 1,
                     configure: { socket in
                         try configureEgress(socket, keys: keys, options: options, endpoint: options.egress)
                     },
                     intercept: { message, socket in
                         grant(
                             message, socket: socket, gate: gate, sequences: sequences, subscribed: subscribed,
-                            logger: logger)
+                            hostile: hostile, logger: logger)
                         return true
                     }),
                 .init(.router, configure: { socket in try configureAdmin(socket, path: options.adminSocket) }),
@@ -130,17 +131,25 @@ struct BrokerSockets: Sendable {
     /// on the socket between: ZMQ_SUBSCRIBE applies to the pipe the last subscription came from.
     private static func grant(
         _ message: ZMQMessage, socket: ZMQSocket, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
-        logger: Logger
+        hostile: HostilePeers, logger: Logger
     ) {
-        guard let frame = message.frames.first else { return }
         let member: MemberID
-        switch gate.grant(frame, device: message.userId) {
+        let frame = message.frames.first ?? []
+        switch gate.grant(frame, extraFrames: message.discardedFrames, device: message.userId) {
         case .topic(let granted):
             member = granted
         case .nothing:
             return
         case .flood:
             logger.debug("subscription flood ignored", metadata: ["device": "\(message.userId ?? "-")"])
+            return
+        case .hostile(let reason):
+            // Nothing is subscribed: libzmq keeps no prefix for the pipe unless told (XPUB_MANUAL).
+            HostilePeers.drop(message, from: socket)
+            if let device = message.userId { hostile.cutOff(device, reason: reason, onEvents: true) }
+            return
+        case .cutOff:
+            HostilePeers.drop(message, from: socket)
             return
         }
         let topic = BrokerFrames.topic(of: member)
@@ -150,12 +159,23 @@ struct BrokerSockets: Sendable {
         _ = try? socket.send([topic, BrokerFrames.heartbeat(head: sequences.head(of: member))], dontWait: true)
     }
 
+    /// `ZMQ_RCVHWM` of the ingress socket, in messages per connection.
+    static let ingressReceiveHighWaterMark: Int32 = 100
+    /// `ZMQ_RCVHWM` of the egress socket, in messages per connection.
+    static let egressReceiveHighWaterMark: Int32 = 4
+    /// `ZMQ_MAXMSGSIZE` of the egress socket: far above any subscription (`Gate.longestSubscription`), so that a
+    /// long one reaches the gate and cuts its sender off; a longer frame makes libzmq drop the connection unread.
+    static let egressMaxMessageSize: Int64 = 128 * 1024
+
     static func configureIngress(
         _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
     ) throws {
         try secure(socket, keys: keys)
         try socket.setSendHighWaterMark(10_000)
-        try socket.setReceiveHighWaterMark(10_000)
+        // Whole messages queued per connection before libzmq stops reading it, each of at most a frame's size (the
+        // gate answers or cuts off a message of several): what one device can make the broker hold while behind.
+        // The broker reads far faster than a device may send commands (`--device-rate`).
+        try socket.setReceiveHighWaterMark(ingressReceiveHighWaterMark)
         try socket.bind(endpoint)
     }
 
@@ -164,6 +184,11 @@ struct BrokerSockets: Sendable {
     ) throws {
         try secure(socket, keys: keys)
         try socket.setSendHighWaterMark(options.subscriberHighWaterMark)
+        // A device sends one subscription per connection (and again after a reconnect). libzmq moves what is queued
+        // into its own list as soon as the socket is polled, keeping every prefix until the connection ends: a few
+        // queued at most, each at most `egressMaxMessageSize`, bound what a hostile one holds before it is cut off.
+        try socket.setReceiveHighWaterMark(egressReceiveHighWaterMark)
+        try socket.setMaxMessageSize(egressMaxMessageSize)
         try socket.setXPubManual(true)
         try socket.bind(endpoint)
     }

@@ -15,6 +15,8 @@ extension CommandIntake {
         /// The directory's generation the commands were checked against; nil when parts were checked against
         /// different ones.
         var generation: UInt64?
+        /// Passcode work done beside the pipeline (`PasscodeLane`), by index in `inbound`.
+        var hashed: [Int: PasscodeWork.Prepared] = [:]
 
         /// Commands in the batch.
         public var count: Int { inbound.count }
@@ -31,7 +33,44 @@ extension CommandIntake {
             requestIDs += later.requestIDs
             requests += later.requests
             positions += later.positions.map { $0 + offset }
+            for (index, work) in later.hashed { hashed[index + offset] = work }
             if generation != later.generation { generation = nil }
+        }
+
+        /// The passcode work done for `requests`, by index in `requests`.
+        var hashedRequests: [Int: PasscodeWork.Prepared] {
+            guard !hashed.isEmpty else { return [:] }
+            var byRequest: [Int: PasscodeWork.Prepared] = [:]
+            for (index, position) in positions.enumerated() { byRequest[index] = hashed[position] }
+            return byRequest
+        }
+
+        /// Takes the commands that may need a passcode hashed out of the batch, each as a batch of its own, so that
+        /// the rest goes to the writer at once while they are hashed (`PasscodeLane`).
+        mutating func removePasscodeCommands() -> [Prepared] {
+            let taken = requests.indices.filter { PasscodeWork.mayHash(requests[$0].command) }
+            guard !taken.isEmpty else { return [] }
+            let singles = taken.map { index in
+                let position = positions[index]
+                return Prepared(
+                    inbound: [inbound[position]], outcomes: [nil], requestIDs: [requestIDs[position]],
+                    requests: [requests[index]], positions: [0], generation: generation)
+            }
+            let removed = Set(taken.map { positions[$0] })
+            var rest = Prepared(generation: generation)
+            var kept: [Int: Int] = [:]
+            for position in inbound.indices where !removed.contains(position) {
+                kept[position] = rest.inbound.count
+                rest.inbound.append(inbound[position])
+                rest.outcomes.append(outcomes[position])
+                rest.requestIDs.append(requestIDs[position])
+            }
+            for (index, request) in requests.enumerated() where !removed.contains(positions[index]) {
+                rest.requests.append(request)
+                rest.positions.append(kept[positions[index]]!)
+            }
+            self = rest
+            return singles
         }
 
         /// The batches as one, in order.

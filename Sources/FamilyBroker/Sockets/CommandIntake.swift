@@ -78,10 +78,14 @@ public struct CommandIntake: Sendable {
     /// since revoked a device, moved a member or changed a family) is checked again first.
     public func run(_ prepared: Prepared) async -> (replies: [Reply], committed: BrokerEngine.Output) {
         var prepared = prepared
-        if prepared.generation != engine.directory.generation { prepared = prepare(prepared.inbound) }
+        if prepared.generation != engine.directory.generation {
+            let hashed = prepared.hashed
+            prepared = prepare(prepared.inbound)
+            prepared.hashed = hashed
+        }
         var committed = BrokerEngine.Output()
         if !prepared.requests.isEmpty {
-            let processed = await engine.process(prepared.requests)
+            let processed = await engine.process(prepared.requests, hashed: prepared.hashedRequests)
             committed = processed.output
             for (position, outcome) in zip(prepared.positions, processed.outcomes) {
                 prepared.outcomes[position] = outcome
