@@ -59,7 +59,8 @@ extension PermissionChoice {
         let choice = choices[index]
         let other = choice.answer.opposite.standardChoice
         let what =
-            choice.id.caseInsensitiveCompare(other.id) == .orderedSame ? "id \"\(other.id)\"" : "title \"\(other.title)\""
+            choice.id.caseInsensitiveCompare(other.id) == .orderedSame
+            ? "id \"\(other.id)\"" : "title \"\(other.title)\""
         return ShortText.Violation(
             field: "question.choices[\(index)]",
             reason:

@@ -26,7 +26,8 @@ extension AskError {
             self = .invalidText(field: violation?.field ?? "question.note", reason: violation?.reason ?? message)
         case .misleadingChoice:
             let violation = ShortText.Violation(parsing: message)
-            self = .misleadingChoice(field: violation?.field ?? "question.choices", reason: violation?.reason ?? message)
+            self = .misleadingChoice(
+                field: violation?.field ?? "question.choices", reason: violation?.reason ?? message)
         }
     }
 

@@ -99,7 +99,9 @@ extension DaemonSocket {
         lines.append("  contact editing by the child: \(settings.allowContactEditing ? "allowed" : "not allowed")")
         lines.append("  contacts: \(contacts.isEmpty ? "none" : "")")
         for contact in contacts {
-            lines.append("    \(ShortText.escaped(contact.handle.description))\(contact.allowedDuringDowntime ? " (allowed during downtime)" : "")")
+            lines.append(
+                "    \(ShortText.escaped(contact.handle.description))\(contact.allowedDuringDowntime ? " (allowed during downtime)" : "")"
+            )
         }
         return lines.joined(separator: "\n")
     }

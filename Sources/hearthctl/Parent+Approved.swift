@@ -23,7 +23,9 @@ extension Parent {
                 }
                 notApproved = handles.filter { !removed.contains($0) }
                 if !json, !removed.isEmpty {
-                    print("Revoked for \(child): \(removed.map { ShortText.escaped($0.description) }.joined(separator: ", "))")
+                    print(
+                        "Revoked for \(child): \(removed.map { ShortText.escaped($0.description) }.joined(separator: ", "))"
+                    )
                 }
             }
             let reply = try await DaemonSocket.request(

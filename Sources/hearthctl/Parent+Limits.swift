@@ -100,7 +100,9 @@ extension Parent {
             }
             let handles = try handles.map(DaemonSocket.handle)
             if !removed.isEmpty {
-                print("Revoked for \(child): \(removed.map { ShortText.escaped($0.description) }.joined(separator: ", "))")
+                print(
+                    "Revoked for \(child): \(removed.map { ShortText.escaped($0.description) }.joined(separator: ", "))"
+                )
             }
             // Revoking what was never approved changed nothing: said, and the exit status tells a script.
             let notApproved = handles.filter { !removed.contains($0) }

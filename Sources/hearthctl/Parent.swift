@@ -125,7 +125,8 @@ struct Parent: AsyncParsableCommand {
         }
         guard let named = question.choices.first(where: { $0.id == id }) else {
             let ids = question.choices.map { ShortText.escaped($0.id) }.joined(separator: ", ")
-            throw ValidationError("'\(ShortText.escaped(id))' is not a choice of question \(question.id); choices: \(ids)")
+            throw ValidationError(
+                "'\(ShortText.escaped(id))' is not a choice of question \(question.id); choices: \(ids)")
         }
         guard named.answer == answer else {
             throw ValidationError(

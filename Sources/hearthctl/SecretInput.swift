@@ -21,8 +21,11 @@ enum SecretInput {
 
     /// One line from standard input, without echo when it is a terminal; the prompt goes to standard error.
     static func read(_ prompt: String) throws -> String {
-        FileHandle.standardError.write(Data("\(prompt): ".utf8))
-        let line = withoutEcho { readLine(strippingNewline: true) }
+        // The prompt after echo is off: what is typed as soon as it shows is never echoed, nor flushed away.
+        let line = withoutEcho {
+            FileHandle.standardError.write(Data("\(prompt): ".utf8))
+            return readLine(strippingNewline: true)
+        }
         guard let line, !line.isEmpty else { throw ValidationError("no \(prompt.lowercased()) on standard input") }
         return line
     }
@@ -38,9 +41,9 @@ enum SecretInput {
         savedTerminal = saved
         signal(SIGINT, restoreAndExit)
         signal(SIGTERM, restoreAndExit)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
         defer {
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            tcsetattr(STDIN_FILENO, TCSANOW, &saved)
             signal(SIGINT, SIG_DFL)
             signal(SIGTERM, SIG_DFL)
         }

@@ -131,7 +131,8 @@ struct ParentNotificationStoreTests {
     }
 
     @Test func desktopBodiesEscapeMarkupAndControls() async throws {
-        let text = "emma asks to talk to custom:<a href=\"https://evil.example\">grandma</a><img src=x> & "
+        let text =
+            "emma asks to talk to custom:<a href=\"https://evil.example\">grandma</a><img src=x> & "
             + "stranger\u{1B}[2K\rgran\u{202E}ma — \"it's 'fine'\""
         let body = DesktopNotifier.body(text)
         #expect(

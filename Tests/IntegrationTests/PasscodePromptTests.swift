@@ -9,7 +9,9 @@ import Testing
 struct PasscodePromptTests {
     /// Runs hearthctl `arguments` on a new pseudo-terminal, answering each prompt in turn with the next of
     /// `typed`; returns everything the terminal showed and the exit status.
-    static func onTerminal(_ arguments: [String], typing typed: [String]) async throws -> (status: Int32, output: String) {
+    static func onTerminal(
+        _ arguments: [String], typing typed: [String]
+    ) async throws -> (status: Int32, output: String) {
         let script = """
             import os, pty, select, sys, time
             typed = sys.argv[1].split(",")
@@ -35,7 +37,10 @@ struct PasscodePromptTests {
                 read_until(prompts[index], 10)
                 os.write(fd, text.encode() + b"\\n")
             read_until(None, 20)
-            _, status = os.waitpid(pid, 0)
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done == 0:
+                os.kill(pid, 9)
+                _, status = os.waitpid(pid, 0)
             sys.stdout.write(shown.decode(errors="replace"))
             sys.exit(os.waitstatus_to_exitcode(status))
             """
@@ -62,7 +67,9 @@ struct PasscodePromptTests {
             #expect(differ.status != 0 && differ.output.contains("differ"), "\(differ.output)")
             #expect(!differ.output.contains("246813") && !differ.output.contains("246831"), "\(differ.output)")
             // The first passcode still holds: the mismatch set nothing.
-            let history = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "alice-phone")])
+            let history = try await hearthctl([
+                "parent", "history", "emma", "--socket", fleet.socket(of: "alice-phone"),
+            ])
             #expect(history.output.components(separatedBy: "Screen Time passcode").count == 2, "\(history.output)")
         }
     }

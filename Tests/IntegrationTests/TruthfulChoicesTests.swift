@@ -121,7 +121,9 @@ struct TruthfulChoicesTests {
                 responses.responses(for: first.id).count == 1 && responses.responses(for: second.id).count == 1
             }
             #expect(responses.responses(for: first.id).first?.choice.answer == .denial)
-            let asked: Set = [CommunicationHandle(value: "leo", kind: .custom), CommunicationHandle(value: "mia", kind: .custom)]
+            let asked: Set = [
+                CommunicationHandle(value: "leo", kind: .custom), CommunicationHandle(value: "mia", kind: .custom),
+            ]
             #expect(await app.knownHandles(in: asked).isEmpty, "nothing was approved")
 
             // History says which answer was given, the app's title only beside it.
@@ -192,8 +194,11 @@ struct TruthfulChoicesTests {
             let nobody = try await hearthctl(
                 ["parent", "approved", "emma", "--revoke", "custom:nobody", "--socket", socket])
             #expect(nobody.status != 0, "\(nobody.output)")
-            #expect(nobody.output.contains("Not approved for emma, nothing to revoke: custom:nobody"), "\(nobody.output)")
-            let revoked = try await hearthctl(["parent", "approved", "emma", "--revoke", "custom:sam", "--socket", socket])
+            #expect(
+                nobody.output.contains("Not approved for emma, nothing to revoke: custom:nobody"), "\(nobody.output)")
+            let revoked = try await hearthctl([
+                "parent", "approved", "emma", "--revoke", "custom:sam", "--socket", socket,
+            ])
             #expect(revoked.status == 0 && revoked.output.contains("Revoked for emma: custom:sam"), "\(revoked.output)")
             await alice.close()
             await app.close()
