@@ -122,8 +122,11 @@ public final class ChildBehavior: DeviceBehavior {
             return .error(ErrorReply(.questionTooLarge, violation.description))
         }
         // Refused here too: stored, it would be sent while unlinked and refused by the broker with nobody told.
-        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+        if let violation = ShortText.violation(in: question) {
             return .error(ErrorReply(.invalidText, violation.description))
+        }
+        if let violation = PermissionChoice.impersonation(in: question.choices) {
+            return .error(ErrorReply(.misleadingChoice, violation.description))
         }
         do {
             // Durable before anything else: an ask made while the broker is down goes out when it is back.

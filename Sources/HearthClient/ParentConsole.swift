@@ -38,16 +38,31 @@ public final class ParentConsole: Sendable {
         return resolution
     }
 
-    /// Answers with the standard `approve` choice, and `message` if given.
+    /// Approves: answers with the question's first choice whose answer is an approval, whatever its id or title,
+    /// and `message` if given. A question not waiting here gets the standard `approve` id, so that the broker says
+    /// why (`alreadyAnswered`, `expired`, `notFound`…).
     @discardableResult
     public func approve(_ questionID: UUID, message: String? = nil) async throws -> Resolution {
-        try await answer(questionID, choiceID: PermissionChoice.approve.id, message: message)
+        try await answer(questionID, choiceID: try await choiceID(giving: .approval, of: questionID), message: message)
     }
 
-    /// Answers with the standard `decline` choice, and `message` if given.
+    /// Declines: answers with the question's first choice whose answer is a denial, whatever its id or title (a
+    /// choice with the id `decline` that approves is never sent), and `message` if given. A question not waiting
+    /// here gets the standard `decline` id, so that the broker says why (`alreadyAnswered`, `expired`…); the broker
+    /// refuses a question whose `decline` approves when it is asked.
     @discardableResult
     public func decline(_ questionID: UUID, message: String? = nil) async throws -> Resolution {
-        try await answer(questionID, choiceID: PermissionChoice.decline.id, message: message)
+        try await answer(questionID, choiceID: try await choiceID(giving: .denial, of: questionID), message: message)
+    }
+
+    /// The first choice of the waiting question `questionID` that gives `answer`, nil when the question is not
+    /// waiting here: what a parent means by approving or declining is the answer, never an app's id or title.
+    public func choice(giving answer: PermissionChoice.Answer, of questionID: UUID) async throws -> PermissionChoice? {
+        try await pending().first { $0.question.id == questionID }?.question.choices.first { $0.answer == answer }
+    }
+
+    private func choiceID(giving answer: PermissionChoice.Answer, of questionID: UUID) async throws -> String {
+        try await choice(giving: answer, of: questionID)?.id ?? answer.standardChoice.id
     }
 
     /// Waits until a question with this id is pending here.

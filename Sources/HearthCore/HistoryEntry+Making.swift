@@ -8,7 +8,9 @@ extension HistoryEntry {
     public init?(asked: AskedQuestion, resolution: Resolution, deviceID: DeviceID?) {
         let child = asked.childMemberID
         let subject = ParentNotification.subject(asked.question)
-        let choice = resolution.choice.title
+        // The answer given, in words, before any title the app chose: a "Decline" that approves reads "approved".
+        let outcome = resolution.choice.outcome
+        var choice: PermissionChoice? = resolution.choice
         let kind: Kind
         var actor: MemberID?
         let summary: String
@@ -17,7 +19,7 @@ extension HistoryEntry {
             kind = .answered
             actor = resolution.answeredBy
             summary =
-                "\(actor ?? "a parent") chose \"\(choice)\" for \(child): \(subject) in \(asked.appBundleID)"
+                "\(actor ?? "a parent") \(outcome) for \(child): \(subject) in \(asked.appBundleID)"
                 + ParentNotification.quoted(resolution.message)
         case .approvedInPerson:
             kind = .approvedInPerson
@@ -25,20 +27,21 @@ extension HistoryEntry {
                 "approved in person on \(deviceID ?? "\(child)'s device") for \(child): \(subject) in \(asked.appBundleID)"
         case .expired:
             kind = .expired
-            summary = "expired unanswered, so \"\(choice)\" for \(child): \(subject) in \(asked.appBundleID)"
+            summary = "expired unanswered, so \(outcome) for \(child): \(subject) in \(asked.appBundleID)"
         case .withdrawn:
             kind = .withdrawn
             actor = child
+            choice = nil  // nobody's answer: the default the app receives is not one a parent gave
             summary = "\(child) withdrew the question \(subject) in \(asked.appBundleID)"
         case .childRemoved:
             kind = .closed
-            summary = "closed with \"\(choice)\" as \(child) left the family: \(subject)"
+            summary = "closed as \(outcome) when \(child) left the family: \(subject)"
         case .defaultNoFamily, .defaultLimitsOff, .alreadyKnown:
             return nil
         }
         self.init(
             childMemberID: child, recordedAt: resolution.resolvedAt, kind: kind, actor: actor, deviceID: deviceID,
-            questionID: asked.question.id, appBundleID: asked.appBundleID, choice: resolution.choice,
+            questionID: asked.question.id, appBundleID: asked.appBundleID, choice: choice,
             message: resolution.message, handles: asked.question.handles, summary: summary)
     }
 

@@ -11,25 +11,27 @@ extension ParentNotification {
             self.init(id: id, kind: .questionPending, asked: asked, at: event.createdAt, text: text)
         case .questionResolved(let asked, let resolution):
             let kind = Self.kind(of: resolution.reason)
-            let choice = resolution.choice.title
+            // The answer given, in words, before any title the app chose: a "Decline" that approves reads "approved".
+            let outcome = resolution.choice.outcome
             let text: String =
                 switch resolution.reason {
                 case .parentAnswered:
-                    "\(resolution.answeredBy ?? "a parent") chose \"\(choice)\" for \(asked.childMemberID): "
+                    "\(resolution.answeredBy ?? "a parent") \(outcome) for \(asked.childMemberID): "
                         + Self.subject(asked.question) + Self.quoted(resolution.message)
                 case .approvedInPerson:
                     "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
                 case .expired:
-                    "expired unanswered, so \"\(choice)\" for \(asked.childMemberID): \(Self.subject(asked.question))"
+                    "expired unanswered, so \(outcome) for \(asked.childMemberID): \(Self.subject(asked.question))"
                 case .withdrawn:
                     "\(asked.childMemberID) withdrew the question \(Self.subject(asked.question)) in \(asked.appBundleID)"
                 default:
-                    "closed with \"\(choice)\" (\(resolution.reason)) for \(asked.childMemberID): "
+                    "closed as \(outcome) (\(resolution.reason)) for \(asked.childMemberID): "
                         + Self.subject(asked.question)
                 }
             self.init(id: id, kind: kind, asked: asked, at: event.createdAt, text: text)
             answeredBy = resolution.answeredBy
-            choiceID = resolution.choice.id
+            // A withdrawal is nobody's answer: the default choice the app receives is not one a parent gave.
+            choiceID = resolution.reason == .withdrawn ? nil : resolution.choice.id
         case .questionReminder(let asked):
             let expiry = asked.question.expirationDate.map { " at \($0.formatted(.iso8601))" } ?? " soon"
             let text =

@@ -46,7 +46,8 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
     public var appBundleID: BundleID?
     /// Who answered, for `questionAnswered`; who changed the settings, for `settingsChanged`.
     public var answeredBy: MemberID?
-    /// The choice given, for every kind but `questionPending`.
+    /// The choice given, for every kind but `questionPending`, `questionReminder` and `questionWithdrawn`; the text
+    /// says its answer (`approved`, `declined`), the app's title only beside it.
     public var choiceID: String?
     /// One line for a person, e.g. `emma asks to talk to custom:mallory in com.example.chat`.
     public var text: String

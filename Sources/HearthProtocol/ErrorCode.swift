@@ -40,13 +40,18 @@ public enum ErrorCode: UInt16, Sendable, Hashable, CaseIterable {
     /// The question's encoding is over its budget (`QuestionBudget`, 1,044,480 bytes); the message names the
     /// question's size, the budget and its largest field. Nothing was stored.
     case questionTooLarge = 23
-    /// A note or message breaks the `ShortText` rules (too long in bytes or characters, empty, a control character);
-    /// the message reads `FIELD: REASON`, naming the field. Nothing was stored.
+    /// A text an app, a child or a parent controls (a note, a message, a handle, a name, a choice's id or title, an
+    /// update's description) breaks its `ShortText` rule (too long in bytes or characters, empty, a control or
+    /// bidirectional character, not NFC); the message reads `FIELD: REASON`, naming the field. Nothing was stored.
     case invalidText = 24
     /// The question was withdrawn by the child's app: nobody can answer it any more.
     case withdrawn = 25
     /// A `history` cursor that is not an entry of that child's history (the message names it); nothing was read.
     case invalidCursor = 26
+    /// A question's choice passes for a standard one of the opposite answer (id or title `approve`/`Approve` on a
+    /// denial, `decline`/`Decline` on an approval); the message reads `question.choices[N]: REASON`. Nothing was
+    /// stored.
+    case misleadingChoice = 27
     /// An unknown code from a newer peer.
     case unknown = 0xFFFF
 }

@@ -50,7 +50,7 @@ public final class DesktopNotifier: Sendable {
             await notify(title: "Hearth", body: "\(notifications.count - shown.count) earlier notifications", logger)
         }
         for notification in shown {
-            await notify(title: Self.title(notification), body: notification.text, logger)
+            await notify(title: Self.plain(Self.title(notification)), body: Self.body(notification.text), logger)
         }
     }
 
@@ -66,11 +66,36 @@ public final class DesktopNotifier: Sendable {
         }
     }
 
+    /// A notification's body as the service gets it: the text an app and a child control (handles, names, the note)
+    /// with its markup escaped (`&`, `<`, `>`: servers that render body markup would follow `<a href>` or load
+    /// `<img>`) and its control and bidirectional characters written as escapes (`\u{1B}`).
+    static func body(_ text: String) -> String {
+        var body = ""
+        for character in ShortText.escaped(text) {
+            switch character {
+            case "&": body += "&amp;"
+            case "<": body += "&lt;"
+            case ">": body += "&gt;"
+            default: body.append(character)
+            }
+        }
+        return body
+    }
+
+    /// A title, which the service shows as plain text: only its controls escaped.
+    static func plain(_ text: String) -> String { ShortText.escaped(text) }
+
+    /// `text` as a GVariant string literal: `gdbus call` parses each argument as GVariant text first, so a body that
+    /// happened to read as one (`'x'`, `"x"`) would otherwise lose its quotes.
+    static func literal(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
     private func notify(title: String, body: String, _ logger: Logger) async {
         let arguments = [
             "call", "--session", "--dest", "org.freedesktop.Notifications",
             "--object-path", "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify",
-            "Hearth", "0", "", title, body, "[]", "{}", "10000",
+            "Hearth", "0", "", Self.literal(title), Self.literal(body), "[]", "{}", "10000",
         ]
         // posix_spawn, not Foundation's `Process`: its `run()` can crash this daemon (see `SpawnedProcess`). The exit
         // is awaited without holding a thread of the cooperative pool.

@@ -24,6 +24,10 @@ extension AskError {
         case .invalidText:
             let violation = ShortText.Violation(parsing: message)
             self = .invalidText(field: violation?.field ?? "question.note", reason: violation?.reason ?? message)
+        case .misleadingChoice:
+            let violation = ShortText.Violation(parsing: message)
+            self = .misleadingChoice(
+                field: violation?.field ?? "question.choices", reason: violation?.reason ?? message)
         }
     }
 

@@ -15,6 +15,9 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     /// A text field breaks its rules (`ShortText`: length in bytes and characters, control characters); `field` is
     /// its wire name, such as `question.note`, and `reason` the rule.
     case invalidText(field: String, reason: String)
+    /// A choice passes for a standard one of the opposite answer (`PermissionChoice.impersonatesStandardChoice`): a
+    /// choice titled "Decline" that approves. `field` names it (`question.choices[1]`), `reason` says how.
+    case misleadingChoice(field: String, reason: String)
     /// PermissionKit cannot serve this app now; `reason` says why.
     case notAvailable(reason: NotAvailableReason)
     /// Something unexpected failed; `reason` says what.
@@ -30,6 +33,7 @@ public enum AskError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             "invalid question: it is \(bytes) bytes encoded, over its budget of \(budget) bytes; its largest field is "
                 + "\(field): use smaller avatar images or fewer people"
         case .invalidText(let field, let reason): "invalid question: \(field) \(reason)"
+        case .misleadingChoice(let field, let reason): "invalid question: \(field): \(reason)"
         case .notAvailable(let reason): "PermissionKit is not available: \(reason)"
         case .unknown(let reason): "ask failed: \(reason)"
         }

@@ -3,15 +3,20 @@ import HearthCore
 import HearthProtocol
 
 extension PermissionQuestion {
-    /// Checks the rules a question must follow before it is sent, throwing `AskError.invalidQuestion` naming the
-    /// first one broken. `ask` calls it; apps may call it earlier to check a question they build from user input.
+    /// Checks the rules a question must follow before it is sent, throwing `AskError.invalidQuestion`,
+    /// `.invalidText` (a text field breaks its `ShortText` rule) or `.misleadingChoice` naming the first one broken. `ask` calls it; apps may call it earlier to check a question they build from user input.
     public func validate(now: Date = Date()) throws(AskError) {
         let question = Question(self)
         if let reason = QuestionRules.firstViolation(in: question, now: now) {
             throw .invalidQuestion(reason: reason)
         }
-        if let note, let violation = ShortText.violation(in: note, field: "question.note") {
+        // Every text the app controls reaches a parent: handles, names, choices, the description, the note.
+        if let violation = ShortText.violation(in: question) {
             throw .invalidText(field: violation.field, reason: violation.reason)
+        }
+        // A parent decides from a choice's answer; a choice titled "Decline" that approves would deceive them.
+        if let violation = PermissionChoice.impersonation(in: choices) {
+            throw .misleadingChoice(field: violation.field, reason: violation.reason)
         }
         // After the per-field limits, so that the error names the first rule a question breaks.
         if let violation = QuestionBudget.check(question) {

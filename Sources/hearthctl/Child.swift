@@ -26,7 +26,7 @@ struct Child: AsyncParsableCommand {
             guard let id = UUID(uuidString: question) else {
                 throw ValidationError("'\(question)' is not a question id (a UUID)")
             }
-            let passcode = try DaemonSocket.readSecret("Passcode")
+            let passcode = try SecretInput.read("Passcode")
             let reply = try await DaemonSocket.request(
                 .approveInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
             guard case .answerAccepted(let resolution) = reply else {

@@ -63,15 +63,6 @@ extension DaemonSocket {
         }
     }
 
-    /// Reads a secret from standard input (one line), so that it never appears in the process list or shell history.
-    static func readSecret(_ prompt: String) throws -> String {
-        FileHandle.standardError.write(Data("\(prompt): ".utf8))
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-            throw ValidationError("no \(prompt.lowercased()) on standard input")
-        }
-        return line
-    }
-
     /// Parses `kind:value` (kind: phone, email or custom), e.g. `phone:+15551234567`.
     static func handle(_ text: String) throws -> CommunicationHandle {
         guard let colon = text.firstIndex(of: ":") else {
@@ -108,7 +99,9 @@ extension DaemonSocket {
         lines.append("  contact editing by the child: \(settings.allowContactEditing ? "allowed" : "not allowed")")
         lines.append("  contacts: \(contacts.isEmpty ? "none" : "")")
         for contact in contacts {
-            lines.append("    \(contact.handle)\(contact.allowedDuringDowntime ? " (allowed during downtime)" : "")")
+            lines.append(
+                "    \(ShortText.escaped(contact.handle.description))\(contact.allowedDuringDowntime ? " (allowed during downtime)" : "")"
+            )
         }
         return lines.joined(separator: "\n")
     }

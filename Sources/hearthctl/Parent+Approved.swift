@@ -13,6 +13,7 @@ extension Parent {
         @Flag(help: "One JSON object a line: handle, question, approvedBy, approvedAt, inPerson.") var json = false
 
         func run() async throws {
+            var notApproved: [CommunicationHandle] = []
             if !revoke.isEmpty {
                 let handles = try revoke.map(DaemonSocket.handle)
                 let reply = try await DaemonSocket.request(
@@ -20,7 +21,12 @@ extension Parent {
                 guard case .handlesRevoked(let removed) = reply else {
                     throw ValidationError("parent-device gave an unexpected reply")
                 }
-                if !json { print("Revoked for \(child): \(removed.map(\.description).joined(separator: ", "))") }
+                notApproved = handles.filter { !removed.contains($0) }
+                if !json, !removed.isEmpty {
+                    print(
+                        "Revoked for \(child): \(removed.map { ShortText.escaped($0.description) }.joined(separator: ", "))"
+                    )
+                }
             }
             let reply = try await DaemonSocket.request(
                 .listApproved(childID: child), daemon: "parent-device", path: options.socket)
@@ -34,13 +40,20 @@ extension Parent {
             if approvals.isEmpty { print("Nothing is approved for \(child).") }
             for approval in approvals { print(Self.line(approval, child: child)) }
             if !complete { print("(more than fit in one reply: revoke some to see the rest)") }
+            // Revoking what was never approved changed nothing: said, and the exit status tells a script.
+            if !notApproved.isEmpty {
+                let listed = notApproved.map { ShortText.escaped($0.description) }.joined(separator: ", ")
+                FileHandle.standardError.write(Data("Not approved for \(child), nothing to revoke: \(listed)\n".utf8))
+                throw ExitCode.failure
+            }
         }
 
         static func line(_ approval: Approval, child: MemberID) -> String {
             let who =
                 approval.inPerson ? "approved in person" : "approved by \(approval.approvedBy ?? "a parent")"
             let when = approval.approvedAt.map { " at \($0.formatted(.iso8601))" } ?? ""
-            return "\(approval.handle)  \(who)\(when)  (hearthctl parent approved \(child) --revoke \(approval.handle))"
+            let handle = ShortText.escaped(approval.handle.description)
+            return "\(handle)  \(who)\(when)  (hearthctl parent approved \(child) --revoke \(handle))"
         }
 
         static func json(_ approval: Approval) -> String {
@@ -48,8 +61,7 @@ extension Parent {
             object["question"] = approval.questionID?.uuidString.lowercased()
             object["approvedBy"] = approval.approvedBy
             object["approvedAt"] = approval.approvedAt.map { $0.formatted(.iso8601) }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            return Parent.jsonLine(object)
         }
     }
 }

@@ -72,7 +72,7 @@ extension Parent {
         static func line(_ entry: HistoryEntry) -> String {
             let time = entry.recordedAt.formatted(.iso8601)
             let from = entry.deviceID.map { "  (from \($0))" } ?? ""
-            return "\(time)  \(entry.kind.name)  \(entry.summary)\(from)"
+            return "\(time)  \(entry.kind.name)  \(ShortText.escaped(entry.summary))\(from)"
         }
 
         static func json(_ entry: HistoryEntry) -> String {
@@ -85,11 +85,13 @@ extension Parent {
             object["device"] = entry.deviceID
             object["question"] = entry.questionID?.uuidString.lowercased()
             object["app"] = entry.appBundleID
-            object["choice"] = entry.choice?.id
-            object["answer"] = entry.choice.map { $0.answer == .approval ? "approval" : "denial" }
+            // A withdrawal is its own kind, nobody's answer: the default the app received is not printed as one.
+            if entry.kind != .withdrawn {
+                object["choice"] = entry.choice?.id
+                object["answer"] = entry.choice?.answer.name
+            }
             object["message"] = entry.message
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return String(decoding: data, as: UTF8.self)
+            return Parent.jsonLine(object)
         }
     }
 }

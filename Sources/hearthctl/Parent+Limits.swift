@@ -98,22 +98,35 @@ extension Parent {
             guard case .handlesRevoked(let removed) = reply else {
                 throw ValidationError("parent-device gave an unexpected reply")
             }
-            print(
-                removed.isEmpty
-                    ? "None of these was an approved handle of \(child)."
-                    : "Revoked for \(child): \(removed.map(\.description).joined(separator: ", "))")
+            let handles = try handles.map(DaemonSocket.handle)
+            if !removed.isEmpty {
+                print(
+                    "Revoked for \(child): \(removed.map { ShortText.escaped($0.description) }.joined(separator: ", "))"
+                )
+            }
+            // Revoking what was never approved changed nothing: said, and the exit status tells a script.
+            let notApproved = handles.filter { !removed.contains($0) }
+            if !notApproved.isEmpty {
+                let listed = notApproved.map { ShortText.escaped($0.description) }.joined(separator: ", ")
+                FileHandle.standardError.write(Data("Not approved for \(child), nothing to revoke: \(listed)\n".utf8))
+                throw ExitCode.failure
+            }
         }
     }
 
     struct Passcode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set the child's Screen Time passcode (read from standard input; an empty --clear removes it).")
+            abstract: "Set the child's Screen Time passcode (typed twice without echo, or one line of a pipe).",
+            discussion: """
+                On a terminal the passcode is read without echo and asked twice; both must match. From a pipe, the \
+                first line is the passcode. --clear removes it.
+                """)
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Flag(help: "Remove the passcode.") var clear = false
 
         func run() async throws {
-            let passcode = clear ? "" : try DaemonSocket.readSecret("Passcode")
+            let passcode = clear ? "" : try SecretInput.readNew("Passcode")
             _ = try await DaemonSocket.request(
                 .setPasscode(childID: child, passcode: passcode), daemon: "parent-device", path: options.socket)
             print(clear ? "Passcode removed for \(child)." : "Passcode set for \(child).")

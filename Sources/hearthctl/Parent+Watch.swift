@@ -43,7 +43,7 @@ extension Parent {
         static func line(_ n: ParentNotification) -> String {
             let time = n.createdAt.formatted(.iso8601)
             let question = n.questionID.map { "  [\($0.uuidString.lowercased().prefix(8))]" } ?? ""
-            return "\(time)  \(n.kind.name)  \(n.text)\(question)"
+            return "\(time)  \(n.kind.name)  \(ShortText.escaped(n.text))\(question)"
         }
 
         static func json(_ n: ParentNotification) -> String {
@@ -55,8 +55,7 @@ extension Parent {
             object["app"] = n.appBundleID
             object["answeredBy"] = n.answeredBy
             object["choice"] = n.choiceID
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return String(decoding: data, as: UTF8.self)
+            return Parent.jsonLine(object)
         }
     }
 }

@@ -20,11 +20,17 @@ struct Parent: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the questions waiting for an answer.")
         @OptionGroup var options: SocketOption
+        @Flag(help: "One JSON object a line: id, child, app, askedAt, topic, people, choices (with their answers).")
+        var json = false
 
         func run() async throws {
             let client = try await DaemonSocket.connect(daemon: "parent-device", path: options.socket)
             defer { Task { await client.close() } }
             let pending = try await Parent.pending(client)
+            if json {
+                for asked in pending { print(Parent.json(asked)) }
+                return
+            }
             if pending.isEmpty {
                 print("No questions are waiting.")
                 return
@@ -82,19 +88,22 @@ struct Parent: AsyncParsableCommand {
         let pending = try await pending(client)
         let questionID = try IDPrefix.resolve(
             idOrPrefix, among: pending.map(\.question.id), what: "question", listing: "hearthctl parent list")
-        var choiceID = choice
-        if choiceID == nil, let asked = pending.first(where: { $0.question.id == questionID }) {
-            choiceID = asked.question.choices.first { $0.answer == answer }?.id
+        guard let asked = pending.first(where: { $0.question.id == questionID }) else {
+            throw ValidationError("question \(questionID) is not waiting any more")
         }
-        let chosen = choiceID ?? (answer == .approval ? PermissionChoice.approve.id : PermissionChoice.decline.id)
+        let chosen = try Parent.choice(choice, giving: answer, of: asked.question)
         do {
             guard
                 case .answerAccepted(let resolution) = try await client.request(
-                    .answer(questionID: questionID, choiceID: chosen, message: message))
+                    .answer(questionID: questionID, choiceID: chosen.id, message: message))
             else {
                 throw ValidationError("parent-device sent an unexpected reply")
             }
-            print("\(resolution.choice.title): question \(questionID) answered by \(resolution.answeredBy ?? "-").")
+            // The answer in words first, the app's title only beside it.
+            let outcome = resolution.choice.outcome
+            print(
+                "\(outcome.prefix(1).uppercased() + outcome.dropFirst()): question \(questionID) answered by "
+                    + "\(resolution.answeredBy ?? "-").")
         } catch let error as ValidationError {
             throw error
         } catch {
@@ -102,31 +111,28 @@ struct Parent: AsyncParsableCommand {
         }
     }
 
-    static func describe(_ asked: AskedQuestion) -> String {
-        var lines = [
-            "\(asked.question.id)  from \(asked.childMemberID) in \(asked.appBundleID), asked \(asked.askedAt)"
-        ]
-        switch asked.question.topic {
-        case .communication(let topic):
-            let actions = topic.actions.map { "\($0)" }.sorted().joined(separator: ", ")
-            lines.append("  wants to \(actions.isEmpty ? "communicate" : actions) with:")
-            for person in topic.personInformation {
-                let name =
-                    person.nameComponents.map { n in
-                        [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ").isEmpty
-                            ? (n.nickname ?? "")
-                            : [n.givenName, n.middleName, n.familyName].compactMap { $0 }.joined(separator: " ")
-                    } ?? ""
-                lines.append("    \(person.handle.value) (\(person.handle.kind))\(name.isEmpty ? "" : " — \(name)")")
+    /// The choice `approve` or `decline` sends: the one named by `--choice`, which must give that answer (an app's
+    /// choice with the id `decline` that approves is refused), else the question's first choice giving it.
+    static func choice(
+        _ id: String?, giving answer: PermissionChoice.Answer, of question: Question
+    ) throws -> PermissionChoice {
+        let command = answer == .approval ? "approve" : "decline"
+        guard let id else {
+            guard let first = question.choices.first(where: { $0.answer == answer }) else {
+                throw ValidationError("question \(question.id) has no choice that gives \(answer.name)")
             }
-        case .significantAppUpdate(let description):
-            lines.append("  significant app update: \(description)")
+            return first
         }
-        if let note = asked.question.note {
-            lines.append("  note: " + note.replacingOccurrences(of: "\n", with: "\n        "))
+        guard let named = question.choices.first(where: { $0.id == id }) else {
+            let ids = question.choices.map { ShortText.escaped($0.id) }.joined(separator: ", ")
+            throw ValidationError(
+                "'\(ShortText.escaped(id))' is not a choice of question \(question.id); choices: \(ids)")
         }
-        if let expiration = asked.question.expirationDate { lines.append("  expires \(expiration)") }
-        lines.append("  choices: " + asked.question.choices.map { "\($0.id) (\($0.title))" }.joined(separator: ", "))
-        return lines.joined(separator: "\n")
+        guard named.answer == answer else {
+            throw ValidationError(
+                "choice '\(ShortText.escaped(id))' gives \(named.answer.name), not \(answer.name): use "
+                    + "`hearthctl parent \(answer == .approval ? "decline" : "approve")` to give it, not `\(command)`")
+        }
+        return named
     }
 }

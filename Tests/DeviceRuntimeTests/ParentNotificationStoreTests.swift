@@ -129,6 +129,39 @@ struct ParentNotificationStoreTests {
         #expect(seen.contains("member=Notify"), "\(seen)")
         #expect(seen.contains("emma asks to talk to custom:zed"))
     }
+
+    @Test func desktopBodiesEscapeMarkupAndControls() async throws {
+        let text =
+            "emma asks to talk to custom:<a href=\"https://evil.example\">grandma</a><img src=x> & "
+            + "stranger\u{1B}[2K\rgran\u{202E}ma — \"it's 'fine'\""
+        let body = DesktopNotifier.body(text)
+        #expect(
+            body
+                == #"emma asks to talk to custom:&lt;a href="https://evil.example"&gt;grandma&lt;/a&gt;&lt;img src=x&gt; "#
+                + #"&amp; stranger\u{1B}[2K\u{D}gran\u{202E}ma — "it's 'fine'""#)
+        #expect(DesktopNotifier.plain("emma\u{1B}[31m's settings changed") == #"emma\u{1B}[31m's settings changed"#)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-monitor"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/gdbus")
+        else {
+            Issue.record("dbus-daemon, dbus-monitor or gdbus is not installed: run deploy/setup --tests")
+            return
+        }
+        // Through the real service call: the body arrives escaped, whole, its quotes kept.
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let notifier = DesktopNotifier(environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let note = ParentNotification(
+            id: 1, kind: .questionPending, createdAt: Date(), childMemberID: "emma", questionID: nil,
+            appBundleID: "com.example.chat", answeredBy: nil, choiceID: nil, text: text)
+        try await Task.sleep(for: .milliseconds(300))  // dbus-monitor attaches
+        await notifier.show([note], logger: context.logger)
+        try await Task.sleep(for: .milliseconds(300))
+        let seen = bus.monitored()
+        #expect(seen.contains("&lt;img src=x&gt;") && !seen.contains("<img"), "\(seen)")
+        #expect(seen.contains(#"stranger\u{1B}[2K"#) && !seen.contains("\u{1B}"), "\(seen)")
+        #expect(seen.contains("it's 'fine'"), "\(seen)")
+    }
 }
 
 /// A session bus of the test's own (`dbus-daemon --session`), with `dbus-monitor` recording what is sent on it.

@@ -49,7 +49,7 @@ struct BrokerEngineHistoryTests {
             #expect(first.actor == "bob" && first.deviceID == "b1" && first.questionID == declined.id)
             #expect(first.choice?.id == "decline" && first.message == "not yet")
             #expect(first.appBundleID == "com.example.chat" && first.handles == [handle("sam")])
-            #expect(first.summary.contains("bob chose \"Decline\" for emma") && first.summary.contains("not yet"))
+            #expect(first.summary.contains("bob declined for emma") && first.summary.contains("not yet"))
             #expect(entries[1].actor == nil && entries[1].deviceID == nil && entries[1].choice?.id == "decline")
             #expect(entries[2].actor == "emma" && entries[2].deviceID == "e1")
             #expect(entries[4].actor == nil && entries[4].deviceID == "e1" && entries[4].choice?.id == "approve")

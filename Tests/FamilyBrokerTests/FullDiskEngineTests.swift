@@ -87,7 +87,7 @@ struct FullDiskEngineTests {
                 return count
             }
             // Larger than a page: it needs pages the limit refuses.
-            let big = question((0..<10).map { String(repeating: "\($0)", count: 500) })
+            let big = question((0..<20).map { String(repeating: "h", count: 250) + "\($0)" })
             let frames = [
                 Self.askFrame(question(["small"]), 1), Self.askFrame(big, 2), Self.askFrame(question(["after"]), 3),
             ]

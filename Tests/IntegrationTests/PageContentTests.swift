@@ -38,10 +38,10 @@ struct PageContentTests {
             let start = try #require(page.range(of: "id=\"history-emma\""), "a history for emma: \(page)")
             let history = String(page[start.lowerBound...])
             #expect(history.contains("alice changed emma&#39;s limits: contact editing"), "\(history)")
-            #expect(history.contains("bob chose &quot;Approve&quot; for emma"), "\(history)")
+            #expect(history.contains("bob approved for emma"), "\(history)")
             #expect(history.contains("<small>from bob-phone</small>"), "\(history)")
             #expect(
-                history.range(of: "alice changed")!.lowerBound < history.range(of: "bob chose")!.lowerBound,
+                history.range(of: "alice changed")!.lowerBound < history.range(of: "bob approved")!.lowerBound,
                 "newest first")
             await alice.close()
             await bob.close()

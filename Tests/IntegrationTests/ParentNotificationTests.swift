@@ -89,7 +89,7 @@ struct ParentNotificationTests {
             #expect(recorded.first?["actor"] as? String == "bob" && recorded.first?["device"] as? String == "bob-phone")
             let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
             #expect(human.output.split(separator: "\n").count == 2, "\(human.output)")
-            #expect(human.output.contains("answered  bob chose \"Approve\""), "\(human.output)")
+            #expect(human.output.contains("answered  bob approved for emma"), "\(human.output)")
             #expect(human.output.contains("(from bob-phone)"), "\(human.output)")
             let newest = try await hearthctl([
                 "parent", "history", "emma", "--last", "1", "--page-size", "1", "--socket",

@@ -25,6 +25,7 @@ import Testing
                 .unknown(reason: ErrorReply(code, "detail-\(code.rawValue)").description)
             case .deviceNotEnrolled: .notAvailable(reason: .notAuthorized(message: "detail-22"))
             case .invalidText: .invalidText(field: "question.note", reason: "detail-24")
+            case .misleadingChoice: .misleadingChoice(field: "question.choices", reason: "detail-27")
             }
         #expect(error == expected)
         #expect(error.description.contains("detail-\(code.rawValue)"))

@@ -197,3 +197,36 @@ import Testing
         #expect(CommunicationLimits.environmentBundleID(environment: [:], processName: "") == "unknown-app")
     }
 }
+
+/// What an app controls and a parent reads follows the text rule, and choices mean what they say: checked before
+/// anything is sent.
+@Suite("PermissionQuestion text and choices")
+struct PermissionQuestionTruthTests {
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    @Test(arguments: ["stranger\u{1B}[2K\rgrandma@family.example", "evil\u{202E}moc.elpmaxe@amdnarg"])
+    func aHandleInDisguiseIsRefusedByName(value: String) {
+        let question = PermissionQuestion(handle: CommunicationHandle(value: value, kind: .emailAddress))
+        #expect {
+            try question.validate(now: Self.now)
+        } throws: { error in
+            guard case .invalidText(let field, _) = error as? AskError else { return false }
+            return field == "topic.personInformation[0].handle.value"
+        }
+    }
+
+    @Test func aDeclineThatApprovesIsRefusedNamingTheChoice() {
+        let disguised = PermissionChoice(id: "decline", title: "Decline", answer: .approval)
+        let no = PermissionChoice(id: "no", title: "No", answer: .denial)
+        let question = PermissionQuestion(
+            topic: CommunicationTopic(personInformation: [
+                PersonInformation(handle: CommunicationHandle(value: "sam", kind: .custom))
+            ]), choices: [disguised, no], defaultChoice: no)
+        #expect {
+            try question.validate(now: Self.now)
+        } throws: { error in
+            guard case .misleadingChoice(let field, let reason) = error as? AskError else { return false }
+            return field == "question.choices[0]" && reason.contains("\"decline\"")
+        }
+    }
+}

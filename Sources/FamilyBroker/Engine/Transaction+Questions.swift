@@ -91,8 +91,13 @@ extension Transaction {
         if let expiration = question.expirationDate, expiration <= now {
             throw invalid("expirationDate is in the past")
         }
-        if let note = question.note, let violation = ShortText.violation(in: note, field: "question.note") {
+        // Every text the app controls reaches a parent: handles, names, choices, the description, the note.
+        if let violation = ShortText.violation(in: question) {
             throw ErrorReply(.invalidText, violation.description)
+        }
+        // A parent decides from a choice's answer: a choice titled "Decline" that approves would deceive them.
+        if let violation = PermissionChoice.impersonation(in: question.choices) {
+            throw ErrorReply(.misleadingChoice, violation.description)
         }
     }
 

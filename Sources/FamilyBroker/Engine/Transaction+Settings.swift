@@ -79,6 +79,11 @@ extension Transaction {
         if caller.id == child.id, add.contains(where: \.allowedDuringDowntime) {
             throw ErrorReply(.notAuthorized, "only a parent chooses who is reachable during downtime")
         }
+        // A contact added reaches every guardian (history, notifications): the handle's text rule. Removals are not
+        // checked, so that a contact stored before the rule can still be removed.
+        if let violation = ShortText.violation(in: add.map(\.handle), field: "editContacts.add") {
+            throw ErrorReply(.invalidText, violation.description)
+        }
         let overlap = Set(add.map(\.handle)).intersection(remove)
         guard overlap.isEmpty else { throw ErrorReply(.invalidRequest, "\(overlap.first!) is both added and removed") }
         // What really changes, for the history: new contacts and changed downtime marks (the last of a repeat wins).
