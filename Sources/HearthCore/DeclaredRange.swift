@@ -28,12 +28,51 @@ public struct DeclaredRange: Hashable, Sendable {
     }
 }
 
-/// Who vouches for a declared range (Apple's `AgeRangeDeclaration`).
+/// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). The family file records it per
+/// member (`ageAssurance`); without it, the broker derives `selfDeclared` or `guardianDeclared` from the age.
+///
+/// Values 1 and 2 are protocol v1; 3 to 9 travel only to peers that negotiated version 3 (docs/PROTOCOL.md §3), and
+/// `v1Equivalent` is what an older peer gets instead.
 public enum AgeDeclaration: UInt8, Hashable, Sendable, CaseIterable {
     /// The user declared their own age: adults, and teens in no family.
     case selfDeclared = 1
     /// A parent or guardian declared it: children, and teens in a family.
     case guardianDeclared = 2
+    /// The user's age was checked by a method not named here.
+    case checkedByOtherMethod = 3
+    /// A parent or guardian had the age checked by a method not named here.
+    case guardianCheckedByOtherMethod = 4
+    /// The user's age was checked against a government ID.
+    case governmentIDChecked = 5
+    /// A parent or guardian had the age checked against their government ID.
+    case guardianGovernmentIDChecked = 6
+    /// The user's age was checked with a payment method, such as a credit card.
+    case paymentChecked = 7
+    /// A parent or guardian had the age checked with their payment method.
+    case guardianPaymentChecked = 8
+    /// The age was confirmed by a scrutinized method (a government ID or a credit card) without saying which.
+    case confirmed = 9
+
+    /// True when a parent or guardian, not the user, established the age.
+    public var isGuardian: Bool {
+        switch self {
+        case .guardianDeclared, .guardianCheckedByOtherMethod, .guardianGovernmentIDChecked, .guardianPaymentChecked:
+            true
+        case .selfDeclared, .checkedByOtherMethod, .governmentIDChecked, .paymentChecked, .confirmed: false
+        }
+    }
+
+    /// The protocol v1 value a peer that did not negotiate version 3 gets: who declared, without how.
+    public var v1Equivalent: AgeDeclaration { isGuardian ? .guardianDeclared : .selfDeclared }
+
+    /// The name the family file and the admin commands use: the case's name.
+    public var name: String { String(describing: self) }
+
+    /// The declaration named `name` (`governmentIDChecked`…); nil for any other text.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
 }
 
 /// Parental controls revealed with a range whose upper bound is below the age of majority.
@@ -43,4 +82,6 @@ public struct ParentalControlFlags: OptionSet, Hashable, Sendable {
 
     /// The parents turned on Communication Limits.
     public static let communicationLimits = ParentalControlFlags(rawValue: 1)
+    /// The member's region requires a parent's consent to a significant change of an app.
+    public static let significantAppChangeApprovalRequired = ParentalControlFlags(rawValue: 2)
 }

@@ -114,7 +114,7 @@ import Testing
         #expect {
             try question.validate(now: Date(timeIntervalSince1970: 1_750_000_000))
         } throws: { error in
-            guard case .invalidText(let field, let reason) = error as? AskError else { return false }
+            guard case .invalidText(let field, let reason) = error as? AskFailure else { return false }
             return field == "question.note" && reason.contains(rule)
         }
         let fine = PermissionQuestion(topic: Self.fullTopic(), note: "two\nlines, 🐉 and all")
@@ -123,7 +123,7 @@ import Testing
 
     // MARK: Validation
 
-    static func violation(of question: PermissionQuestion<some PermissionTopic>) -> String? {
+    static func violation(of question: PermissionQuestion<some QuestionTopic>) -> String? {
         do {
             try question.validate(now: Date(timeIntervalSince1970: 1_750_000_000))
             return nil
