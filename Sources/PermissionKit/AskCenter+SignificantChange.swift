@@ -27,7 +27,9 @@ extension AskCenter {
         let connection = communicationLimits.connection
         Task { await connection.keepReceiving() }
         guard let response = await answers.next() else {
-            try? await communicationLimits.withdraw(question)
+            // The calling task is cancelled: the withdrawal runs in a task of its own, which is not.
+            let limits = communicationLimits
+            await Task { try? await limits.withdraw(question) }.value
             return .cancel
         }
         guard response.reason == .approvedInPerson else { return .askToApprove(didSend: true) }
