@@ -9,7 +9,7 @@ import PermissionKit
 // write) so that the tests can run the same code against a fleet of real daemons.
 
 /// Stand-in for UIKit's view controller, the anchor Apple's sheets present from.
-final class ChatViewController {}
+final class ChatViewController: Sendable {}
 
 /// The chat app's PermissionKit side.
 struct ChatApp {

@@ -9,7 +9,6 @@ import Testing
 /// processes: its questions reach a parent, its significant change is approved remotely and in person, its age
 /// requests get ranges, and Apple's errors come where Apple documents them.
 @Suite("An app written for Apple's shipping SDK, against real daemons", .serialized)
-@MainActor
 struct ShippingSDKAppTests {
     static let bundleID = "com.example.chat"
     static let family = FleetSpec(families: [
