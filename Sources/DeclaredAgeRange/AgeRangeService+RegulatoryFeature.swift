@@ -1,6 +1,6 @@
 extension AgeRangeService {
-    /// A feature the law of the user's region requires of apps (iOS 26.4). Hearth reads them per region from the
-    /// broker's region rules (`config/regions.yaml`, beside the age of majority).
+    /// A feature the law of the user's region requires of apps (iOS 26.4). Today's daemons do not report them:
+    /// `requiredRegulatoryFeatures` throws `Error.notAvailable` until the broker reads them from its region rules.
     public enum RegulatoryFeature: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// The user must share an age range with the app before using it.
         case declaredAgeRangeRequired

@@ -44,8 +44,9 @@ extension AgeRangeService {
         }
     }
 
-    /// How the age behind a range was established, and by whom: the family file's `ageAssurance` for the member, or,
-    /// without one, `guardianDeclared` for children and teens in a family and `selfDeclared` for everyone else.
+    /// How the age behind a range was established, and by whom. Today's broker sends `guardianDeclared` for children
+    /// and teens in a family and `selfDeclared` for everyone else; the assurance cases are Apple's (26.2, 26.5), ready
+    /// for a broker that records how each member's age was checked.
     public enum AgeRangeDeclaration: Hashable, Sendable, CustomStringConvertible {
         /// The user declared their own age.
         case selfDeclared
@@ -105,7 +106,7 @@ extension AgeRangeService {
         public static let communicationLimits = ParentalControls(rawValue: 1)
         /// The user's region requires a parent's consent before a significant change of the app: ask with
         /// PermissionKit's `askSignificantChangePermission(for:permissionFlow:in:)`. Apple made this an option set
-        /// member in iOS 26.2 and moved the signal to `requiredRegulatoryFeatures` in 26.4; Hearth fills both.
+        /// member in iOS 26.2 and moved the signal to `requiredRegulatoryFeatures` in 26.4. Today's broker sets neither.
         public static let significantAppChangeApprovalRequired = ParentalControls(rawValue: 2)
 
         /// The controls' names, for debugging: `[communicationLimits, significantAppChangeApprovalRequired]`.

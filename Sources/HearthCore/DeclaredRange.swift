@@ -28,11 +28,11 @@ public struct DeclaredRange: Hashable, Sendable {
     }
 }
 
-/// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). The family file records it per
-/// member (`ageAssurance`); without it, the broker derives `selfDeclared` or `guardianDeclared` from the age.
+/// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). Today the broker derives
+/// `selfDeclared` or `guardianDeclared` from the age and the family, and only those two (1 and 2) go on the wire.
 ///
-/// Values 1 and 2 are protocol v1; 3 to 9 travel only to peers that negotiated version 3 (docs/PROTOCOL.md §3), and
-/// `v1Equivalent` is what an older peer gets instead.
+/// Values 3 to 9 name Apple's assurance methods for when the family file records them; an older peer rejects them
+/// when decoding, so they may only be sent to a peer known to read them, and `v1Equivalent` is what any other gets.
 public enum AgeDeclaration: UInt8, Hashable, Sendable, CaseIterable {
     /// The user declared their own age: adults, and teens in no family.
     case selfDeclared = 1
@@ -82,6 +82,7 @@ public struct ParentalControlFlags: OptionSet, Hashable, Sendable {
 
     /// The parents turned on Communication Limits.
     public static let communicationLimits = ParentalControlFlags(rawValue: 1)
-    /// The member's region requires a parent's consent to a significant change of an app.
+    /// The member's region requires a parent's consent to a significant change of an app. Not set by the broker yet;
+    /// a peer that predates it decodes it anyway (the byte is an option set, unknown bits are kept).
     public static let significantAppChangeApprovalRequired = ParentalControlFlags(rawValue: 2)
 }
