@@ -31,8 +31,8 @@ public struct DeclaredRange: Hashable, Sendable {
 /// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). Today the broker derives
 /// `selfDeclared` or `guardianDeclared` from the age and the family, and only those two (1 and 2) go on the wire.
 ///
-/// Values 3 to 9 name Apple's assurance methods for when the family file records them; an older peer rejects them
-/// when decoding, so they may only be sent to a peer known to read them, and `v1Equivalent` is what any other gets.
+/// Values 3 to 9 name Apple's assurance methods for when the family file records them. Protocol v1 refuses them:
+/// the wire writer sends `v1Equivalent` and the reader refuses 3 to 9, until a version negotiates them.
 public enum AgeDeclaration: UInt8, Hashable, Sendable, CaseIterable {
     /// The user declared their own age: adults, and teens in no family.
     case selfDeclared = 1
