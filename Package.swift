@@ -134,7 +134,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "family-broker",
-            dependencies: ["FamilyBroker", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "FamilyBroker", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "child-device",
@@ -174,7 +176,8 @@ let package = Package(
         .executableTarget(
             name: "hearth-loadtest",
             dependencies: [
-                "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport", "HearthLoad",
+                "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport",
+                "HearthLoad",
                 "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -227,6 +230,15 @@ let package = Package(
                 "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthProtocol", "HearthCore", "HearthService",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // An app written against Apple's shipping PermissionKit and Declared Age Range (its app file imports nothing
+        // else), run against real daemons.
+        .testTarget(
+            name: "AppleAPITests",
+            dependencies: [
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "family-broker", "child-device",
+                "parent-device",
             ]
         ),
         .testTarget(

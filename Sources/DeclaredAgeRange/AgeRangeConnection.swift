@@ -141,10 +141,10 @@ actor AgeRangeConnection {
     private func connectedClient() async throws -> LocalClient {
         if let client = await session.current { return client }
         guard LocalEndpoints.socketExists(socketPath) else {
-            throw AgeRangeService.Error.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
+            throw AgeRangeService.Failure.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
         }
         guard Identifier.isValidBundleID(bundleID) else {
-            throw AgeRangeService.Error.invalidRequest(
+            throw AgeRangeService.Failure.invalidRequest(
                 reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -")
         }
         if pushConsumer == nil {

@@ -1,55 +1,45 @@
 import Foundation
-import HearthProtocol
-import HearthTransport
 
 extension AgeRangeService {
-    /// Why an age range request failed. Unlike Apple's, every case says which rule or what was unavailable.
+    /// Why an age range request failed, in Apple's shape: the cases carry no detail. Hearth's headless
+    /// `requestAgeRange(ageGates:_:_:)` throws `Failure` instead, which names the rule or the unreachable daemon.
     public enum Error: Swift.Error, Hashable, Sendable, CustomStringConvertible, LocalizedError {
-        /// The request itself is wrong; `reason` names the rule (count, order, a range under 2 years…).
-        case invalidRequest(reason: String)
-        /// Declared Age Range cannot answer on this device now; `reason` says why.
-        case notAvailable(reason: NotAvailableReason)
+        /// The request breaks a rule: 1 to 3 ascending gates, each range at least 2 years wide.
+        case invalidRequest
+        /// The system cannot answer: no device daemon, or one that timed out, refused or speaks another protocol.
+        case notAvailable
+        /// The device's account cannot share an age: its member has no birth date, or the device is not enrolled.
+        case invalidAccount
+        /// The device daemon could not reach the family broker; retry later.
+        case network
+
+        /// The case Apple's spellings throw for `failure`.
+        public init(_ failure: Failure) {
+            switch failure {
+            case .invalidRequest: self = .invalidRequest
+            case .notAvailable(let reason):
+                switch reason.code {
+                case .noAccount, .deviceNotEnrolled: self = .invalidAccount
+                case .brokerUnreachable: self = .network
+                default: self = .notAvailable
+                }
+            }
+        }
 
         public var description: String {
             switch self {
-            case .invalidRequest(let reason): "invalid age range request: \(reason)"
-            case .notAvailable(let reason): "Declared Age Range is not available: \(reason)"
+            case .invalidRequest: "invalid age range request; Hearth's requestAgeRange(ageGates:) names the rule"
+            case .notAvailable: "Declared Age Range is not available on this device now"
+            case .invalidAccount: "this device's account cannot share an age range"
+            case .network: "the family broker could not be reached; retry later"
             }
         }
 
         public var errorDescription: String? { description }
-
-        /// The error for an error reply of the daemon.
-        init(_ reply: ErrorReply) {
-            let message = reply.message
-            switch reply.code {
-            case .invalidAgeRequest: self = .invalidRequest(reason: message)
-            case .ageNotDeclared: self = .notAvailable(reason: .noAccount(message: message))
-            case .deviceNotEnrolled: self = .notAvailable(reason: .deviceNotEnrolled(message: message))
-            case .brokerUnavailable: self = .notAvailable(reason: .brokerUnreachable(message: message))
-            case .unsupportedVersion, .unknownMessageType:
-                self = .notAvailable(reason: .incompatibleDaemon(message: message))
-            default: self = .notAvailable(reason: .refused(message: reply.description))
-            }
-        }
-
-        /// The error for any failure of a request to the daemon at `socketPath`.
-        init(_ error: any Swift.Error, socketPath: String) {
-            switch error {
-            case let error as AgeRangeService.Error: self = error
-            case let reply as ErrorReply: self.init(reply)
-            case let transport as TransportError:
-                switch transport {
-                case .timeout(_, let seconds):
-                    self = .notAvailable(
-                        reason: LocalEndpoints.socketExists(socketPath)
-                            ? .timedOut(socketPath: socketPath, seconds: seconds)
-                            : .daemonNotRunning(socketPath: socketPath))
-                case .closed: self = .notAvailable(reason: .connectionClosed(socketPath: socketPath))
-                case .unexpectedReply: self = .notAvailable(reason: .incompatibleDaemon(message: transport.description))
-                }
-            default: self = .notAvailable(reason: .refused(message: "\(error)"))
-            }
-        }
     }
+}
+
+extension AgeRangeService.Failure {
+    /// The case of Apple's `AgeRangeService.Error` this failure becomes in Apple's spellings.
+    public var error: AgeRangeService.Error { AgeRangeService.Error(self) }
 }

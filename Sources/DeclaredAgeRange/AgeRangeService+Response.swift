@@ -39,32 +39,86 @@ extension AgeRangeService {
         init(_ range: DeclaredRange) {
             self.init(
                 lowerBound: range.lowerBound, upperBound: range.upperBound,
-                ageRangeDeclaration: range.declaration == .guardianDeclared ? .guardianDeclared : .selfDeclared,
+                ageRangeDeclaration: AgeRangeDeclaration(range.declaration),
                 activeParentalControls: ParentalControls(rawValue: Int(range.parentalControls.rawValue)))
         }
     }
 
-    /// Who declared the age: the user, or a parent or guardian.
+    /// How the age behind a range was established, and by whom. Today's broker sends `guardianDeclared` for children
+    /// and teens in a family and `selfDeclared` for everyone else; the assurance cases are Apple's (26.2, 26.5), ready
+    /// for a broker that records how each member's age was checked.
     public enum AgeRangeDeclaration: Hashable, Sendable, CustomStringConvertible {
-        /// Adults, and teens in no family.
+        /// The user declared their own age.
         case selfDeclared
-        /// Children, and teens in a family.
+        /// A parent, guardian or the family organizer declared it.
         case guardianDeclared
+        /// The user's age was checked by a method not named here.
+        case checkedByOtherMethod
+        /// A parent or guardian had the age checked by a method not named here.
+        case guardianCheckedByOtherMethod
+        /// The user's age was checked against a government ID.
+        case governmentIDChecked
+        /// A parent or guardian had the age checked against a government ID.
+        case guardianGovernmentIDChecked
+        /// The user's age was checked with a payment method, such as a credit card.
+        case paymentChecked
+        /// A parent or guardian had the age checked with a payment method.
+        case guardianPaymentChecked
+        /// The age was confirmed by a scrutinized method (a credit card or a government ID) without saying which.
+        case confirmed
 
+        init(_ declaration: AgeDeclaration) {
+            switch declaration {
+            case .selfDeclared: self = .selfDeclared
+            case .guardianDeclared: self = .guardianDeclared
+            case .checkedByOtherMethod: self = .checkedByOtherMethod
+            case .guardianCheckedByOtherMethod: self = .guardianCheckedByOtherMethod
+            case .governmentIDChecked: self = .governmentIDChecked
+            case .guardianGovernmentIDChecked: self = .guardianGovernmentIDChecked
+            case .paymentChecked: self = .paymentChecked
+            case .guardianPaymentChecked: self = .guardianPaymentChecked
+            case .confirmed: self = .confirmed
+            }
+        }
+
+        /// The case's name, as the family file spells it.
         public var description: String {
             switch self {
             case .selfDeclared: "selfDeclared"
             case .guardianDeclared: "guardianDeclared"
+            case .checkedByOtherMethod: "checkedByOtherMethod"
+            case .guardianCheckedByOtherMethod: "guardianCheckedByOtherMethod"
+            case .governmentIDChecked: "governmentIDChecked"
+            case .guardianGovernmentIDChecked: "guardianGovernmentIDChecked"
+            case .paymentChecked: "paymentChecked"
+            case .guardianPaymentChecked: "guardianPaymentChecked"
+            case .confirmed: "confirmed"
             }
         }
     }
 
     /// Parental controls in force for the user.
-    public struct ParentalControls: OptionSet, Hashable, Sendable {
+    public struct ParentalControls: OptionSet, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// Communication Limits are on: use PermissionKit before the user talks to someone new.
         public static let communicationLimits = ParentalControls(rawValue: 1)
+        /// The user's region requires a parent's consent before a significant change of the app: ask with
+        /// PermissionKit's `askSignificantChangePermission(for:permissionFlow:in:)`. Apple made this an option set
+        /// member in iOS 26.2 and moved the signal to `requiredRegulatoryFeatures` in 26.4. Today's broker sets neither.
+        public static let significantAppChangeApprovalRequired = ParentalControls(rawValue: 2)
+
+        /// The controls' names, for debugging: `[communicationLimits, significantAppChangeApprovalRequired]`.
+        public var description: String {
+            let names: [(ParentalControls, String)] = [
+                (.communicationLimits, "communicationLimits"),
+                (.significantAppChangeApprovalRequired, "significantAppChangeApprovalRequired"),
+            ]
+            var listed = names.filter { contains($0.0) }.map(\.1)
+            let unknown = rawValue & ~names.reduce(0) { $0 | $1.0.rawValue }
+            if unknown != 0 { listed.append("rawValue(\(unknown))") }
+            return "[" + listed.joined(separator: ", ") + "]"
+        }
     }
 }

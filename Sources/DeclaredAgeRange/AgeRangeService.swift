@@ -32,7 +32,7 @@ public final class AgeRangeService: Sendable {
     /// Asks for the user's age range relative to 1 to 3 ascending age gates, each range at least 2 years wide.
     ///
     /// Returns `.sharing(range:)` or `.declinedSharing`. Under Ask First the user is prompted on their device and
-    /// this waits for the answer (a prompt nobody answers in time declines). Throws `AgeRangeService.Error`:
+    /// this waits for the answer (a prompt nobody answers in time declines). Throws `AgeRangeService.Failure`:
     /// `invalidRequest` naming the rule the gates break, or `notAvailable` with the reason; or `CancellationError`.
     public func requestAgeRange(
         ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil
@@ -41,7 +41,7 @@ public final class AgeRangeService: Sendable {
         do {
             try AgeRangeRules.validate(gates)
         } catch {
-            throw Error.invalidRequest(reason: error.description)
+            throw Failure.invalidRequest(reason: error.description)
         }
         let reply: Message
         do {
@@ -49,7 +49,7 @@ public final class AgeRangeService: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw Error(error, socketPath: socketPath)
+            throw Failure(error, socketPath: socketPath)
         }
         switch reply {
         case .ageRange(.result(_, let answer)):
@@ -59,11 +59,11 @@ public final class AgeRangeService: Sendable {
             let deadline = Duration.milliseconds(Int(milliseconds)) + timeout
             guard let answer = await connection.outcome(of: id, within: deadline) else {
                 if Task.isCancelled { throw CancellationError() }
-                throw Error.notAvailable(reason: .timedOut(socketPath: socketPath, seconds: deadline.seconds))
+                throw Failure.notAvailable(reason: .timedOut(socketPath: socketPath, seconds: deadline.seconds))
             }
             return Response(answer)
         default:
-            throw Error.notAvailable(
+            throw Failure.notAvailable(
                 reason: .incompatibleDaemon(
                     message: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description
                 ))

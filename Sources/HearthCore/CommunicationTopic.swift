@@ -1,7 +1,7 @@
 /// A question about communicating with one or more people.
-public struct CommunicationTopic: Hashable, Sendable {
+public struct CommunicationTopic: Hashable, Sendable, Codable {
     /// How the child wants to interact; the wording shown to the parent.
-    public enum Action: UInt8, Hashable, Sendable, CaseIterable {
+    public enum Action: UInt8, Hashable, Sendable, Codable, CaseIterable {
         case message = 1
         case call = 2
         case audioCall = 3
@@ -13,6 +13,9 @@ public struct CommunicationTopic: Hashable, Sendable {
         case beFollowed = 9
         case friend = 10
     }
+
+    /// Apple's nested spelling, `CommunicationTopic.PersonInformation`: the same type as `PersonInformation`.
+    public typealias PersonInformation = HearthCore.PersonInformation
 
     /// The people the child wants to talk to.
     public var personInformation: [PersonInformation]

@@ -28,12 +28,51 @@ public struct DeclaredRange: Hashable, Sendable {
     }
 }
 
-/// Who vouches for a declared range (Apple's `AgeRangeDeclaration`).
+/// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). Today the broker derives
+/// `selfDeclared` or `guardianDeclared` from the age and the family, and only those two (1 and 2) go on the wire.
+///
+/// Values 3 to 9 name Apple's assurance methods for when the family file records them. Protocol v1 refuses them:
+/// the wire writer sends `v1Equivalent` and the reader refuses 3 to 9, until a version negotiates them.
 public enum AgeDeclaration: UInt8, Hashable, Sendable, CaseIterable {
     /// The user declared their own age: adults, and teens in no family.
     case selfDeclared = 1
     /// A parent or guardian declared it: children, and teens in a family.
     case guardianDeclared = 2
+    /// The user's age was checked by a method not named here.
+    case checkedByOtherMethod = 3
+    /// A parent or guardian had the age checked by a method not named here.
+    case guardianCheckedByOtherMethod = 4
+    /// The user's age was checked against a government ID.
+    case governmentIDChecked = 5
+    /// A parent or guardian had the age checked against their government ID.
+    case guardianGovernmentIDChecked = 6
+    /// The user's age was checked with a payment method, such as a credit card.
+    case paymentChecked = 7
+    /// A parent or guardian had the age checked with their payment method.
+    case guardianPaymentChecked = 8
+    /// The age was confirmed by a scrutinized method (a government ID or a credit card) without saying which.
+    case confirmed = 9
+
+    /// True when a parent or guardian, not the user, established the age.
+    public var isGuardian: Bool {
+        switch self {
+        case .guardianDeclared, .guardianCheckedByOtherMethod, .guardianGovernmentIDChecked, .guardianPaymentChecked:
+            true
+        case .selfDeclared, .checkedByOtherMethod, .governmentIDChecked, .paymentChecked, .confirmed: false
+        }
+    }
+
+    /// The protocol v1 value a peer that did not negotiate version 3 gets: who declared, without how.
+    public var v1Equivalent: AgeDeclaration { isGuardian ? .guardianDeclared : .selfDeclared }
+
+    /// The name the family file and the admin commands use: the case's name.
+    public var name: String { String(describing: self) }
+
+    /// The declaration named `name` (`governmentIDChecked`…); nil for any other text.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
 }
 
 /// Parental controls revealed with a range whose upper bound is below the age of majority.
@@ -43,4 +82,7 @@ public struct ParentalControlFlags: OptionSet, Hashable, Sendable {
 
     /// The parents turned on Communication Limits.
     public static let communicationLimits = ParentalControlFlags(rawValue: 1)
+    /// The member's region requires a parent's consent to a significant change of an app. Not set by the broker yet;
+    /// a peer that predates it decodes it anyway (the byte is an option set, unknown bits are kept).
+    public static let significantAppChangeApprovalRequired = ParentalControlFlags(rawValue: 2)
 }

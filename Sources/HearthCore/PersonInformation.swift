@@ -1,7 +1,7 @@
 import Foundation
 
 /// Who a question is about, with the metadata a parent sees.
-public struct PersonInformation: Hashable, Sendable {
+public struct PersonInformation: Hashable, Sendable, Codable {
     /// The person's handle in the app.
     public var handle: CommunicationHandle
     /// The person's name as the app knows it.

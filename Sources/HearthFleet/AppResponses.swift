@@ -14,7 +14,7 @@ public final class AppResponses: Sendable {
     /// Starts listening to `limits.updates` at once.
     public init(_ limits: CommunicationLimits) {
         let task = Task { [received] in
-            for await response in limits.updates {
+            for await response in limits.responses(for: CommunicationTopic.self) {
                 received.items.withLock { $0.append(response) }
             }
         }

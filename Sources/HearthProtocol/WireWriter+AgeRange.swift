@@ -5,7 +5,8 @@ extension WireWriter {
     public mutating func declaredRange(_ r: DeclaredRange) {
         optional(r.lowerBound) { $0.u8(UInt8(clamping: $1)) }
         optional(r.upperBound) { $0.u8(UInt8(clamping: $1)) }
-        u8(r.declaration.rawValue)
+        // Who declared, not how: protocol v1 has no values for Apple's assurance methods (docs/PROTOCOL.md §5.12).
+        u8(r.declaration.v1Equivalent.rawValue)
         u8(r.parentalControls.rawValue)
     }
 

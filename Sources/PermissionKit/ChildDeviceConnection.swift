@@ -101,10 +101,10 @@ actor ChildDeviceConnection {
     private func connectedClient() async throws -> LocalClient {
         if let client = await session.current { return client }
         guard Self.socketExists(socketPath) else {
-            throw AskError.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
+            throw AskFailure.notAvailable(reason: .daemonNotRunning(socketPath: socketPath))
         }
         guard Identifier.isValidBundleID(bundleID) else {
-            throw AskError.notAvailable(
+            throw AskFailure.notAvailable(
                 reason: .connectionFailed(
                     socketPath: socketPath,
                     reason: "bundle id \"\(bundleID)\" must be 1-255 characters of A-Z a-z 0-9 . _ -"

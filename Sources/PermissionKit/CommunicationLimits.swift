@@ -74,10 +74,11 @@ public final class CommunicationLimits: Sendable {
 
     /// Sends `question` to the child's parents through the child-device daemon.
     ///
-    /// Returns once the daemon has taken the question; the answer arrives later through `updates` (or
-    /// `responses(for:)`), also when the question is answered at once with the default response. Throws
-    /// `AskError` naming the broken rule or the unreachable daemon, or `CancellationError`.
-    public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) async throws {
+    /// Returns once the daemon has taken the question; the answer arrives later through `responses(for:)`, also when
+    /// the question is answered at once with the default response. Hearth's headless spelling: it throws
+    /// `AskFailure` naming the broken rule or the unreachable daemon (Apple's `ask(_:in:)` throws `AskError`), or
+    /// `CancellationError`.
+    public func ask<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>) async throws {
         try question.validate()
         let message = Message.ask(appBundleID: bundleID, question: Question(question))
         let reply: Message
@@ -86,10 +87,10 @@ public final class CommunicationLimits: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw AskError(error, socketPath: socketPath)
+            throw AskFailure(error, socketPath: socketPath)
         }
         guard case .askAccepted(let asked, let resolution) = reply else {
-            throw AskError.unknown(
+            throw AskFailure.unknown(
                 reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
         }
         if let resolution { hub.receive(asked, resolution, inboxID: nil) }
@@ -97,9 +98,9 @@ public final class CommunicationLimits: Sendable {
 
     /// Takes back a question this app asked that nobody has answered yet: the parents are told and can no longer
     /// answer it, and the app receives its response through `updates` with its default choice and reason
-    /// `.withdrawn`. Withdrawing it again is harmless. Throws `AskError`: `invalidQuestion` when it was already
+    /// `.withdrawn`. Withdrawing it again is harmless. Throws `AskFailure`: `invalidQuestion` when it was already
     /// answered or expired (the reason says which), `notAvailable` when the daemon or its broker cannot be reached.
-    public func withdraw<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>) async throws {
+    public func withdraw<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>) async throws {
         try await withdraw(questionWithID: question.id)
     }
 
@@ -111,20 +112,22 @@ public final class CommunicationLimits: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw AskError(error, socketPath: socketPath)
+            throw AskFailure(error, socketPath: socketPath)
         }
         guard case .answerAccepted = reply else {
-            throw AskError.unknown(
+            throw AskFailure.unknown(
                 reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
         }
     }
 
-    /// Apple's `ask(_:in:)`: the same as `ask(_:)`. Hearth has no UI to present, so `context` (a view controller or
-    /// window on Apple platforms) is ignored.
+    /// Apple's `ask(_:in:)` of iOS 26.0, deprecated by Apple for `AskCenter.shared.ask(_:in:)`, which it is: it sends
+    /// the question as `ask(_:)` does and throws Apple's `AskError`. Hearth has no UI to present, so `context` (a view
+    /// controller or window on Apple platforms) is ignored.
+    @available(*, deprecated, message: "Use AskCenter.shared.ask(_:in:)")
     nonisolated(nonsending)
-        public func ask<Topic: PermissionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws
+        public func ask<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws
     {
-        try await ask(question)
+        try await AskCenter(self).ask(question, in: context)
     }
 
     /// Every response to this app's communication questions, delivered even if the app was not running when the
@@ -137,12 +140,15 @@ public final class CommunicationLimits: Sendable {
     /// A response counts as handled when the loop asks for the next one (the `for await` body finished), or when
     /// `acknowledge(_:)` is called; only then does the daemon drop it. A response the app never finished handling,
     /// because it crashed or left the loop early, is delivered again: at least once, exactly once without a crash.
+    ///
+    /// Deprecated by Apple (iOS 26.2) for `AskCenter.shared.responses(for: CommunicationTopic.self)`, the same stream.
+    @available(*, deprecated, message: "Use AskCenter.shared.responses(for: CommunicationTopic.self)")
     public var updates: some AsyncSequence<PermissionResponse<CommunicationTopic>, Never> & Sendable {
         responses(for: CommunicationTopic.self)
     }
 
     /// Like `updates`, for questions about `topic`.
-    public func responses<Topic: PermissionTopic>(
+    public func responses<Topic: QuestionTopic>(
         for topic: Topic.Type
     ) -> some AsyncSequence<PermissionResponse<Topic>, Never> & Sendable {
         PermissionResponses<Topic>(hub: hub, connection: connection)
@@ -150,7 +156,7 @@ public final class CommunicationLimits: Sendable {
 
     /// Tells the daemon the app has handled `response`, without waiting for the loop's next turn: call it before
     /// leaving a `for await` loop early (`break`, `return`), or the response is delivered again on the next start.
-    public func acknowledge<Topic: PermissionTopic>(_ response: PermissionResponse<Topic>) {
+    public func acknowledge<Topic: QuestionTopic>(_ response: PermissionResponse<Topic>) {
         hub.acknowledge(response.question.id)
     }
 

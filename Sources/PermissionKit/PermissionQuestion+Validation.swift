@@ -3,9 +3,10 @@ import HearthCore
 import HearthProtocol
 
 extension PermissionQuestion {
-    /// Checks the rules a question must follow before it is sent, throwing `AskError.invalidQuestion`,
-    /// `.invalidText` (a text field breaks its `ShortText` rule) or `.misleadingChoice` naming the first one broken. `ask` calls it; apps may call it earlier to check a question they build from user input.
-    public func validate(now: Date = Date()) throws(AskError) {
+    /// Checks the rules a question must follow before it is sent, throwing `AskFailure.invalidQuestion`,
+    /// `.invalidText` (a text field breaks its `ShortText` rule) or `.misleadingChoice`, naming the first one broken.
+    /// `ask` calls it; apps may call it earlier to check a question they build from user input.
+    public func validate(now: Date = Date()) throws(AskFailure) {
         let question = Question(self)
         if let reason = QuestionRules.firstViolation(in: question, now: now) {
             throw .invalidQuestion(reason: reason)

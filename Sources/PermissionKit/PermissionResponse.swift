@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 
 /// A parent's answer to a question, or the default response when nobody was asked.
-public struct PermissionResponse<Topic: PermissionTopic>: Sendable, Hashable {
+public struct PermissionResponse<Topic: QuestionTopic>: Sendable, Hashable {
     /// Why a question has the answer it has.
     public typealias Reason = Resolution.Reason
 

@@ -6,7 +6,7 @@ import HearthCore
 ///
 /// Asking an iterator for its next element tells the hub the app has handled the one before: that is when the
 /// daemon is told to drop it, so a response the app never finished handling comes again.
-struct PermissionResponses<Topic: PermissionTopic>: AsyncSequence, Sendable {
+struct PermissionResponses<Topic: QuestionTopic>: AsyncSequence, Sendable {
     typealias Element = PermissionResponse<Topic>
     typealias Failure = Never
 

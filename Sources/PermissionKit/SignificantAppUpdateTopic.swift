@@ -1,7 +1,10 @@
 import HearthCore
 
 /// A question asking a parent to approve a significant change to the app, described in words.
-public struct SignificantAppUpdateTopic: PermissionTopic, CustomStringConvertible {
+public struct SignificantAppUpdateTopic: QuestionTopic, CustomStringConvertible {
+    /// The kind of a significant-update topic.
+    public static let id = "significantAppUpdate"
+
     /// What changes, as the parent will read it.
     public var description: String
 

@@ -70,7 +70,7 @@ struct Age: AsyncParsableCommand {
                 let response = try await service.requestAgeRange(
                     ageGates: parsed.first ?? 0, parsed.count > 1 ? parsed[1] : nil, parsed.count > 2 ? parsed[2] : nil)
                 print(Age.describe(response))
-            } catch let error as AgeRangeService.Error {
+            } catch let error as AgeRangeService.Failure {
                 throw ValidationError(error.description)
             }
         }

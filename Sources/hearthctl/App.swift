@@ -71,7 +71,7 @@ struct App: AsyncParsableCommand {
                     }
                     return match
                 })
-            var question = PermissionQuestion(communicationTopic: topic)
+            let question = PermissionQuestion(communicationTopic: topic)
             if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
             question.note = note
             let limits = try app.limits()
@@ -144,7 +144,7 @@ struct App: AsyncParsableCommand {
                 }
             }
             var seen = 0
-            for await response in limits.updates {
+            for await response in limits.responses(for: CommunicationTopic.self) {
                 let handles = response.question.topic.personInformation.map(\.handle.value).joined(separator: ", ")
                 // The parent's words, quoted as JSON would (one line whatever they hold).
                 let words = response.message.map { ", message \(Self.quoted($0))" } ?? ""

@@ -21,7 +21,7 @@ import Testing
         do {
             _ = try await service.requestAgeRange(ageGates: gates[0], gates.count > 1 ? gates[1] : nil)
             Issue.record("no error")
-        } catch let AgeRangeService.Error.invalidRequest(reason) {
+        } catch let AgeRangeService.Failure.invalidRequest(reason) {
             #expect(reason.contains(rule), "\(reason)")
         } catch {
             Issue.record("\(error)")
@@ -30,37 +30,38 @@ import Testing
 
     @Test func aMissingDaemonIsNamed() async {
         let service = AgeRangeService(socketPath: missing, bundleID: "com.example.app")
-        await #expect(throws: AgeRangeService.Error.notAvailable(reason: .daemonNotRunning(socketPath: missing))) {
+        await #expect(throws: AgeRangeService.Failure.notAvailable(reason: .daemonNotRunning(socketPath: missing))) {
             try await service.requestAgeRange(ageGates: 13, 16)
         }
     }
 
     @Test func errorRepliesMapToDistinctReasons() {
-        #expect(AgeRangeService.Error(ErrorReply(.invalidAgeRequest, "rule")) == .invalidRequest(reason: "rule"))
+        #expect(AgeRangeService.Failure(ErrorReply(.invalidAgeRequest, "rule")) == .invalidRequest(reason: "rule"))
         #expect(
-            AgeRangeService.Error(ErrorReply(.ageNotDeclared, "m")) == .notAvailable(reason: .noAccount(message: "m")))
+            AgeRangeService.Failure(ErrorReply(.ageNotDeclared, "m")) == .notAvailable(reason: .noAccount(message: "m"))
+        )
         #expect(
-            AgeRangeService.Error(ErrorReply(.deviceNotEnrolled, "m"))
+            AgeRangeService.Failure(ErrorReply(.deviceNotEnrolled, "m"))
                 == .notAvailable(reason: .deviceNotEnrolled(message: "m")))
         #expect(
-            AgeRangeService.Error(ErrorReply(.brokerUnavailable, "m"))
+            AgeRangeService.Failure(ErrorReply(.brokerUnavailable, "m"))
                 == .notAvailable(reason: .brokerUnreachable(message: "m")))
         #expect(
-            AgeRangeService.Error(ErrorReply(.unknownMessageType, "m"))
+            AgeRangeService.Failure(ErrorReply(.unknownMessageType, "m"))
                 == .notAvailable(reason: .incompatibleDaemon(message: "m")))
         let present = NSTemporaryDirectory() + "dar-present-\(UUID().uuidString.prefix(8))"
         #expect(FileManager.default.createFile(atPath: present, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: present) }
         #expect(
-            AgeRangeService.Error(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: present)
+            AgeRangeService.Failure(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: present)
                 == .notAvailable(reason: .timedOut(socketPath: present, seconds: 0.5)))
         #expect(
-            AgeRangeService.Error(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: missing)
+            AgeRangeService.Failure(TransportError.timeout(peer: "d", seconds: 0.5), socketPath: missing)
                 == .notAvailable(reason: .daemonNotRunning(socketPath: missing)))
         #expect(
-            AgeRangeService.Error(TransportError.closed(peer: "d"), socketPath: present)
+            AgeRangeService.Failure(TransportError.closed(peer: "d"), socketPath: present)
                 == .notAvailable(reason: .connectionClosed(socketPath: present)))
-        let reasons: [AgeRangeService.Error.NotAvailableReason] = [
+        let reasons: [AgeRangeService.Failure.NotAvailableReason] = [
             .noAccount(message: "m"), .deviceNotEnrolled(message: "m"), .brokerUnreachable(message: "m"),
             .daemonNotRunning(socketPath: "p"),
             .timedOut(socketPath: "p", seconds: 1), .connectionClosed(socketPath: "p"),

@@ -79,8 +79,8 @@ func requestAgeRangeHelper() async {
                 return "unhandled"
             }
         }
-        #expect(handled(AgeRangeService.Error.invalidRequest(reason: "gates")) == "invalid")
-        #expect(handled(AgeRangeService.Error.notAvailable(reason: .noAccount(message: "x"))) == "notAvailable")
+        #expect(handled(AgeRangeService.Error.invalidRequest) == "invalid")
+        #expect(handled(AgeRangeService.Error.notAvailable) == "notAvailable")
         #expect(handled(CancellationError()) == "unhandled")
     }
 }

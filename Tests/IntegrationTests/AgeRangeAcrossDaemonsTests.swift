@@ -170,7 +170,7 @@ struct AgeRangeAcrossDaemonsTests {
             do {
                 _ = try await noa.requestAgeRange(ageGates: 13)
                 Issue.record("noa got a range")
-            } catch AgeRangeService.Error.notAvailable(let reason) where reason.code == .noAccount {
+            } catch AgeRangeService.Failure.notAvailable(let reason) where reason.code == .noAccount {
                 #expect(reason.message?.contains("no birth date") == true)
             }
             await noa.close()
@@ -185,7 +185,7 @@ struct AgeRangeAcrossDaemonsTests {
                 do {
                     _ = try await stranger.requestAgeRange(ageGates: 13)
                     return false
-                } catch AgeRangeService.Error.notAvailable(let reason) where reason.code == .deviceNotEnrolled {
+                } catch AgeRangeService.Failure.notAvailable(let reason) where reason.code == .deviceNotEnrolled {
                     return reason.message?.contains("not enrolled") == true
                 }
             }
@@ -198,7 +198,7 @@ struct AgeRangeAcrossDaemonsTests {
             do {
                 _ = try await tablet.requestAgeRange(ageGates: 13)
                 Issue.record("a range without a broker")
-            } catch AgeRangeService.Error.notAvailable(let reason) where reason.code == .brokerUnreachable {
+            } catch AgeRangeService.Failure.notAvailable(let reason) where reason.code == .brokerUnreachable {
                 let message = reason.message ?? ""
                 #expect(message.contains("not connected") || message.contains("did not answer"), "\(message)")
             }

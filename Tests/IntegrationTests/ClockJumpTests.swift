@@ -13,7 +13,7 @@ struct ClockJumpTests {
         let person = PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
         var topic = CommunicationTopic(personInformation: [person])
         topic.actions = [.message]
-        var question = PermissionQuestion(communicationTopic: topic)
+        let question = PermissionQuestion(communicationTopic: topic)
         question.expirationDate = expiring
         return question
     }

@@ -45,7 +45,7 @@ let appleseeds = FleetSpec(families: [
         let app = fleet.app("com.example.chat", on: "emma-tablet")
         let responses = AppResponses(app)
         let alice = try await fleet.parent(on: "alice-phone")
-        var asked = PermissionQuestion(handles: [CommunicationHandle(value: "pal", kind: .custom)])
+        let asked = PermissionQuestion(handles: [CommunicationHandle(value: "pal", kind: .custom)])
         asked.expirationDate = Date().addingTimeInterval(3600)
         let question = asked
         try await app.ask(question)

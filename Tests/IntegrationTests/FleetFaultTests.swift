@@ -19,7 +19,7 @@ struct FleetFaultTests {
     ])
 
     static func question(_ handle: String, expiresIn: TimeInterval? = nil) -> PermissionQuestion<CommunicationTopic> {
-        var question = PermissionQuestion(handles: [CommunicationHandle(value: handle, kind: .custom)])
+        let question = PermissionQuestion(handles: [CommunicationHandle(value: handle, kind: .custom)])
         if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
         return question
     }

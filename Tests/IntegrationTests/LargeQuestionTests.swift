@@ -37,9 +37,7 @@ struct LargeQuestionTests {
             people[index].avatarImage = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }
             missing -= size
         }
-        var question = make()
-        question.id = UUID()
-        return question
+        return make()
     }
 
     static func withoutExpiry(_ question: Question) -> Question {
@@ -68,7 +66,7 @@ struct LargeQuestionTests {
             try await fleet.eventually("both of emma's devices hand the app its response", timeout: .seconds(20)) {
                 onTablet.responses(for: ask.id).count == 1 && onPhone.responses(for: ask.id).count == 1
             }
-            var delivered = onTablet.responses(for: ask.id).first?.question
+            let delivered = onTablet.responses(for: ask.id).first?.question
             delivered?.expirationDate = nil
             #expect(delivered == ask)
             #expect(onPhone.responses(for: ask.id).first?.choice.answer == .approval)
@@ -118,7 +116,7 @@ struct LargeQuestionTests {
             do {
                 try await fleet.app("com.example.chat", on: "emma-tablet").ask(over)
                 Issue.record("the library sent a question over its budget")
-            } catch let error as AskError {
+            } catch let error as AskFailure {
                 #expect(
                     error
                         == .questionTooLarge(

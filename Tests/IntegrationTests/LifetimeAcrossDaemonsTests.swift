@@ -104,7 +104,7 @@ struct LifetimeAcrossDaemonsTests {
             do {
                 try await app.withdraw(answered)
                 Issue.record("an answered question was withdrawn")
-            } catch let error as AskError {
+            } catch let error as AskFailure {
                 guard case .invalidQuestion(let reason) = error else {
                     Issue.record("\(error)")
                     return

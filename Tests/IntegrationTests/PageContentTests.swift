@@ -12,7 +12,7 @@ struct PageContentTests {
         try await Fleet.with(WordsAcrossDaemonsTests.family) { fleet in
             let app = fleet.app("com.example.chat", on: "emma-tablet")
             let bob = try await fleet.parent(on: "bob-phone")
-            var first = PermissionQuestion(handle: CommunicationHandle(value: "sam", kind: .custom))
+            let first = PermissionQuestion(handle: CommunicationHandle(value: "sam", kind: .custom))
             first.note = "from <school>"
             try await app.ask(first)
             _ = try await bob.waitForQuestion(first.id)

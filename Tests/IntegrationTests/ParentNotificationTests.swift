@@ -24,7 +24,7 @@ struct ParentNotificationTests {
         let topic = CommunicationTopic(personInformation: [
             PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))
         ])
-        var question = PermissionQuestion(communicationTopic: topic)
+        let question = PermissionQuestion(communicationTopic: topic)
         if let expiresIn { question.expirationDate = Date().addingTimeInterval(expiresIn) }
         return question
     }

@@ -65,7 +65,7 @@ struct TruthfulChoicesTests {
             do {
                 try await app.ask(Self.disguised)
                 Issue.record("PermissionKit sent a Decline that approves")
-            } catch let error as AskError {
+            } catch let error as AskFailure {
                 guard case .misleadingChoice(let field, _) = error else {
                     Issue.record("\(error)")
                     return
@@ -143,7 +143,7 @@ struct TruthfulChoicesTests {
             do {
                 try await app.ask(disguised)
                 Issue.record("PermissionKit sent a handle in disguise")
-            } catch let error as AskError {
+            } catch let error as AskFailure {
                 guard case .invalidText(let field, _) = error else {
                     Issue.record("\(error)")
                     return

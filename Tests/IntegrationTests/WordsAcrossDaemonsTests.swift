@@ -21,7 +21,7 @@ struct WordsAcrossDaemonsTests {
     ])
 
     static func question(_ handle: String, note: String? = nil) -> PermissionQuestion<CommunicationTopic> {
-        var question = PermissionQuestion(handle: CommunicationHandle(value: handle, kind: .custom))
+        let question = PermissionQuestion(handle: CommunicationHandle(value: handle, kind: .custom))
         question.note = note
         return question
     }
@@ -97,7 +97,7 @@ struct WordsAcrossDaemonsTests {
             do {
                 try await app.ask(Self.question("sam", note: String(repeating: "🐉", count: 300)))
                 Issue.record("PermissionKit sent a 300-character note")
-            } catch let error as AskError {
+            } catch let error as AskFailure {
                 guard case .invalidText(let field, let reason) = error else {
                     Issue.record("\(error)")
                     return

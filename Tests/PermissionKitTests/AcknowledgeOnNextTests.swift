@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct AcknowledgeOnNextTests {
     @Test func aResponseIsAcknowledgedWhenTheNextElementIsAskedFor() async throws {
         try await withDaemon { daemon, limits in
-            var iterator = limits.updates.makeAsyncIterator()
+            var iterator = limits.responses(for: CommunicationTopic.self).makeAsyncIterator()
             #expect(await eventually { daemon.connectedApps == 1 })
             let (asked, resolution) = answered(uuid(1), handle: "bob")
             daemon.push(inboxID: 61, .init(asked: asked, resolution: resolution))
@@ -37,7 +37,7 @@ import Testing
         try await withDaemon { daemon, limits in
             let (asked, resolution) = answered(uuid(3), handle: "bob")
             do {
-                var iterator = limits.updates.makeAsyncIterator()
+                var iterator = limits.responses(for: CommunicationTopic.self).makeAsyncIterator()
                 #expect(await eventually { daemon.connectedApps == 1 })
                 daemon.push(inboxID: 71, .init(asked: asked, resolution: resolution))
                 #expect(await iterator.next(isolation: nil)?.question.id == uuid(3))
@@ -51,7 +51,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
             #expect(daemon.acks.isEmpty)
 
-            let next = Collector(limits.updates)
+            let next = Collector(limits.responses(for: CommunicationTopic.self))
             #expect(await eventually { next.values.map(\.question.id) == [uuid(3)] })
             #expect(await eventually { daemon.acks == [71] })
             next.cancel()
@@ -60,8 +60,8 @@ import Testing
 
     @Test func aResponseHeldByTwoIterationsIsAcknowledgedWhenBothMovedOn() async throws {
         try await withDaemon { daemon, limits in
-            var slow = limits.updates.makeAsyncIterator()
-            let fast = Collector(limits.updates)
+            var slow = limits.responses(for: CommunicationTopic.self).makeAsyncIterator()
+            let fast = Collector(limits.responses(for: CommunicationTopic.self))
             #expect(await eventually { daemon.connectedApps == 1 })
             let (asked, resolution) = answered(uuid(4), handle: "bob")
             daemon.push(inboxID: 81, .init(asked: asked, resolution: resolution))

@@ -44,7 +44,7 @@ import Testing
             #expect(await eventually { limits.hub.pendingCount == 2 })
             #expect(daemon.acks.isEmpty)
 
-            let updates = Collector(limits.updates)
+            let updates = Collector(limits.responses(for: CommunicationTopic.self))
             #expect(await eventually { updates.values.count == 2 })
             #expect(updates.values.map(\.question.id) == [uuid(1), uuid(2)])
             #expect(updates.values.map(\.choice) == [.approve, .decline])
@@ -74,8 +74,8 @@ import Testing
 
     @Test func concurrentIterationsEachGetEveryResponse() async throws {
         try await withDaemon { daemon, limits in
-            let first = Collector(limits.updates)
-            let second = Collector(limits.updates)
+            let first = Collector(limits.responses(for: CommunicationTopic.self))
+            let second = Collector(limits.responses(for: CommunicationTopic.self))
             let other = Collector(limits.responses(for: SignificantAppUpdateTopic.self))
             // Iterating alone connects and says hello: no other call is needed for responses to flow.
             #expect(await eventually { daemon.connectedApps == 1 && limits.hub.hasSubscribers })
@@ -108,7 +108,7 @@ import Testing
     @Test func aDroppedIterationUnsubscribes() async throws {
         try await withDaemon { _, limits in
             let task = Task {
-                for await response in limits.updates { return Optional(response) }
+                for await response in limits.responses(for: CommunicationTopic.self) { return Optional(response) }
                 return nil
             }
             #expect(await eventually { limits.hub.hasSubscribers })
@@ -118,7 +118,7 @@ import Testing
 
             // An iterator dropped without ever being awaited unsubscribes too.
             func makeAndDrop() {
-                let iterator = limits.updates.makeAsyncIterator()
+                let iterator = limits.responses(for: CommunicationTopic.self).makeAsyncIterator()
                 withExtendedLifetime(iterator) { #expect(limits.hub.hasSubscribers) }
             }
             makeAndDrop()
@@ -133,7 +133,7 @@ import Testing
                     questionID: question.id, choice: .decline, reason: .defaultLimitsOff, answeredBy: nil,
                     resolvedAt: Date())
             }
-            let updates = Collector(limits.updates)
+            let updates = Collector(limits.responses(for: CommunicationTopic.self))
             let question = PermissionQuestion(handle: Self.bob)
             try await limits.ask(question)
             #expect(await eventually { updates.values.count == 1 })
@@ -154,21 +154,22 @@ import Testing
     @Test func errorRepliesBecomeTypedAskErrors() async throws {
         try await withDaemon { daemon, limits in
             daemon.setAskError(ErrorReply(.notAvailable, "member kid is an adult"))
-            await #expect(throws: AskError.notAvailable(reason: .notAChild(message: "member kid is an adult"))) {
+            await #expect(throws: AskFailure.notAvailable(reason: .notAChild(message: "member kid is an adult"))) {
                 try await limits.ask(PermissionQuestion(handle: Self.bob))
             }
             daemon.setAskError(ErrorReply(.invalidQuestion, "no handles"))
-            await #expect(throws: AskError.invalidQuestion(reason: "no handles")) {
+            await #expect(throws: AskFailure.invalidQuestion(reason: "no handles")) {
                 try await limits.ask(PermissionQuestion(handle: Self.bob))
             }
             daemon.setAskError(ErrorReply(.brokerUnavailable, "broker offline"))
-            await #expect(throws: AskError.notAvailable(reason: .brokerUnavailable(message: "broker offline"))) {
+            await #expect(throws: AskFailure.notAvailable(reason: .brokerUnavailable(message: "broker offline"))) {
                 try await limits.ask(PermissionQuestion(handle: Self.bob))
             }
             // A question the library can tell is invalid never reaches the daemon.
             let before = daemon.received.count
             await #expect(
-                throws: AskError.invalidQuestion(reason: "a communication question needs at least one person (handle)")
+                throws: AskFailure.invalidQuestion(
+                    reason: "a communication question needs at least one person (handle)")
             ) {
                 try await limits.ask(PermissionQuestion(handles: Set<CommunicationHandle>()))
             }
@@ -188,7 +189,7 @@ import Testing
 
     @Test func aLiveIterationReintroducesTheAppToARestartedDaemon() async throws {
         try await withDaemon(keepAliveInterval: .milliseconds(300)) { daemon, limits in
-            let updates = Collector(limits.updates)
+            let updates = Collector(limits.responses(for: CommunicationTopic.self))
             #expect(await eventually { daemon.connectedApps == 1 })
             // The daemon restarts: it no longer knows the app, so a new answer only lands in its inbox.
             daemon.forgetApps()
@@ -206,7 +207,7 @@ import Testing
     @Test func iteratingWaitsForALateDaemon() async throws {
         let daemon = try FakeChildDevice()
         let limits = CommunicationLimits(socketPath: daemon.path, bundleID: "com.example.chat", timeout: .seconds(1))
-        let updates = Collector(limits.updates)
+        let updates = Collector(limits.responses(for: CommunicationTopic.self))
         try await Task.sleep(for: .milliseconds(300))
         try await daemon.start()
         let (asked, resolution) = answered(uuid(7), handle: "bob")
@@ -236,7 +237,7 @@ import Testing
         do {
             try await limits.ask(PermissionQuestion(handle: Self.bob))
             Issue.record("ask must fail without a daemon")
-        } catch let error as AskError {
+        } catch let error as AskFailure {
             #expect(error == .notAvailable(reason: .daemonNotRunning(socketPath: path)))
             #expect(error.description.contains(path))
         }
@@ -254,7 +255,7 @@ import Testing
             do {
                 try await limits.ask(PermissionQuestion(handle: Self.bob))
                 Issue.record("ask must fail when the daemon does not answer")
-            } catch let error as AskError {
+            } catch let error as AskFailure {
                 #expect(error == .notAvailable(reason: .timedOut(socketPath: daemon.path, seconds: 0.5)))
                 #expect(error.description.contains(daemon.path))
             }

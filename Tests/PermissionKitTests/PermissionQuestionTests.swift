@@ -114,7 +114,7 @@ import Testing
         #expect {
             try question.validate(now: Date(timeIntervalSince1970: 1_750_000_000))
         } throws: { error in
-            guard case .invalidText(let field, let reason) = error as? AskError else { return false }
+            guard case .invalidText(let field, let reason) = error as? AskFailure else { return false }
             return field == "question.note" && reason.contains(rule)
         }
         let fine = PermissionQuestion(topic: Self.fullTopic(), note: "two\nlines, 🐉 and all")
@@ -123,7 +123,7 @@ import Testing
 
     // MARK: Validation
 
-    static func violation(of question: PermissionQuestion<some PermissionTopic>) -> String? {
+    static func violation(of question: PermissionQuestion<some QuestionTopic>) -> String? {
         do {
             try question.validate(now: Date(timeIntervalSince1970: 1_750_000_000))
             return nil
@@ -210,7 +210,7 @@ struct PermissionQuestionTruthTests {
         #expect {
             try question.validate(now: Self.now)
         } throws: { error in
-            guard case .invalidText(let field, _) = error as? AskError else { return false }
+            guard case .invalidText(let field, _) = error as? AskFailure else { return false }
             return field == "topic.personInformation[0].handle.value"
         }
     }
@@ -225,7 +225,7 @@ struct PermissionQuestionTruthTests {
         #expect {
             try question.validate(now: Self.now)
         } throws: { error in
-            guard case .misleadingChoice(let field, let reason) = error as? AskError else { return false }
+            guard case .misleadingChoice(let field, let reason) = error as? AskFailure else { return false }
             return field == "question.choices[0]" && reason.contains("\"decline\"")
         }
     }

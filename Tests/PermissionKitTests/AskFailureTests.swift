@@ -5,11 +5,11 @@ import Testing
 
 @testable import PermissionKit
 
-@Suite struct AskErrorTests {
+@Suite struct AskFailureTests {
     @Test(arguments: ErrorCode.allCases)
     func everyErrorCodeMapsToACaseCarryingTheMessage(code: ErrorCode) {
-        let error = AskError(ErrorReply(code, "detail-\(code.rawValue)"))
-        let expected: AskError =
+        let error = AskFailure(ErrorReply(code, "detail-\(code.rawValue)"))
+        let expected: AskFailure =
             switch code {
             case .invalidQuestion, .invalidChoice, .expired, .alreadyAnswered, .questionTooLarge, .withdrawn:
                 .invalidQuestion(reason: "detail-\(code.rawValue)")
@@ -32,14 +32,14 @@ import Testing
     }
 
     @Test func anInvalidTextReplyNamesItsField() {
-        let error = AskError(ErrorReply(.invalidText, "question.note: is 281 characters, at most 280 allowed"))
+        let error = AskFailure(ErrorReply(.invalidText, "question.note: is 281 characters, at most 280 allowed"))
         #expect(error == .invalidText(field: "question.note", reason: "is 281 characters, at most 280 allowed"))
         #expect(error.description == "invalid question: question.note is 281 characters, at most 280 allowed")
     }
 
     @Test func transportErrorsNameTheSocket() throws {
         let missing = "/tmp/pk-none-\(UUID().uuidString.prefix(8))/child-device.sock"
-        let timeout = AskError(TransportError.timeout(peer: "child-device", seconds: 0.5), socketPath: missing)
+        let timeout = AskFailure(TransportError.timeout(peer: "child-device", seconds: 0.5), socketPath: missing)
         #expect(timeout == .notAvailable(reason: .daemonNotRunning(socketPath: missing)))
         #expect(timeout.description.contains(missing))
         #expect(timeout.localizedDescription.contains(missing))
@@ -48,30 +48,30 @@ import Testing
         let present = NSTemporaryDirectory() + "pk-present-\(UUID().uuidString.prefix(8))"
         #expect(FileManager.default.createFile(atPath: present, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: present) }
-        let hung = AskError(TransportError.timeout(peer: "child-device", seconds: 0.5), socketPath: present)
+        let hung = AskFailure(TransportError.timeout(peer: "child-device", seconds: 0.5), socketPath: present)
         #expect(hung == .notAvailable(reason: .timedOut(socketPath: present, seconds: 0.5)))
         #expect(hung.description.contains(present) && hung.description.contains("0.5"))
 
         #expect(
-            AskError(TransportError.closed(peer: "x"), socketPath: present)
+            AskFailure(TransportError.closed(peer: "x"), socketPath: present)
                 == .notAvailable(reason: .connectionClosed(socketPath: present)))
         guard
-            case .unknown(let reason) = AskError(
+            case .unknown(let reason) = AskFailure(
                 TransportError.unexpectedReply(peer: "x", type: 0xA3), socketPath: present)
         else {
             Issue.record("unexpected reply should be unknown")
             return
         }
         #expect(reason.contains("0xa3"))
-        let passthrough = AskError.invalidQuestion(reason: "r")
-        #expect(AskError(passthrough, socketPath: present) == passthrough)
+        let passthrough = AskFailure.invalidQuestion(reason: "r")
+        #expect(AskFailure(passthrough, socketPath: present) == passthrough)
     }
 
     @Test func applesCasesStillMatchWithoutBindings() {
-        let error: any Error = AskError.notAvailable(reason: .notAChild(message: "adult"))
+        let error: any Error = AskFailure.notAvailable(reason: .notAChild(message: "adult"))
         switch error {
-        case AskError.notAvailable: break
-        default: Issue.record("a bare `AskError.notAvailable` pattern must match")
+        case AskFailure.notAvailable: break
+        default: Issue.record("a bare `AskFailure.notAvailable` pattern must match")
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension AskError {
+extension AskFailure {
     /// Why PermissionKit is not available: a `code` to compare with and the detail it carries. A struct, not an enum,
     /// so that a later version can add reasons without breaking an app's `switch` (postgres-nio's `PSQLError` does the
     /// same): compare codes (`reason.code == .timedOut`) and keep a default for the ones you do not handle.

@@ -1,6 +1,9 @@
 import HearthCore
 
-extension HearthCore.CommunicationTopic: PermissionTopic {
+extension HearthCore.CommunicationTopic: QuestionTopic {
+    /// The kind of a communication topic.
+    public static let id = "communication"
+
     /// `.communication(self)`.
     public var questionTopic: Question.Topic { .communication(self) }
 

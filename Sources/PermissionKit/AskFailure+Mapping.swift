@@ -3,8 +3,8 @@ import HearthCore
 import HearthProtocol
 import HearthTransport
 
-extension AskError {
-    /// The `AskError` for an error reply of the child-device daemon.
+extension AskFailure {
+    /// The `AskFailure` for an error reply of the child-device daemon.
     init(_ reply: ErrorReply) {
         let message = reply.message
         switch reply.code {
@@ -31,10 +31,10 @@ extension AskError {
         }
     }
 
-    /// The `AskError` for any failure of a request to the daemon at `socketPath`.
+    /// The `AskFailure` for any failure of a request to the daemon at `socketPath`.
     init(_ error: any Error, socketPath: String) {
         switch error {
-        case let error as AskError: self = error
+        case let error as AskFailure: self = error
         case let reply as ErrorReply: self.init(reply)
         case let transport as TransportError:
             switch transport {

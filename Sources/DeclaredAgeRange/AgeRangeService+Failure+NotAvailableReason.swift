@@ -1,6 +1,6 @@
 import Foundation
 
-extension AgeRangeService.Error {
+extension AgeRangeService.Failure {
     /// Why Declared Age Range is not available: a `code` to compare with and the detail it carries. A struct, not an
     /// enum, so that a later version can add reasons without breaking an app's `switch`: compare codes
     /// (`reason.code == .noAccount`) and keep a default for the ones you do not handle.

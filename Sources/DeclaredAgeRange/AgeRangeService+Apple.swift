@@ -1,0 +1,47 @@
+import Foundation
+
+// Apple's spellings of the SDK (iOS 26.0–27.0) that have no sheet to show on Linux: the UI anchor (`in:`, a view
+// controller, a window or a window scene on Apple platforms) is accepted and ignored, as PermissionKit does, and
+// every one throws Apple's `AgeRangeService.Error`; Hearth's headless spellings throw `Failure`, with the detail.
+extension AgeRangeService {
+    /// Apple's `requestAgeRange(ageGates:_:_:in:)`: Hearth's `requestAgeRange(ageGates:_:_:)`, throwing Apple's
+    /// `Error` (`invalidRequest`, `notAvailable`, `invalidAccount`, `network`). `context` is ignored.
+    nonisolated(nonsending)
+        public func requestAgeRange(
+            ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil, in context: Any?
+        ) async throws -> Response
+    {
+        do {
+            return try await requestAgeRange(ageGates: threshold1, threshold2, threshold3)
+        } catch let failure as Failure {
+            throw Error(failure)
+        }
+    }
+
+    /// The features the law of the user's region requires of apps (iOS 26.4), from the broker's region rules.
+    /// Throws `Error.notAvailable` when the daemon cannot say (an older daemon, or none), `network` when the broker
+    /// is unreachable, `invalidAccount` when the device has no member.
+    public var requiredRegulatoryFeatures: Set<RegulatoryFeature> {
+        get async throws { try await signals().regulatoryFeatures }
+    }
+
+    /// Whether age-gated features apply to the user (iOS 26.2): true when the user's region requires any regulatory
+    /// feature, so the app must support Age Assurance for them. Throws as `requiredRegulatoryFeatures` does.
+    public var isEligibleForAgeFeatures: Bool {
+        get async throws { try await !signals().regulatoryFeatures.isEmpty }
+    }
+
+    /// Apple's `showSignificantUpdateAcknowledgment(in:updateDescription:)` (iOS 26.4): tells the user about a
+    /// significant change of the app, which they acknowledge. Hearth has no sheet: the acknowledgment is recorded in
+    /// the family's history with `updateDescription`, for the member's parents to read. `context` is ignored.
+    /// Throws `Error.invalidRequest` for an empty or over-long description, as `Error` otherwise.
+    nonisolated(nonsending)
+        public func showSignificantUpdateAcknowledgment(in context: Any?, updateDescription: String) async throws
+    {
+        do {
+            try await acknowledgeSignificantUpdate(updateDescription: updateDescription)
+        } catch let failure as Failure {
+            throw Error(failure)
+        }
+    }
+}

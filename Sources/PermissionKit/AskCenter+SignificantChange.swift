@@ -1,0 +1,70 @@
+import Foundation
+import HearthCore
+
+extension AskCenter {
+    /// Asks the child's parents to approve a significant change to the app, through `permissionFlow` (iOS 27).
+    ///
+    /// Apple anchors its sheet in `context`; Hearth has no UI and ignores it. `.askToApprove` and
+    /// `.acknowledgmentAlert` send the question and return `.askToApprove(didSend: true)`; the parents' answer
+    /// comes through `responses(for: SignificantAppUpdateTopic.self)`. `.approveInPerson` sends it and waits for
+    /// its answer: `.approveInPerson(approved:)` when a parent typed the Screen Time passcode on this device
+    /// (`hearthctl child approve-in-person`), `.askToApprove(didSend: true)` when a parent answered remotely or the
+    /// question ended otherwise. Cancelling the calling task while it waits withdraws the question and returns
+    /// `.cancel`. Throws `AskError`.
+    nonisolated(nonsending)
+        public func askSignificantChangePermission(
+            for question: PermissionQuestion<SignificantAppUpdateTopic>, permissionFlow: PermissionFlow,
+            in context: Any?
+        ) async throws -> PermissionResult
+    {
+        guard permissionFlow == .approveInPerson else {
+            try await ask(question, in: context)
+            return .askToApprove(didSend: true)
+        }
+        let answers = InPersonAnswer(hub: communicationLimits.hub, questionID: question.id)
+        defer { answers.stop() }
+        try await ask(question, in: context)
+        let connection = communicationLimits.connection
+        Task { await connection.keepReceiving() }
+        guard let response = await answers.next() else {
+            // The calling task is cancelled: the withdrawal runs in a task of its own, which is not.
+            let limits = communicationLimits
+            await Task { try? await limits.withdraw(question) }.value
+            return .cancel
+        }
+        guard response.reason == .approvedInPerson else { return .askToApprove(didSend: true) }
+        return .approveInPerson(approved: response.choice.answer == .approval)
+    }
+}
+
+/// Waits for the response to one question without taking any other: the hub offers it every response, and it
+/// claims only its own, which stays with the app's `responses(for:)` iterations too.
+struct InPersonAnswer: Sendable {
+    private let hub: ResponseHub
+    private let subscriber: UInt64
+    private let stream: AsyncStream<PermissionResponse<SignificantAppUpdateTopic>>
+
+    init(hub: ResponseHub, questionID: UUID) {
+        let (stream, continuation) = AsyncStream.makeStream(of: PermissionResponse<SignificantAppUpdateTopic>.self)
+        self.hub = hub
+        self.stream = stream
+        subscriber = hub.subscribe(
+            offer: { asked, resolution in
+                guard asked.question.id == questionID,
+                    let response = PermissionResponse<SignificantAppUpdateTopic>(asked: asked, resolution: resolution)
+                else { return false }
+                continuation.yield(response)
+                return true
+            },
+            finish: { continuation.finish() })
+    }
+
+    /// The response, or nil when the task was cancelled or the connection closed first.
+    func next() async -> PermissionResponse<SignificantAppUpdateTopic>? {
+        var iterator = stream.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    /// Leaves the hub; the response, if any, stays for the app's own iterations.
+    func stop() { hub.unsubscribe(subscriber) }
+}
