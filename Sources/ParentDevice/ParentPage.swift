@@ -38,10 +38,8 @@ public final class ParentPage: Sendable {
             maxBodyBytes: 64 * 1024, hosts: .loopback,
             headers: HTTPListenerPolicy.frameDenial + [("Referrer-Policy", "same-origin")])
         let listener = HTTPListener(
-            name: "page", policy: policy, logger: context.logger, gate: { [self] in gate($0) }
-        ) { [self] request in
-            await respond(to: request, behavior: behavior, context: context)
-        }
+            name: "page", policy: policy, logger: context.logger, gate: { [self] in gate($0) },
+            handler: { [self] request in await respond(to: request, behavior: behavior, context: context) })
         do {
             let bound = try await listener.start(host: "127.0.0.1", port: Int(port))
             listening.store(bound, ordering: .relaxed)

@@ -26,10 +26,13 @@ struct RawHTTP: Sendable {
 
     var port: Int
     var host: String?
+    /// How long a send or a receive may wait.
+    var timeout: Int
 
-    init(port: Int, host: String? = nil) {
+    init(port: Int, host: String? = nil, timeout: Int = 20) {
         self.port = port
         self.host = host
+        self.timeout = timeout
     }
 
     /// Sends `method path` with `headers` and a body of `bodyBytes` bytes (`x` repeated; announced in
@@ -39,8 +42,9 @@ struct RawHTTP: Sendable {
     ) async throws -> Reply {
         let port = port
         let host = host ?? "127.0.0.1:\(port)"
+        let timeout = timeout
         return try await BlockingWork.run { () throws -> Reply in
-            let fd = try Self.connect(port: port)
+            let fd = try Self.connect(port: port, timeout: timeout)
             defer { close(fd) }
             let length = body?.count ?? bodyBytes
             var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
@@ -63,11 +67,11 @@ struct RawHTTP: Sendable {
         }
     }
 
-    /// A blocking socket connected to 127.0.0.1:`port`, with a 20 s send and receive timeout.
-    static func connect(port: Int) throws -> Int32 {
+    /// A blocking socket connected to 127.0.0.1:`port`, with a send and receive timeout of `timeout` seconds.
+    static func connect(port: Int, timeout seconds: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
