@@ -14,6 +14,8 @@ public enum DaemonRunner {
     public static func run(
         _ service: some Service, ops: OpsServer?, shutdownTimeout: Duration, logger: Logger
     ) async throws {
+        // Every connection takes a descriptor: the soft limit a service manager gives (1,024) is not the bound.
+        FileLimit.raiseAndReport(logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         // Shut down in reverse order: the watchdog arms first, the ops endpoint answers until the service is done.
         if let ops { services.append(.init(service: ops)) }

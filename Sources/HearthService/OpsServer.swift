@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 import HearthCore
 import Logging
@@ -6,7 +5,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// The daemon's HTTP endpoint for operators: `/metrics` (Prometheus text), `/healthz` (liveness) and `/readyz`
-/// (readiness), on FlyingFox, a small HTTP/1.1 server on Swift concurrency with no dependencies of its own.
+/// (readiness), on an `HTTPListener`: a `Host` that is not an address literal or `localhost` is refused (a web page
+/// rebinding its name to this host reads nothing), no request has a body, and a failing `accept` (out of
+/// descriptors) is waited out, never the end of the daemon.
 ///
 /// Once listening it writes its address (`HOST:PORT`, the port picked when 0 was asked) to `addressFile`, if given,
 /// and removes the file when it stops.
@@ -37,60 +38,57 @@ public final class OpsServer: Service, Sendable {
     /// From now on `/readyz` answers 503: the daemon is shutting down and should get no new work.
     public func markStopping() { stopping.store(true, ordering: .relaxed) }
 
+    /// Listens until the daemon shuts down. Only not listening at all ends it early (a setting to fix); nothing a
+    /// client does, and no failing `accept`, does.
     public func run() async throws {
-        let server = HTTPServer(
-            address: try .inet(ip4: address.host, port: address.port), timeout: 10, logger: .disabled)
-        await server.appendRoute("GET /metrics") { _ in
-            HTTPResponse(
-                statusCode: .ok, headers: [HTTPHeader("Content-Type"): "text/plain; version=0.0.4; charset=utf-8"],
-                body: Data(MetricsExport.render()))
+        let listener = HTTPListener(
+            name: "ops", policy: HTTPListenerPolicy(maxBodyBytes: 0, hosts: .addressLiteral), logger: logger
+        ) { [self] request in respond(to: request) }
+        let port: Int
+        do {
+            port = try await listener.start(host: address.host, port: Int(address.port))
+        } catch {
+            // A port in use or an address not on this host: a setting to fix, refused like any other.
+            throw ConfigurationError(source: "metrics", key: "metrics", reason: "cannot listen on \(address): \(error)")
         }
-        await server.appendRoute("GET /healthz") { [live] _ in Self.respond(live()) }
-        await server.appendRoute("GET /readyz") { [self] _ in
-            stopping.load(ordering: .relaxed)
-                ? Self.respond(HealthStatus(ok: false, "shutting down")) : Self.respond(ready())
-        }
+        let listening = ListenAddress(host: address.host, port: UInt16(port))
+        bound.withLock { $0 = listening }
         defer { if let addressFile { try? FileManager.default.removeItem(atPath: addressFile) } }
-        try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { [self] in
-                    do {
-                        try await server.run()
-                    } catch {
-                        // Stopping ends run() with an error too; only one before listening is a problem.
-                        guard boundAddress == nil else { return }
-                        // A port in use or an address not on this host: a setting to fix, refused like any other.
-                        throw ConfigurationError(
-                            source: "metrics", key: "metrics", reason: "cannot listen on \(address): \(error)")
-                    }
-                }
-                group.addTask { [self] in
-                    try await server.waitUntilListening(timeout: 30)
-                    guard case .ip4(let host, let port) = await server.listeningAddress else { return }
-                    let listening = ListenAddress(host: host, port: port)
-                    bound.withLock { $0 = listening }
-                    if let addressFile {
-                        let directory = (addressFile as NSString).deletingLastPathComponent
-                        if !directory.isEmpty {
-                            try FileManager.default.createDirectory(
-                                atPath: directory, withIntermediateDirectories: true)
-                        }
-                        try "\(listening)\n".write(toFile: addressFile, atomically: true, encoding: .utf8)
-                    }
-                    logger.info("metrics and health checks listening", metadata: ["address": "http://\(listening)"])
-                }
-                // The first error (not listening) ends the group; otherwise both finish: published, then stopped.
-                while try await group.next() != nil {}
+        if let addressFile {
+            let directory = (addressFile as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
-        } onGracefulShutdown: {
-            Task { await server.stop(timeout: 1) }
+            do {
+                try "\(listening)\n".write(toFile: addressFile, atomically: true, encoding: .utf8)
+            } catch {
+                logger.error("metrics address not written", metadata: ["file": "\(addressFile)", "error": "\(error)"])
+            }
+        }
+        logger.info("metrics and health checks listening", metadata: ["address": "http://\(listening)"])
+        // Until the group shuts down (or cancels): gracefulShutdown() throws on cancellation, either ends here.
+        try? await gracefulShutdown()
+        await listener.stop()
+    }
+
+    private func respond(to request: HTTPListenerRequest) -> HTTPListenerResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/metrics"):
+            FileLimit.record()
+            return HTTPListenerResponse(
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                body: Data(MetricsExport.render()))
+        case ("GET", "/healthz"):
+            return Self.respond(live())
+        case ("GET", "/readyz"):
+            return stopping.load(ordering: .relaxed)
+                ? Self.respond(HealthStatus(ok: false, "shutting down")) : Self.respond(ready())
+        default:
+            return .text(404, "404: /metrics, /healthz and /readyz only")
         }
     }
 
-    private static func respond(_ status: HealthStatus) -> HTTPResponse {
-        HTTPResponse(
-            statusCode: status.ok ? .ok : .serviceUnavailable,
-            headers: [HTTPHeader("Content-Type"): "text/plain; charset=utf-8"],
-            body: Data(((status.ok ? "ok: " : "not ok: ") + status.detail + "\n").utf8))
+    private static func respond(_ status: HealthStatus) -> HTTPListenerResponse {
+        .text(status.ok ? 200 : 503, (status.ok ? "ok: " : "not ok: ") + status.detail)
     }
 }

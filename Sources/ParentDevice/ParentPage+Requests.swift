@@ -1,30 +1,88 @@
 import DeviceRuntime
-import FlyingFox
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthService
 
 extension ParentPage {
-    func respond(to request: HTTPRequest, behavior: ParentBehavior, context: any DeviceContext) async -> HTTPResponse {
-        let form = request.method == .POST ? Self.form(await (try? request.bodyData) ?? Data()) : [:]
-        guard authorized(request, form: form) else {
-            return HTTPResponse(
-                statusCode: .unauthorized, headers: [HTTPHeader("Content-Type"): "text/plain; charset=utf-8"],
-                body: Data("401: this page needs its token (see page.url in parent-device's state directory)\n".utf8))
+    /// The page's Content-Security-Policy: no script, nothing from elsewhere, no framing, forms to itself only.
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    /// Refuses from the head alone, before any body is read: a request that proves nothing (401), a URL token on
+    /// anything but a `GET` (401), and a browser's form from another origin (403: a page of another local user's
+    /// server on `127.0.0.1` is the same site, so `SameSite` alone lets its forms carry the cookie).
+    func gate(_ request: HTTPListenerRequest) -> HTTPListenerResponse? {
+        let authorities = access.authorities(of: request, cookie: cookieName)
+        let usable = request.method == "GET" ? authorities : authorities.filter { $0 != .urlToken }
+        guard let strongest = usable.first else {
+            return .text(
+                401,
+                "401: this page needs the address in page.url (or page.token as a Bearer token), in parent-device's "
+                    + "state directory")
         }
+        if strongest == .session, request.method != "GET", request.method != "HEAD", !sameOrigin(request) {
+            return .text(403, "403: a form from another origin")
+        }
+        return nil
+    }
+
+    private func sameOrigin(_ request: HTTPListenerRequest) -> Bool {
+        let origin = request.headers["origin"]
+        return origin == "http://127.0.0.1:\(boundPort)" || origin == "http://localhost:\(boundPort)"
+    }
+
+    /// Every request the gate let in: a URL token is exchanged first, then the route.
+    func respond(
+        to request: HTTPListenerRequest, behavior: ParentBehavior, context: any DeviceContext
+    ) async
+        -> HTTPListenerResponse
+    {
+        if request.query["token"] != nil { return await exchange(request, context: context) }
+        return await route(request, behavior: behavior, context: context)
+    }
+
+    /// The page's routes. A route is one line here and a function in an extension of its own.
+    func route(
+        _ request: HTTPListenerRequest, behavior: ParentBehavior, context: any DeviceContext
+    ) async
+        -> HTTPListenerResponse
+    {
         switch (request.method, request.path) {
-        case (.GET, "/"):
-            let notice = request.query["notice"]
-            return html(await PageView(behavior: behavior, context: context, token: token).render(notice: notice))
-        case (.POST, "/answer"):
-            let notice = await answer(form, behavior: behavior, context: context)
+        case ("GET", "/"):
+            return html(
+                await PageView(behavior: behavior, context: context, token: "").render(notice: request.query["notice"]))
+        case ("POST", "/answer"):
+            let notice = await answer(Self.form(request.body), behavior: behavior, context: context)
             var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "token", value: token), URLQueryItem(name: "notice", value: notice)]
-            return HTTPResponse(
-                statusCode: .seeOther, headers: [HTTPHeader("Location"): "/?" + (query.percentEncodedQuery ?? "")])
+            query.queryItems = [URLQueryItem(name: "notice", value: notice)]
+            return .seeOther("/?" + (query.percentEncodedQuery ?? ""))
         default:
-            return HTTPResponse(statusCode: .notFound, body: Data("404\n".utf8))
+            return .text(404, "404")
         }
+    }
+
+    /// Spends the URL token for a session cookie (if it is the current one) and sends the browser to the same
+    /// address without it, so it stays in neither the address bar nor the history.
+    private func exchange(_ request: HTTPListenerRequest, context: any DeviceContext) async -> HTTPListenerResponse {
+        var rest = URLComponents()
+        rest.path = request.path
+        let kept = request.query.filter { $0.key != "token" }.sorted { $0.key < $1.key }
+        rest.queryItems = kept.isEmpty ? nil : kept.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let location = rest.string ?? "/"
+        guard let offered = request.query["token"], let (session, next) = access.exchange(offered) else {
+            // Spent already (by this browser or another): only a request that proves itself otherwise goes on.
+            let others = access.authorities(of: request, cookie: cookieName).filter { $0 != .urlToken }
+            return others.isEmpty
+                ? .text(401, "401: this address was used already; open page.url again") : .seeOther(location)
+        }
+        do {
+            try await BlockingWork.run { [self] in try publishURL(token: next) }
+        } catch {
+            context.logger.error("page.url not rewritten", metadata: ["error": "\(error)"])
+        }
+        return .seeOther(
+            location, headers: [("Set-Cookie", "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict")])
     }
 
     /// Sends the answer to the broker as this device's member; returns what happened, for the page to say.
@@ -58,28 +116,10 @@ extension ParentPage {
         }
     }
 
-    private func authorized(_ request: HTTPRequest, form: [String: String]) -> Bool {
-        var offered: [String] = []
-        if let value = request.query["token"] { offered.append(value) }
-        if let value = form["token"] { offered.append(value) }
-        if let value = request.headers[HTTPHeader("Authorization")], value.hasPrefix("Bearer ") {
-            offered.append(String(value.dropFirst(7)))
-        }
-        return offered.contains { Self.same($0, token) }
-    }
-
-    /// Compares in time independent of where the strings differ.
-    private static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-
     /// The fields of an `application/x-www-form-urlencoded` body; a field that does not decode is left out.
     static func form(_ body: Data) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in String(decoding: body.prefix(64 * 1024), as: UTF8.self).split(separator: "&") {
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) -> String? {
                 part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
@@ -90,15 +130,12 @@ extension ParentPage {
         return fields
     }
 
-    private func html(_ page: String) -> HTTPResponse {
-        HTTPResponse(
-            statusCode: .ok,
+    private func html(_ page: String) -> HTTPListenerResponse {
+        HTTPListenerResponse(
+            status: 200,
             headers: [
-                HTTPHeader("Content-Type"): "text/html; charset=utf-8",
-                HTTPHeader("Cache-Control"): "no-store",
-                HTTPHeader("Referrer-Policy"): "no-referrer",
-                HTTPHeader("Content-Security-Policy"):
-                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+                ("Content-Type", "text/html; charset=utf-8"),
+                ("Content-Security-Policy", Self.contentSecurityPolicy),
             ],
             body: Data(page.utf8))
     }

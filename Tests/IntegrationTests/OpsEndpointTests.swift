@@ -77,6 +77,30 @@ struct OpsEndpointTests {
         }
     }
 
+    /// DNS rebinding: a web page that points its own name at this host still sends that name as `Host`, and reads
+    /// nothing (`/readyz` names the daemon's state). An address literal or `localhost` with the port is served.
+    @Test func aForeignHostIsRefusedAndTheDescriptorLimitIsReported() async throws {
+        try await Fleet.with(Self.family, brokerArguments: ["--metrics", "127.0.0.1:0"]) { fleet in
+            let probe = try OpsProbe(addressFile: fleet.directory + "/broker/metrics.address")
+            let port = try #require(probe.address.split(separator: ":").last.flatMap { Int($0) })
+            for path in ["/metrics", "/readyz", "/healthz"] {
+                let foreign = try await RawHTTP(port: port, host: "rebind.example:\(port)").send("GET", path)
+                #expect(foreign.status == 421, "\(path): \(foreign.head)")
+                #expect(!foreign.body.contains("hearth_"), "\(path)")
+                let own = try await RawHTTP(port: port, host: "localhost:\(port)").send("GET", path)
+                #expect(own.status == 200, "\(path): \(own.head)")
+                #expect(own.header("X-Frame-Options") == "DENY")
+            }
+            let posted = try await RawHTTP(port: port).send("POST", "/metrics", bodyBytes: 1 << 20)
+            #expect(posted.status == 413 || posted.status == nil, "\(posted.head)")
+            let metrics = try await probe.metrics()
+            let soft = try #require(metrics.value("hearth_open_files_limit", ["kind": "soft"]))
+            #expect(soft > 0 && soft == metrics.value("hearth_open_files_limit", ["kind": "hard"]), "raised at start")
+            let log = try String(contentsOfFile: fleet.currentBroker.logFile, encoding: .utf8)
+            #expect(log.contains("open descriptor limit"), "logged at start")
+        }
+    }
+
     /// Daemons log at debug level in a fleet, the most they ever say: still no secret key.
     @Test func noDaemonLogsItsSecretKey() async throws {
         try await Fleet.with(Self.family) { fleet in

@@ -16,8 +16,7 @@ struct PageContentTests {
             first.note = "from <school>"
             try await app.ask(first)
             _ = try await bob.waitForQuestion(first.id)
-            let url = try await ParentPageTests.pageURL(fleet, "alice-phone")
-            let (status, waiting) = try await ParentPageTests.http("GET", url)
+            let (status, waiting) = try await ParentPageTests.page(fleet, "alice-phone")
             #expect(status == 200)
             let id = first.id.uuidString.lowercased()
             #expect(waiting.contains("id=\"note-\(id)\">“from &lt;school&gt;”"), "the note, escaped")
@@ -25,7 +24,7 @@ struct PageContentTests {
 
             try await bob.approve(first.id, message: "ok")
             try await fleet.eventually("the page lists sam as approved by bob") {
-                let page = (try? await ParentPageTests.http("GET", url).1) ?? ""
+                let page = (try? await ParentPageTests.page(fleet, "alice-phone").1) ?? ""
                 return page.contains("id=\"approved-emma\">Approved: custom:sam (by bob, ")
             }
             // The history is the broker's, the same for every guardian: bob's answer from his phone, and alice's own
@@ -34,7 +33,7 @@ struct PageContentTests {
             var limits = try await alice.limits(of: "emma").settings
             limits.allowContactEditing.toggle()
             try await alice.setLimits(limits, of: "emma")
-            let page = try await ParentPageTests.http("GET", url).1
+            let page = try await ParentPageTests.page(fleet, "alice-phone").1
             let start = try #require(page.range(of: "id=\"history-emma\""), "a history for emma: \(page)")
             let history = String(page[start.lowerBound...])
             #expect(history.contains("alice changed emma&#39;s limits: contact editing"), "\(history)")

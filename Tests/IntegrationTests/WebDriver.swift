@@ -74,6 +74,11 @@ final class WebDriver: @unchecked Sendable {
         _ = try await call("POST", "/session/\(session)/element/\(element)/click", [:])
     }
 
+    /// The address the browser shows now (after redirects).
+    func currentURL() async throws -> String {
+        try await call("GET", "/session/\(session)/url")["value"] as? String ?? ""
+    }
+
     /// The page's HTML as the browser has it now.
     func source() async throws -> String {
         try await call("GET", "/session/\(session)/source")["value"] as? String ?? ""
