@@ -23,6 +23,7 @@ extension ParentPage {
             return HTTPResponse(
                 statusCode: .seeOther, headers: [HTTPHeader("Location"): "/?" + (query.percentEncodedQuery ?? "")])
         default:
+            if let response = await resource(request, behavior: behavior, context: context) { return response }
             return HTTPResponse(statusCode: .notFound, body: Data("404\n".utf8))
         }
     }
@@ -39,6 +40,7 @@ extension ParentPage {
         if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
             return "Not answered: the message \(violation.reason)."
         }
+        let asked = try? await behavior.store.pendingQuestion(id)
         switch await context.forward(.answer(questionID: id, choiceID: choice, message: message)) {
         case .answerAccepted(let resolution):
             // The page shown next should no longer list it: wait (briefly) for the broker's event to be applied.
@@ -50,7 +52,7 @@ extension ParentPage {
             {
                 try? await Task.sleep(for: .milliseconds(50))
             }
-            return "\(resolution.choice.title): answered as \(resolution.answeredBy ?? "you")."
+            return PageWords.notice(resolution, asked: asked)
         case .error(let reply):
             return "Not answered: \(reply.message)"
         default:
@@ -98,7 +100,8 @@ extension ParentPage {
                 HTTPHeader("Cache-Control"): "no-store",
                 HTTPHeader("Referrer-Policy"): "no-referrer",
                 HTTPHeader("Content-Security-Policy"):
-                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+                    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; script-src 'self'; connect-src 'self'; "
+                    + "form-action 'self'",
             ],
             body: Data(page.utf8))
     }

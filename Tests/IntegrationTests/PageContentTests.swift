@@ -26,7 +26,7 @@ struct PageContentTests {
             try await bob.approve(first.id, message: "ok")
             try await fleet.eventually("the page lists sam as approved by bob") {
                 let page = (try? await ParentPageTests.http("GET", url).1) ?? ""
-                return page.contains("id=\"approved-emma\">Approved: custom:sam (by bob, ")
+                return page.contains("id=\"approved-emma\">Approved: username <bdi>sam</bdi> (by bob, ")
             }
             // The history is the broker's, the same for every guardian: bob's answer from his phone, and alice's own
             // change of emma's limits (this device was never told of its own change: only the broker has it).

@@ -58,7 +58,7 @@ struct ParentPageTests {
                 try await browser.open(url)
                 let before = try await browser.source()
                 #expect(before.contains("q-\(id)"), "the question is on the page")
-                #expect(before.contains("custom:mallory"))
+                #expect(before.contains("username <bdi>mallory</bdi>"))
                 #expect(before.contains("id=\"history-emma\""), "emma's history from the broker")
                 #expect(before.contains("bob changed emma"), "\(before)")
                 if let path = ProcessInfo.processInfo.environment["HEARTH_PAGE_SCREENSHOT"] {
