@@ -58,8 +58,8 @@ extension PageView {
             html += "<img class=\"avatar\" id=\"avatar-\(id)-\(index)\" src=\"\(source)\" alt=\"\" width=\"48\" "
             html += "height=\"48\">"
         } else {
-            let initial = (name ?? person.handle.value).first { $0.isLetter || $0.isNumber }
-            let letter = initial.map { PageHTML.escape(String($0).uppercased()) } ?? "?"
+            let initial = (name ?? person.handle.value).first { $0.isLetter }
+            let letter = initial.map { PageHTML.escape(String($0).uppercased()) } ?? Self.glyph(person.handle.kind)
             html += "<span class=\"avatar initial\" aria-hidden=\"true\">\(letter)</span>"
         }
         html += "<span class=\"who\">"
@@ -93,6 +93,15 @@ extension PageView {
             html += "</button> "
         }
         return html + "</p></form>"
+    }
+
+    /// What stands for a person without an avatar whose name or handle starts with no letter.
+    private static func glyph(_ kind: CommunicationHandle.Kind) -> String {
+        switch kind {
+        case .phoneNumber: "☎"
+        case .emailAddress: "@"
+        case .custom: "?"
+        }
     }
 
     /// `path` with the page's token, for what the browser fetches by itself (avatars, the script, `/waiting`).

@@ -62,7 +62,7 @@ enum PageWords {
         if span < 45 { return seconds < 0 ? "just now" : "in less than a minute" }
         let amount: String
         switch span {
-        case ..<(90 * 60): amount = count(max(1, Int((span / 60).rounded())), "minute")
+        case ..<(59.5 * 60): amount = count(max(1, Int((span / 60).rounded())), "minute")
         case ..<(36 * 3600): amount = count(Int((span / 3600).rounded()), "hour")
         case ..<(45 * 86400): amount = count(Int((span / 86400).rounded()), "day")
         case ..<(548 * 86400): amount = count(Int((span / (30 * 86400)).rounded()), "month")

@@ -20,7 +20,9 @@ struct PageContentTests {
             let (status, waiting) = try await ParentPageTests.http("GET", url)
             #expect(status == 200)
             let id = first.id.uuidString.lowercased()
-            #expect(waiting.contains("id=\"note-\(id)\">“from &lt;school&gt;”"), "the note, escaped")
+            #expect(
+                waiting.contains("id=\"note-\(id)\">“<bdi>from &lt;school&gt;</bdi>”"), "the note, escaped and isolated"
+            )
             #expect(waiting.contains("name=\"message\" id=\"message-\(id)\""), "a field for a message")
 
             try await bob.approve(first.id, message: "ok")
