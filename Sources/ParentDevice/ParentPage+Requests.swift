@@ -5,9 +5,11 @@ import HearthProtocol
 import HearthService
 
 extension ParentPage {
-    /// The page's Content-Security-Policy: no script, nothing from elsewhere, no framing, forms to itself only.
+    /// The page's Content-Security-Policy: its own script, images and fetches only (no inline script), nothing from
+    /// elsewhere, no framing, forms to itself only.
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; script-src 'self'; connect-src 'self'; "
+        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     /// Refuses from the head alone, before any body is read: a request that proves nothing (401), a URL token on
     /// anything but a `GET` (401), and a browser's form from another origin (403: a page of another local user's
@@ -51,13 +53,14 @@ extension ParentPage {
         switch (request.method, request.path) {
         case ("GET", "/"):
             return html(
-                await PageView(behavior: behavior, context: context, token: "").render(notice: request.query["notice"]))
+                await PageView(behavior: behavior, context: context).render(notice: request.query["notice"]))
         case ("POST", "/answer"):
             let notice = await answer(Self.form(request.body), behavior: behavior, context: context)
             var query = URLComponents()
             query.queryItems = [URLQueryItem(name: "notice", value: notice)]
             return .seeOther("/?" + (query.percentEncodedQuery ?? ""))
         default:
+            if let response = await resource(request, behavior: behavior, context: context) { return response }
             return .text(404, "404")
         }
     }
@@ -97,6 +100,7 @@ extension ParentPage {
         if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
             return "Not answered: the message \(violation.reason)."
         }
+        let asked = try? await behavior.store.pendingQuestion(id)
         switch await context.forward(.answer(questionID: id, choiceID: choice, message: message)) {
         case .answerAccepted(let resolution):
             // The page shown next should no longer list it: wait (briefly) for the broker's event to be applied.
@@ -108,7 +112,7 @@ extension ParentPage {
             {
                 try? await Task.sleep(for: .milliseconds(50))
             }
-            return "\(resolution.choice.title): answered as \(resolution.answeredBy ?? "you")."
+            return PageWords.notice(resolution, asked: asked)
         case .error(let reply):
             return "Not answered: \(reply.message)"
         default:
@@ -135,6 +139,8 @@ extension ParentPage {
             status: 200,
             headers: [
                 ("Content-Type", "text/html; charset=utf-8"),
+                ("Cache-Control", "no-store"),
+                ("Referrer-Policy", "no-referrer"),
                 ("Content-Security-Policy", Self.contentSecurityPolicy),
             ],
             body: Data(page.utf8))

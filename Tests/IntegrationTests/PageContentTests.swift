@@ -19,13 +19,15 @@ struct PageContentTests {
             let (status, waiting) = try await ParentPageTests.page(fleet, "alice-phone")
             #expect(status == 200)
             let id = first.id.uuidString.lowercased()
-            #expect(waiting.contains("id=\"note-\(id)\">“from &lt;school&gt;”"), "the note, escaped")
+            #expect(
+                waiting.contains("id=\"note-\(id)\">“<bdi>from &lt;school&gt;</bdi>”"), "the note, escaped and isolated"
+            )
             #expect(waiting.contains("name=\"message\" id=\"message-\(id)\""), "a field for a message")
 
             try await bob.approve(first.id, message: "ok")
             try await fleet.eventually("the page lists sam as approved by bob") {
                 let page = (try? await ParentPageTests.page(fleet, "alice-phone").1) ?? ""
-                return page.contains("id=\"approved-emma\">Approved: custom:sam (by bob, ")
+                return page.contains("id=\"approved-emma\">Approved: username <bdi>sam</bdi> (by bob, ")
             }
             // The history is the broker's, the same for every guardian: bob's answer from his phone, and alice's own
             // change of emma's limits (this device was never told of its own change: only the broker has it).

@@ -84,6 +84,16 @@ final class WebDriver: @unchecked Sendable {
         try await call("GET", "/session/\(session)/source")["value"] as? String ?? ""
     }
 
+    /// What `script` (the body of a function) returns in the page, as JSON decodes it.
+    func execute(_ script: String) async throws -> Any? {
+        try await call("POST", "/session/\(session)/execute/sync", ["script": script, "args": [Any]()])["value"]
+    }
+
+    /// Resizes the window, e.g. to a phone's width.
+    func resize(width: Int, height: Int) async throws {
+        _ = try await call("POST", "/session/\(session)/window/rect", ["width": width, "height": height])
+    }
+
     /// A PNG of the window.
     func screenshot() async throws -> Data {
         let text = try await call("GET", "/session/\(session)/screenshot")["value"] as? String ?? ""
