@@ -42,6 +42,18 @@ struct LocalSocketTests {
         return (process, log)
     }
 
+    /// True if `process` exited with a failure; false if it succeeded or still runs after 30 s (it is stopped then): a
+    /// daemon that accepts what it should refuse runs on.
+    static func refusedToStart(_ process: SpawnedProcess) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            stop(process)
+            return false
+        }
+        return await process.waitUntilExit() != 0
+    }
+
     /// Stops a daemon `launch` started and waits for it (in a `defer`, so without suspending).
     static func stop(_ process: SpawnedProcess) {
         if process.isRunning { kill(process.pid, SIGTERM) }
@@ -93,7 +105,7 @@ struct LocalSocketTests {
             for (mode, name) in [(mode_t(0o777), "child"), (0o1777, "sticky")] {
                 chmod(shared, mode)
                 let (refused, log) = try Self.launch("child-device", socket: shared + "/\(name).sock", in: fleet)
-                #expect(await refused.waitUntilExit() != 0)
+                #expect(try await Self.refusedToStart(refused))
                 #expect(Self.mode(shared + "/\(name).sock") == nil, "no socket was made")
                 let output = try String(contentsOfFile: log, encoding: .utf8)
                 #expect(output.contains("other users may write to it") && output.contains("chmod 700"), "\(output)")
@@ -103,7 +115,7 @@ struct LocalSocketTests {
             try FileManager.default.createSymbolicLink(atPath: fleet.directory + "/linked", withDestinationPath: shared)
             let (linked, linkedLog) = try Self.launch(
                 "child-device", socket: fleet.directory + "/linked/l.sock", in: fleet)
-            #expect(await linked.waitUntilExit() != 0)
+            #expect(try await Self.refusedToStart(linked))
             #expect(try String(contentsOfFile: linkedLog, encoding: .utf8).contains("is a symbolic link"))
             #expect(Self.mode(shared + "/l.sock") == nil, "no socket was made")
         }
@@ -116,7 +128,7 @@ struct LocalSocketTests {
             try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
             chown(planted, Self.stranger, Self.stranger)
             let (refused, log) = try Self.launch("child-device", socket: planted + "/child.sock", in: fleet)
-            #expect(await refused.waitUntilExit() != 0)
+            #expect(try await Self.refusedToStart(refused))
             let output = try String(contentsOfFile: log, encoding: .utf8)
             #expect(
                 output.contains("owned by uid \(Self.stranger)") && output.contains("HEARTH_RUNTIME_DIR"), "\(output)")
