@@ -56,6 +56,8 @@ public struct DeviceArguments: ParsableArguments {
             FileHandle.standardError.write(Data("\(name): invalid configuration: \(error)\n".utf8))
             throw ExitCode(DaemonRunner.exitConfiguration)
         }
+        // Whatever the daemon writes (its database, the page's files, keys) is its user's alone.
+        umask(0o077)
         DaemonLogging.bootstrap(level: settings.logLevel)
         MetricsExport.bootstrap()
         let logger = Logger(label: name)

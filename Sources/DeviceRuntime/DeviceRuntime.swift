@@ -41,9 +41,11 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         self.options = options
         self.behavior = behavior
         self.logger = logger
-        try FileManager.default.createDirectory(atPath: options.stateDirectory, withIntermediateDirectories: true)
-        let socketDirectory = (options.localSocket as NSString).deletingLastPathComponent
-        try LocalEndpoints.prepareSocketDirectory(socketDirectory)
+        try DeviceStore.prepareStateDirectory(options.stateDirectory)
+        // An abstract socket (`@name`) has no file nor directory.
+        if !options.localSocket.hasPrefix("@") {
+            try LocalEndpoints.prepareSocketDirectory((options.localSocket as NSString).deletingLastPathComponent)
+        }
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         self.store = store
         link = Mutex(BrokerLink(brokers: options.brokers))

@@ -10,10 +10,12 @@ public final class DeviceStore: Sendable {
     /// The last applied number as this process last read or wrote it: only this daemon writes its file.
     private let lastAppliedCache = Mutex<UInt64?>(nil)
 
-    /// Opens (or creates, with its directory) the file at `path`; `label` names its connections in errors.
+    /// Opens (or creates, with its directory) the file at `path`; `label` names its connections in errors. The
+    /// directory is made owner-only and the files 0600 (`prepareStateDirectory`): they hold a child's questions.
     public init(path: String, label: String, migrate: (inout DatabaseMigrator) -> Void) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.prepareStateDirectory(directory.isEmpty ? "." : directory)
+        try Self.prepareDatabaseFile(path)
         var config = Configuration()
         config.label = label
         // A restarted daemon may open the file while the previous run's last connection still checkpoints it.

@@ -1,7 +1,8 @@
 import Foundation
 import ZeroMQ
 
-/// CURVE key files: `NAME.key` holds the Z85 secret key (mode 0600, never logged), `NAME.pub` the Z85 public key.
+/// CURVE key files: `NAME.key` holds the Z85 secret key (mode 0600, never logged) after a `#` line saying so,
+/// `NAME.pub` the Z85 public key.
 public enum KeyFiles {
     /// Why a key file could not be used.
     public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -31,7 +32,7 @@ public enum KeyFiles {
         // Created 0600 from the start: the secret is never readable by others, not even for a moment.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
-        let text = Array((secret + "\n").utf8)
+        let text = Array((secretMarker + "\n" + secret + "\n").utf8)
         let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         guard written == text.count else { throw Failure(path: path, reason: "short write") }
@@ -53,10 +54,15 @@ public enum KeyFiles {
         }
     }
 
-    /// Loads a Z85 public key.
+    /// Loads a Z85 public key; refuses a secret key file (`isSecretKeyFile`), naming the `.pub` to use instead.
     public static func loadPublic(_ path: String) throws -> String {
         let key = try readKey(path)
         guard Z85.isValidKey(key) else { throw Failure(path: path, reason: "not a 40-character Z85 CURVE public key") }
+        if isSecretKeyFile(path, key: key) {
+            throw Failure(
+                path: path,
+                reason: "holds a secret key, which must never leave its device: use \(publicPath(for: path)) instead")
+        }
         return key
     }
 
@@ -66,15 +72,22 @@ public enum KeyFiles {
         if FileManager.default.fileExists(atPath: secretPath) { return try loadPair(secretPath: secretPath) }
         let keys = try CurveKeyPair.generate()
         try writeSecret(keys.secretKey, to: secretPath)
-        let publicPath = secretPath.hasSuffix(".key") ? String(secretPath.dropLast(4)) + ".pub" : secretPath + ".pub"
-        try writePublic(keys.publicKey, to: publicPath)
+        try writePublic(keys.publicKey, to: publicPath(for: secretPath))
         return keys
     }
 
+    /// Where the public key of the secret key at `secretPath` goes: `x.key` gets `x.pub`; any other name gets `.pub`
+    /// appended.
+    public static func publicPath(for secretPath: String) -> String {
+        secretPath.hasSuffix(".key") ? String(secretPath.dropLast(4)) + ".pub" : secretPath + ".pub"
+    }
+
+    /// The key in a key file: its first line that is not a `#` comment.
     private static func readKey(_ path: String) throws -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw Failure(path: path, reason: "cannot read the key file")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return lines.first { !$0.isEmpty && !$0.hasPrefix("#") } ?? ""
     }
 }

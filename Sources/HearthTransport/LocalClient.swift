@@ -12,7 +12,9 @@ public final class LocalClient: Sendable {
     /// Messages the daemon sent without being asked (request id 0), such as an app's responses.
     public let pushes: AsyncStream<Envelope>
 
-    /// A client of the daemon at `endpoint`; `peer` names it in errors ("child-device").
+    /// A client of the daemon at `endpoint`; `peer` names it in errors ("child-device"). For an `ipc://` endpoint,
+    /// `start()` first checks that the socket is this user's daemon's (`LocalEndpoints.verifyDaemonSocket`) and throws
+    /// `LocalEndpoints.UnsafeDirectory` or `UnsafeSocket` before anything is sent.
     public init(endpoint: String, peer: String) throws {
         self.endpoint = endpoint
         self.peer = peer
@@ -22,6 +24,10 @@ public final class LocalClient: Sendable {
             name: "hearth-\(peer)-client",
             sockets: [
                 .init(.dealer) { socket in
+                    // On the loop's thread, before the connect: nothing queued can reach another user's listener.
+                    if let path = LocalEndpoints.socketPath(ofEndpoint: endpoint) {
+                        try LocalEndpoints.verifyDaemonSocket(path)
+                    }
                     try socket.setLinger(milliseconds: 0)
                     try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
                     try socket.setReconnectInterval(milliseconds: 100, max: 1000)

@@ -46,13 +46,14 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "The device's public key file (.pub, from `hearthctl keygen`).") var keyFile: String
 
         func run() async throws {
-            guard let key = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
-                throw ValidationError("cannot read \(keyFile)")
+            // A secret key enrolled as a public one would be shown by `admin show` and copied into family files.
+            let key: String
+            do {
+                key = try KeyFiles.loadPublic(keyFile)
+            } catch let failure as KeyFiles.Failure {
+                throw ValidationError(failure.description)
             }
-            try await options.run(
-                AdminRequest(
-                    .enroll, member: member, device: device,
-                    publicKey: key.trimmingCharacters(in: .whitespacesAndNewlines)))
+            try await options.run(AdminRequest(.enroll, member: member, device: device, publicKey: key))
         }
     }
 

@@ -11,7 +11,13 @@ enum DaemonSocket {
             throw ValidationError("\(daemon) is not running: there is no socket at \(path).\n" + startHint(daemon))
         }
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(path), peer: daemon)
-        try await client.start()
+        do {
+            // Refuses a socket or directory another user could have planted, before anything is sent.
+            try await client.start()
+        } catch {
+            await client.close()
+            throw explain(error, daemon: daemon)
+        }
         return client
     }
 

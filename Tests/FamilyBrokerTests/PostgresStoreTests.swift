@@ -29,6 +29,8 @@ import Testing
         let file = temp.url.appendingPathComponent("password").path
         try "pw-from-file\n".write(toFile: file, atomically: true, encoding: .utf8)
         let url = "postgres://hearth@127.0.0.1:5432/hearth"
+        #expect(throws: (any Error).self, "readable by others") { try StoreLocation.parse(url, passwordFile: file) }
+        chmod(file, 0o600)
         let parsed = try StoreLocation.parse(url, passwordFile: file)
         #expect(parsed == .postgres(try PostgresURL(parsing: url), password: "pw-from-file"))
         #expect(try StoreLocation.parse("sqlite", passwordFile: nil) == .sqlite)

@@ -108,6 +108,50 @@ struct ConfigurationRefusalTests {
             "\(output)")
     }
 
+    /// A password anywhere in the store setting is refused as one in the URL's authority is, and no error (which goes
+    /// to the journal) shows it, nor the URL's query.
+    @Test func aStorePasswordInTheQueryOrKeywordFormIsRefusedAndNeverShown() async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let secret = "hunter2-\(UUID().uuidString.prefix(6))"
+        let refusal = "store URL must not hold a password (it would show on command lines and in logs)"
+        for store in [
+            "postgres://hearth:\(secret)@127.0.0.1:1/hearth", "postgres://hearth@127.0.0.1:1/hearth?password=\(secret)",
+            "postgresql://hearth@127.0.0.1:1/hearth?sslmode=disable&PASSWORD=\(secret)",
+            "host=127.0.0.1 port=1 user=hearth password=\(secret) dbname=hearth",
+            "host=127.0.0.1 user=hearth password='\(secret) x' dbname=hearth",
+        ] {
+            let (status, output) = try await Self.broker(dir, ["--store", store])
+            #expect(status == 78, "\(store)")
+            #expect(output.contains("--store: store: \(refusal)"), "\(output)")
+            #expect(!output.contains(secret), "\(output)")
+        }
+        // Other options of the query are not read, and not shown either: they may hold what libpq reads as secrets.
+        let (status, output) = try await Self.broker(dir, ["--store", "postgres://hearth@db/h?sslkey=\(secret)"])
+        #expect(status == 78)
+        #expect(output.contains("store \"postgres://hearth@db/h?REDACTED\" has options the broker does not read"))
+        #expect(!output.contains(secret), "\(output)")
+    }
+
+    /// A password file others may read is refused, as ssh refuses such a private key and libpq such a `.pgpass`.
+    @Test func aStorePasswordFileOthersMayReadIsRefused() async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/store-password"
+        try "hunter2\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for mode: mode_t in [0o644, 0o640, 0o604] {
+            chmod(file, mode)
+            let (status, output) = try await Self.broker(
+                dir, ["--store", "postgres://hearth@127.0.0.1:1/hearth", "--store-password-file", file])
+            #expect(status == 78)
+            #expect(
+                output.contains(
+                    "storePasswordFile '\(file)' may be read by other users (mode \(String(mode, radix: 8))): "
+                        + "run `chmod 600 \(file)`"), "\(output)")
+            #expect(!output.contains("hunter2"), "\(output)")
+        }
+    }
+
     /// Every key is documented, with its flag, variable and default, in docs/CONFIGURATION.md and the config files.
     @Test func everyKeyIsDocumented() throws {
         var root = URL(fileURLWithPath: #filePath)

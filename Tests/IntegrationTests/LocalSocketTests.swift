@@ -17,6 +17,9 @@ struct LocalSocketTests {
             members: [.organizer("alice", devices: ["alice-phone"]), .child("emma", devices: ["emma-tablet"])])
     ])
 
+    /// Another local user, with no account: chown makes a fixture theirs.
+    static let stranger: uid_t = 65533
+
     /// The file type bits and the permission bits of `path`, or nil if it does not exist.
     static func mode(_ path: String) -> (type: mode_t, permissions: mode_t)? {
         var info = stat()
@@ -37,6 +40,18 @@ struct LocalSocketTests {
                 "--socket", socket, "--broker-ready", fleet.readyFile,
             ], output: log, append: false)
         return (process, log)
+    }
+
+    /// True if `process` exited with a failure; false if it succeeded or still runs after 30 s (it is stopped then): a
+    /// daemon that accepts what it should refuse runs on.
+    static func refusedToStart(_ process: SpawnedProcess) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            stop(process)
+            return false
+        }
+        return await process.waitUntilExit() != 0
     }
 
     /// Stops a daemon `launch` started and waits for it (in a `defer`, so without suspending).
@@ -82,23 +97,42 @@ struct LocalSocketTests {
         }
     }
 
-    @Test func aDeviceDaemonRefusesASocketDirectoryOtherUsersCanWrite() async throws {
+    @Test func aDeviceDaemonRefusesASocketDirectoryOtherUsersCanWriteOrOwnOrLinked() async throws {
         try await Fleet.with(Self.spec) { fleet in
             let shared = fleet.directory + "/shared"
             try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
-            chmod(shared, 0o777)
-            let (refused, log) = try Self.launch("child-device", socket: shared + "/child.sock", in: fleet)
-            #expect(await refused.waitUntilExit() != 0)
-            #expect(Self.mode(shared + "/child.sock") == nil, "no socket was made")
-            #expect(try String(contentsOfFile: log, encoding: .utf8).contains("other users may write to it"))
-
-            // A sticky directory such as /tmp is fine: others cannot remove or replace what the daemon puts there.
-            chmod(shared, 0o1777)
-            let (accepted, _) = try Self.launch("child-device", socket: shared + "/sticky.sock", in: fleet)
-            defer { Self.stop(accepted) }
-            try await fleet.eventually("the daemon binds in a sticky directory") {
-                Self.mode(shared + "/sticky.sock")?.permissions == 0o600
+            // Sticky (as /tmp) or not: another user may not replace the daemon's socket there, but may bind one first.
+            for (mode, name) in [(mode_t(0o777), "child"), (0o1777, "sticky")] {
+                chmod(shared, mode)
+                let (refused, log) = try Self.launch("child-device", socket: shared + "/\(name).sock", in: fleet)
+                #expect(try await Self.refusedToStart(refused))
+                #expect(Self.mode(shared + "/\(name).sock") == nil, "no socket was made")
+                let output = try String(contentsOfFile: log, encoding: .utf8)
+                #expect(output.contains("other users may write to it") && output.contains("chmod 700"), "\(output)")
             }
+            // A directory reached through a symbolic link, which its maker could point elsewhere.
+            chmod(shared, 0o700)
+            try FileManager.default.createSymbolicLink(atPath: fleet.directory + "/linked", withDestinationPath: shared)
+            let (linked, linkedLog) = try Self.launch(
+                "child-device", socket: fleet.directory + "/linked/l.sock", in: fleet)
+            #expect(try await Self.refusedToStart(linked))
+            #expect(try String(contentsOfFile: linkedLog, encoding: .utf8).contains("is a symbolic link"))
+            #expect(Self.mode(shared + "/l.sock") == nil, "no socket was made")
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "making a file another user's needs root (CI runs as root)"))
+    func aDeviceDaemonRefusesASocketDirectoryOfAnotherUser() async throws {
+        try await Fleet.with(Self.spec) { fleet in
+            let planted = fleet.directory + "/planted"
+            try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
+            chown(planted, Self.stranger, Self.stranger)
+            let (refused, log) = try Self.launch("child-device", socket: planted + "/child.sock", in: fleet)
+            #expect(try await Self.refusedToStart(refused))
+            let output = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(
+                output.contains("owned by uid \(Self.stranger)") && output.contains("HEARTH_RUNTIME_DIR"), "\(output)")
+            #expect(Self.mode(planted + "/child.sock") == nil, "no socket was made")
         }
     }
 

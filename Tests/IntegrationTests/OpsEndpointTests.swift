@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthFleet
+import HearthTransport
 import PermissionKit
 import Testing
 
@@ -115,8 +116,7 @@ struct OpsEndpointTests {
                 (fleet.directory + "/keys/alice-phone.key", try fleet.daemon("alice-phone").logFile),
             ]
             for (keyFile, logFile) in secrets {
-                let secret = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(
-                    in: .whitespacesAndNewlines)
+                let secret = try KeyFiles.loadPair(secretPath: keyFile).secretKey
                 let log = try String(contentsOfFile: logFile, encoding: .utf8)
                 #expect(secret.count == 40)
                 #expect(log.contains("debug"), "the log is at debug level: \(logFile)")

@@ -20,32 +20,29 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         self.database = database
     }
 
-    /// Parses `postgres://USER@HOST[:PORT]/DATABASE` (or `postgresql://`); refuses a password in it.
+    /// Parses `postgres://USER@HOST[:PORT]/DATABASE` (or `postgresql://`); refuses a password in it (in its
+    /// authority, its query or libpq's `key=value` form). An error shows the text redacted (`redacted(_:)`): it ends
+    /// up in the journal.
     public init(parsing text: String) throws {
+        let shown = Self.redacted(text)
+        guard !Self.holdsPassword(text) else { throw Invalid(description: Self.passwordRefusal) }
         guard let components = URLComponents(string: text),
             let scheme = components.scheme, scheme == "postgres" || scheme == "postgresql"
         else {
-            throw Invalid(description: "store \"\(text)\" is not a postgres://USER@HOST:PORT/DB URL")
-        }
-        if components.password != nil {
-            throw Invalid(
-                description: """
-                    store URL must not hold a password (it would show on command lines and in logs): \
-                    give it in storePasswordFile or the HEARTH_STORE_PASSWORD environment variable
-                    """)
+            throw Invalid(description: "store \"\(shown)\" is not a postgres://USER@HOST:PORT/DB URL")
         }
         guard let user = components.user, !user.isEmpty else {
-            throw Invalid(description: "store \"\(text)\" names no user: postgres://USER@HOST:PORT/DB")
+            throw Invalid(description: "store \"\(shown)\" names no user: postgres://USER@HOST:PORT/DB")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw Invalid(description: "store \"\(text)\" names no host: postgres://USER@HOST:PORT/DB")
+            throw Invalid(description: "store \"\(shown)\" names no host: postgres://USER@HOST:PORT/DB")
         }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
-            throw Invalid(description: "store \"\(text)\" names no database: postgres://USER@HOST:PORT/DB")
+            throw Invalid(description: "store \"\(shown)\" names no database: postgres://USER@HOST:PORT/DB")
         }
         guard components.query == nil, components.fragment == nil else {
-            throw Invalid(description: "store \"\(text)\" has options the broker does not read")
+            throw Invalid(description: "store \"\(shown)\" has options the broker does not read")
         }
         self.init(
             user: user.removingPercentEncoding ?? user, host: host, port: components.port ?? 5432,

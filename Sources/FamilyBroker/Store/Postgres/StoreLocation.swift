@@ -20,7 +20,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses the `store` setting: `sqlite`, or `postgres://USER@HOST:PORT/DB` with the password from
-    /// `passwordFile` or else `HEARTH_STORE_PASSWORD`.
+    /// `passwordFile` (owner-only) or else `HEARTH_STORE_PASSWORD`. Errors never show the password nor the query.
     static func parse(_ text: String, passwordFile: String?) throws -> StoreLocation {
         if text == "sqlite" { return .sqlite }
         let url: PostgresURL
@@ -30,6 +30,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             throw SettingProblem(invalid.description + " (or sqlite)")
         }
         if let passwordFile {
+            try checkPasswordFile(passwordFile)
             guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
                 throw SettingProblem("cannot read storePasswordFile '\(passwordFile)'")
             }
@@ -39,6 +40,20 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             throw SettingProblem("\(url) needs a password: set storePasswordFile or \(passwordVariable)")
         }
         return .postgres(url, password: password)
+    }
+
+    /// Refuses a password file that other users may read, as ssh does a private key and libpq a `.pgpass`: the file
+    /// is named with the command that fixes it.
+    static func checkPasswordFile(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SettingProblem("cannot read storePasswordFile '\(path)': \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw SettingProblem(
+                "storePasswordFile '\(path)' may be read by other users (mode \(mode)): run `chmod 600 \(path)`")
+        }
     }
 }
 
