@@ -113,12 +113,14 @@ extension Scenario {
         /// message, call, videoCall, ...
         public var actions: [String]
         public var expiresIn: ScenarioDuration?
+        /// The app's note to the parents, shown with the question.
+        public var note: String?
         /// The ask is expected to fail with an error whose description contains this text.
         public var error: String?
 
         public init(from decoder: any Decoder) throws {
             try Scenario.allowOnly(
-                ["on", "as", "handles", "app", "actions", "expiresIn", "error"], in: decoder, what: "an ask")
+                ["on", "as", "handles", "app", "actions", "expiresIn", "note", "error"], in: decoder, what: "an ask")
             let c = try decoder.container(keyedBy: Key.self)
             on = try c.decode(String.self, forKey: Key("on"))
             name = try c.decode(String.self, forKey: Key("as"))
@@ -126,23 +128,27 @@ extension Scenario {
             app = try c.decodeIfPresent(String.self, forKey: Key("app")) ?? "com.example.chat"
             actions = try c.decodeIfPresent([String].self, forKey: Key("actions")) ?? ["message"]
             expiresIn = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("expiresIn"))
+            note = try c.decodeIfPresent(String.self, forKey: Key("note"))
             error = try c.decodeIfPresent(String.self, forKey: Key("error"))
         }
     }
 
-    /// `approve: {question: q1, on: alice-phone, error: alreadyAnswered}`
+    /// `approve: {question: q1, on: alice-phone, message: "Have fun", error: alreadyAnswered}`
     public struct Answer: Sendable, Decodable {
         public var question: String
         /// The parent's device.
         public var on: DeviceID
+        /// The parent's message, delivered to the app with the response.
+        public var message: String?
         /// The answer is expected to be refused with this error code (e.g. `expired`, `alreadyAnswered`).
         public var error: String?
 
         public init(from decoder: any Decoder) throws {
-            try Scenario.allowOnly(["question", "on", "error"], in: decoder, what: "an answer")
+            try Scenario.allowOnly(["question", "on", "message", "error"], in: decoder, what: "an answer")
             let c = try decoder.container(keyedBy: Key.self)
             question = try c.decode(String.self, forKey: Key("question"))
             on = try c.decode(String.self, forKey: Key("on"))
+            message = try c.decodeIfPresent(String.self, forKey: Key("message"))
             error = try c.decodeIfPresent(String.self, forKey: Key("error"))
         }
     }
@@ -238,6 +244,8 @@ extension Scenario {
         public var by: String?
         /// For a response: parentAnswered, alreadyKnown, defaultLimitsOff, defaultNoFamily, expired, ...
         public var reason: String?
+        /// For a response: the parent's message that came with it.
+        public var message: String?
         public var within: ScenarioDuration?
         /// For `notified`: questionPending, questionAnswered, questionExpired or questionClosed.
         public var kind: String?
@@ -252,7 +260,9 @@ extension Scenario {
             let checks = [
                 "pending", "notPending", "response", "known", "unknown", "linked", "notified", "ageResponse", "history",
             ]
-            let options = ["on", "app", "answer", "by", "reason", "within", "kind", "range", "entry", "question"]
+            let options = [
+                "on", "app", "answer", "by", "reason", "message", "within", "kind", "range", "entry", "question",
+            ]
             try Scenario.allowOnly(Set(checks + options), in: decoder, what: "an expectation")
             let c = try decoder.container(keyedBy: Key.self)
             let given = c.allKeys.map(\.stringValue).filter(checks.contains)
@@ -277,6 +287,7 @@ extension Scenario {
             answer = try c.decodeIfPresent(String.self, forKey: Key("answer"))
             by = try c.decodeIfPresent(String.self, forKey: Key("by"))
             reason = try c.decodeIfPresent(String.self, forKey: Key("reason"))
+            message = try c.decodeIfPresent(String.self, forKey: Key("message"))
             within = try c.decodeIfPresent(ScenarioDuration.self, forKey: Key("within"))
             range = try c.decodeIfPresent(String.self, forKey: Key("range"))
             entry = try c.decodeIfPresent(String.self, forKey: Key("entry"))

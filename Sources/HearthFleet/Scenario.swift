@@ -76,6 +76,10 @@ public struct Scenario: Sendable, Decodable {
         } catch let DecodingError.dataCorrupted(context) where context.underlyingError is ScenarioError {
             // Yams wraps what a type's own init(from:) throws.
             throw context.underlyingError!
+        } catch let DecodingError.dataCorrupted(context) where context.underlyingError is YamlError {
+            throw ScenarioError(syntax: context.underlyingError as! YamlError)
+        } catch let error as YamlError {
+            throw ScenarioError(syntax: error)
         } catch let DecodingError.keyNotFound(key, context) {
             throw ScenarioError("\(Self.path(context.codingPath + [key])): missing")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let
@@ -90,8 +94,11 @@ public struct Scenario: Sendable, Decodable {
 
     /// Reads and parses a scenario file.
     public static func load(path: String) throws -> Scenario {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ScenarioError("\(path): cannot read the file")
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ScenarioError("\(path): cannot read the file: \(ScenarioError.reason(reading: path))")
         }
         do {
             return try Scenario(yaml: text)
@@ -132,7 +139,7 @@ public struct Scenario: Sendable, Decodable {
         var asked: Set<String> = []
         var requested: Set<String> = []
         for (index, step) in steps.enumerated() {
-            func fail(_ why: String) -> ScenarioError { ScenarioError("steps[\(index)] (\(step.summary)): \(why)") }
+            func fail(_ why: String) -> ScenarioError { ScenarioError("step \(index + 1) (\(step.summary)): \(why)") }
             func device(_ id: String, child: Bool? = nil) throws {
                 guard let role = roles[id] else { throw fail("no device '\(id)' in the families") }
                 if child == true, role != .child { throw fail("'\(id)' is not a child's device") }
@@ -141,6 +148,7 @@ public struct Scenario: Sendable, Decodable {
             func question(_ name: String) throws {
                 guard asked.contains(name) else { throw fail("no question '\(name)' was asked before this step") }
             }
+            try checkSubject(of: step, fail: fail)
             switch step {
             case .ask(let ask):
                 try device(ask.on, child: true)
@@ -225,8 +233,22 @@ public struct Scenario: Sendable, Decodable {
         }
     }
 
+    /// Where a value sits, as people count: `step 3, ask.expiresIn` (steps from 1, as the report numbers them).
     static func path(_ keys: [any CodingKey]) -> String {
-        let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
-        return text.isEmpty ? "the file" : String(text.drop { $0 == "." })
+        var parts: [String] = []
+        var inner = ""
+        for (position, key) in keys.enumerated() {
+            if let index = key.intValue, position > 0, keys[position - 1].stringValue == "steps", position == 1 {
+                parts = ["step \(index + 1)"]
+            } else if position == 0, key.stringValue == "steps", keys.count > 1 {
+                continue
+            } else if let index = key.intValue {
+                inner += "[\(index)]"
+            } else {
+                inner += (inner.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        if !inner.isEmpty { parts.append(inner) }
+        return parts.isEmpty ? "the file" : parts.joined(separator: ", ")
     }
 }

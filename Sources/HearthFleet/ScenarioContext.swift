@@ -67,7 +67,8 @@ final class ScenarioContext {
                 }
                 return action
             })
-        let question = PermissionQuestion(communicationTopic: topic)
+        var question = PermissionQuestion(communicationTopic: topic)
+        question.note = ask.note
         // Against the broker's clock, which decides expiry (and may have been advanced).
         if let expiresIn = ask.expiresIn {
             question.expirationDate = fleet.brokerNow.addingTimeInterval(expiresIn.seconds)
@@ -81,7 +82,10 @@ final class ScenarioContext {
         let question = try self.question(answer.question)
         let console = try await self.console(on: answer.on)
         do {
-            let resolution = approve ? try await console.approve(question.id) : try await console.decline(question.id)
+            let resolution =
+                approve
+                ? try await console.approve(question.id, message: answer.message)
+                : try await console.decline(question.id, message: answer.message)
             if let expected = answer.error {
                 throw StepFailure(
                     "the answer was accepted (\(resolution.choice.id) by \(resolution.answeredBy ?? "-")); expected error \(expected)"
@@ -146,6 +150,9 @@ final class ScenarioContext {
             }
             if let reason = expectation.reason, "\(response.reason)" != reason {
                 mismatches.append("reason \(response.reason), not \(reason)")
+            }
+            if let message = expectation.message, response.message != message {
+                mismatches.append("message \(response.message.map { "'\($0)'" } ?? "none"), not '\(message)'")
             }
             if !mismatches.isEmpty {
                 throw StepFailure("the response to \(name) has " + mismatches.joined(separator: "; "))

@@ -23,13 +23,18 @@ public struct ScenarioDuration: Sendable, Hashable, Decodable, CustomStringConve
         seconds = value
     }
 
+    /// A bad duration names where it stands (`step 3, wait: 'soon' is not a duration…`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Double.self) {
-            guard number >= 0 else { throw ScenarioError("\(number) is not a duration: it is negative") }
-            self.init(seconds: number)
-        } else {
-            try self.init(parsing: try container.decode(String.self))
+        do {
+            if let number = try? container.decode(Double.self) {
+                guard number >= 0 else { throw ScenarioError("\(number) is not a duration: it is negative") }
+                self.init(seconds: number)
+            } else {
+                try self.init(parsing: try container.decode(String.self))
+            }
+        } catch let error as ScenarioError {
+            throw ScenarioError("\(Scenario.path(decoder.codingPath)): \(error.message)")
         }
     }
 

@@ -79,8 +79,77 @@ struct ScenarioFileTests {
         #expect(status == 1)
         #expect(
             output.contains(
-                "steps[0] (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"),
+                "step 1 (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"),
             "\(output)")
+    }
+}
+
+/// What hearth-fleet says of a file it cannot run: where (a line and column, or a step counted from 1 as the report
+/// counts), what, and nothing of daemons, since none starts.
+@Suite("Scenario file mistakes through hearth-fleet")
+struct ScenarioFileMistakeTests {
+    static let family = """
+        name: s
+        families:
+          - id: f
+            members:
+              - {id: alice, role: organizer, devices: [alice-phone]}
+              - {id: emma, role: child, devices: [emma-tablet]}
+          - id: g
+            members:
+              - {id: jo, role: organizer, devices: [jo-phone]}
+
+        """
+
+    /// hearth-fleet's exit status and output for a scenario file holding `text`.
+    static func run(_ text: String) async throws -> (status: Int32, output: String) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mistake-\(UUID().uuidString).yaml")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return try await ExecutableRun.run("hearth-fleet", ["run", file], timeout: .seconds(120))
+    }
+
+    static let mistakes: [(text: String, says: String)] = [
+        (family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal]\n", "line 8, column"),
+        (family + "steps:\n  - wait: 1s\n  - wait: soon\n", "step 2, wait: 'soon' is not a duration"),
+        (
+            family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal], expiresIn: later}\n",
+            "step 1, ask.expiresIn: 'later' is not a duration"
+        ),
+        (
+            family + "steps:\n  - limits: {child: emmaa, on: alice-phone, enabled: true}\n",
+            "step 1 (set limits of emmaa on alice-phone): no member 'emmaa' in the families"
+        ),
+        (family + "steps:\n  - revoke: {child: alice, handles: [pal], on: alice-phone}\n", "'alice' is not a child"),
+        (
+            family + "steps:\n  - passcode: {child: emma, on: jo-phone, set: \"1234\"}\n",
+            "'jo-phone' belongs to jo, who is not in emma's family"
+        ),
+    ]
+
+    @Test(arguments: mistakes.indices)
+    func aMistakeIsNamedBeforeAnythingStarts(index: Int) async throws {
+        let (status, output) = try await Self.run(Self.mistakes[index].text)
+        #expect(status == 1)
+        #expect(output.contains(Self.mistakes[index].says), "\(output)")
+        #expect(!output.contains("start the fleet"), "nothing started: \(output)")
+        #expect(!output.contains("family-broker"), "no daemon logs: \(output)")
+    }
+
+    @Test func aFileThatCannotBeReadSaysWhy() async throws {
+        let missing = "/nonexistent-\(UUID().uuidString).yaml"
+        let (status, output) = try await ExecutableRun.run("hearth-fleet", ["run", missing], timeout: .seconds(60))
+        #expect(status == 1)
+        #expect(output.contains("\(missing): cannot read the file: No such file or directory"), "\(output)")
+        let directory = FileManager.default.temporaryDirectory.path
+        let (_, asDirectory) = try await ExecutableRun.run("hearth-fleet", ["run", directory], timeout: .seconds(60))
+        #expect(asDirectory.contains("Is a directory"), "\(asDirectory)")
+    }
+
+    @Test func theExpectedRefusalOfAnotherFamilysParentStillParses() throws {
+        _ = try Scenario(
+            yaml: Self.family + "steps:\n  - passcode: {child: emma, on: jo-phone, set: \"1\", error: notFound}\n")
     }
 }
 
