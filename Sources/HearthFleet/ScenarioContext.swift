@@ -67,7 +67,7 @@ final class ScenarioContext {
                 }
                 return action
             })
-        var question = PermissionQuestion(communicationTopic: topic)
+        let question = PermissionQuestion(communicationTopic: topic)
         question.note = ask.note
         // Against the broker's clock, which decides expiry (and may have been advanced).
         if let expiresIn = ask.expiresIn {

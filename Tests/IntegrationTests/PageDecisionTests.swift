@@ -23,7 +23,7 @@ struct PageDecisionTests {
         let person = PersonInformation(
             handle: CommunicationHandle(value: "dragonslayer42", kind: .custom), nameComponents: name,
             avatarImage: avatar)
-        var question = PermissionQuestion(
+        let question = PermissionQuestion(
             communicationTopic: CommunicationTopic(personInformation: [person], actions: [.message, .videoCall]))
         question.expirationDate = Date().addingTimeInterval(3 * 86400)
         question.note = "Leo is in my class, we do the science project together"
@@ -74,11 +74,12 @@ struct PageDecisionTests {
                     "window.hearthMarker = 'kept'; document.getElementById('message-\(id)').value = 'half'; return null;"
                 )
                 let long = "a.very.long.address.that.would.run.out.of.its.card@school-district.example"
-                var second = PermissionQuestion(handles: [
-                    CommunicationHandle(value: "+1 555 123 4567", kind: .phoneNumber),
-                    CommunicationHandle(value: long, kind: .emailAddress),
-                ])
-                second.topic.actions = [.call]
+                let second = PermissionQuestion(
+                    communicationTopic: CommunicationTopic(
+                        personInformation: [
+                            PersonInformation(handle: CommunicationHandle(value: "+1 555 123 4567", kind: .phoneNumber)),
+                            PersonInformation(handle: CommunicationHandle(value: long, kind: .emailAddress)),
+                        ], actions: [.call]))
                 try await app.ask(second)
                 let secondID = second.id.uuidString.lowercased()
                 try await fleet.eventually("the new question appears without a reload") {
