@@ -77,7 +77,8 @@ struct PageDecisionTests {
                 let second = PermissionQuestion(
                     communicationTopic: CommunicationTopic(
                         personInformation: [
-                            PersonInformation(handle: CommunicationHandle(value: "+1 555 123 4567", kind: .phoneNumber)),
+                            PersonInformation(
+                                handle: CommunicationHandle(value: "+1 555 123 4567", kind: .phoneNumber)),
                             PersonInformation(handle: CommunicationHandle(value: long, kind: .emailAddress)),
                         ], actions: [.call]))
                 try await app.ask(second)
