@@ -140,7 +140,8 @@ extension ParentPage {
             headers: [
                 ("Content-Type", "text/html; charset=utf-8"),
                 ("Cache-Control", "no-store"),
-                ("Referrer-Policy", "no-referrer"),
+                // The listener's `same-origin` stays: with `no-referrer` a browser sends `Origin: null` on the page's
+                // own form posts, which the same-origin check then refuses.
                 ("Content-Security-Policy", Self.contentSecurityPolicy),
             ],
             body: Data(page.utf8))

@@ -111,7 +111,7 @@ struct ScenarioFileMistakeTests {
     }
 
     static let mistakes: [(text: String, says: String)] = [
-        (family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal]\n", "line 8, column"),
+        (family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal]\n", "line 12, column"),
         (family + "steps:\n  - wait: 1s\n  - wait: soon\n", "step 2, wait: 'soon' is not a duration"),
         (
             family + "steps:\n  - ask: {on: emma-tablet, as: q, handles: [pal], expiresIn: later}\n",
