@@ -2,8 +2,10 @@ import HearthProtocol
 
 extension DeviceContext {
     /// Passes a person's command on the local socket to the broker and returns the broker's reply, or a typed error when
-    /// the broker cannot be reached. The broker decides whether this device's member may do it.
-    public func forward(_ message: Message, timeout: Duration = .seconds(5)) async -> Message {
+    /// the broker cannot be reached. The broker decides whether this device's member may do it. `timeout` defaults to
+    /// the message's `brokerDeadline`.
+    public func forward(_ message: Message, timeout: Duration? = nil) async -> Message {
+        let timeout = timeout ?? message.brokerDeadline
         // A link being re-established (a sync after a missed heartbeat, a broker restart) is worth a short wait.
         let deadline = ContinuousClock.now + .seconds(3)
         while !isLinked, ContinuousClock.now < deadline {

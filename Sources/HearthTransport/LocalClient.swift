@@ -60,8 +60,10 @@ public final class LocalClient: Sendable {
         }
     }
 
-    /// Sends `message` and returns the reply; an `error` reply is thrown as `ErrorReply`.
-    public func request(_ message: Message, timeout: Duration = .seconds(5)) async throws -> Message {
+    /// Sends `message` and returns the reply; an `error` reply is thrown as `ErrorReply`. `timeout` defaults to the
+    /// message's `localDeadline`.
+    public func request(_ message: Message, timeout: Duration? = nil) async throws -> Message {
+        let timeout = timeout ?? message.localDeadline
         let loop = self.loop
         let reply = try await tracker.request(timeout: timeout) { id in
             loop.send([MessageCodec.encode(message, requestID: id)], on: 0)

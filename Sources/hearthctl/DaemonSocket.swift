@@ -58,12 +58,12 @@ enum DaemonSocket {
 extension DaemonSocket {
     /// Sends one request to a daemon's socket and returns its reply; an error reply becomes a clear message.
     static func request(
-        _ message: Message, daemon: String, path: String, timeout: Duration = .seconds(10)
+        _ message: Message, daemon: String, path: String, timeout: Duration? = nil
     ) async throws -> Message {
         let client = try await connect(daemon: daemon, path: path)
         defer { Task { await client.close() } }
         do {
-            return try await client.request(message, timeout: timeout)
+            return try await client.request(message, timeout: timeout ?? max(.seconds(10), message.localDeadline))
         } catch {
             throw explain(error, daemon: daemon)
         }
