@@ -42,10 +42,11 @@ struct CompareTable {
         ("duplicated", { Double($0.duplicated) }),
     ]
 
-    /// Figures to two decimals below 100, whole above.
+    /// Counts and figures from 100 up whole, others to two decimals.
     static func format(_ value: Double?) -> String {
         guard let value else { return "?" }
-        return abs(value) >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+        return abs(value) >= 100 || value == value.rounded()
+            ? String(format: "%.0f", value) : String(format: "%.2f", value)
     }
 
     static func format(change: Double?) -> String {
@@ -62,10 +63,12 @@ struct CompareTable {
             ([header] + cells).map { $0[column].count }.max() ?? 0
         }
         func line(_ row: [String]) -> String {
-            row.enumerated().map { column, cell in
+            var text = row.enumerated().map { column, cell in
                 let pad = String(repeating: " ", count: widths[column] - cell.count)
                 return column < 2 ? cell + pad : pad + cell
             }.joined(separator: "  ")
+            while text.last == " " { text.removeLast() }
+            return text
         }
         return ([line(header)] + cells.map(line)).joined(separator: "\n")
     }

@@ -64,7 +64,9 @@ enum ReportPage {
         let timed = runs.filter { $0.1.timeline?.isEmpty == false }
         guard !timed.isEmpty else { return "" }
         let seconds = timed.flatMap { $0.1.timeline ?? [] }.map(\.seconds).max() ?? 1
-        let (xUpper, xTicks) = SVGChart.linearTicks(upTo: seconds) { String(format: "%.0f s", $0) }
+        let (xUpper, xTicks) = SVGChart.linearTicks(upTo: seconds) { String(format: "%g s", $0) }
+        let first = timed[0].1
+        let window = (first.warmupSeconds, first.warmupSeconds + first.durationSeconds, "measured")
         func chart(_ id: String, _ title: String, _ axis: String, _ value: (CycleReport.Second) -> Double?) -> String {
             let series = timed.map { name, run in
                 SVGChart.Series(
@@ -73,13 +75,13 @@ enum ReportPage {
                     dashed: name == "relay")
             }
             let top = series.flatMap(\.points).map(\.y).max() ?? 1
-            let (yUpper, yTicks) = SVGChart.linearTicks(upTo: top) { String(format: "%.0f", $0) }
+            let (yUpper, yTicks) = SVGChart.linearTicks(upTo: top) { String(format: "%g", $0) }
             return SVGChart(
                 id: id, title: title,
                 x: .init(
                     title: "seconds since the load started", lower: 0, upper: xUpper,
                     ticks: xTicks),
-                y: .init(title: axis, lower: 0, upper: yUpper, ticks: yTicks), series: series, height: 280
+                y: .init(title: axis, lower: 0, upper: yUpper, ticks: yTicks), series: series, band: window, height: 280
             ).svg
         }
         return chart("throughput-plot", "Cycles completed per second", "cycles/s") { Double($0.cycles) }
@@ -138,7 +140,8 @@ enum ReportPage {
         .chart { width: 100%; height: auto; display: block; margin: 10px 0; }
         .chart-title { font-weight: 600; font-size: 14px; }
         .grid { stroke: #e3e3e3; } .tick, .axis-title { font-size: 11px; fill: #555; }
-        .series { fill: none; stroke-width: 2.2; } .dashed { stroke-dasharray: 6 4; }
+        .series { fill: none; stroke-width: 2.2; } .band { fill: #eef4fb; }
+        .dot.s0 { fill: #1565c0; } .dot.s1 { fill: #e65100; } .dot.s2 { fill: #2e7d32; } .dot.s3 { fill: #6a1b9a; } .dashed { stroke-dasharray: 6 4; }
         .s0 { stroke: #1565c0; } .s1 { stroke: #e65100; } .s2 { stroke: #2e7d32; } .s3 { stroke: #6a1b9a; }
         .legend { cursor: pointer; font-size: 12px; } .hidden { opacity: 0.15; }
         table { border-collapse: collapse; margin: 10px 0; } td, th { padding: 2px 10px; text-align: right; }

@@ -27,6 +27,8 @@ struct SVGChart {
     var x: Axis
     var y: Axis
     var series: [Series]
+    /// A shaded stretch of the x axis and its label (the measured window), drawn under the series.
+    var band: (from: Double, to: Double, label: String)? = nil
     var width = 820.0
     var height = 360.0
 
@@ -50,6 +52,14 @@ struct SVGChart {
 
             """
         out += grid()
+        if let band {
+            let (x0, x1) = (px(band.from), px(band.to))
+            out += """
+                <rect class="band" x="\(f(x0))" y="\(f(top))" width="\(f(x1 - x0))" height="\(f(height - top - bottom))"/>\
+                <text class="tick" x="\(f(x1 - 4))" y="\(f(top + 30))" text-anchor="end">\(ReportPage.escape(band.label))</text>
+
+                """
+        }
         for (index, s) in series.enumerated() where !s.points.isEmpty {
             let d = s.points.enumerated().map { i, p in (i == 0 ? "M" : "L") + "\(f(px(p.x))),\(f(py(p.y)))" }
             out += """
@@ -57,6 +67,14 @@ struct SVGChart {
                 d="\(d.joined(separator: " "))"><title>\(ReportPage.escape(s.name))</title></path>
 
                 """
+            // A short run has few points: mark them, or two points read as one line from nowhere.
+            if s.points.count <= 60 {
+                for p in s.points {
+                    out += "<circle class=\"dot s\(index)\" data-series=\"\(s.key)\" cx=\"\(f(px(p.x)))\" "
+                    out += "cy=\"\(f(py(p.y)))\" r=\"2.5\"/>"
+                }
+                out += "\n"
+            }
         }
         out += legend()
         return out + "</svg>\n"
