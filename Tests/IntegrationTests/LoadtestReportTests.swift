@@ -27,17 +27,28 @@ struct LoadtestReportTests {
                 "--quiet", "--json", directory + "/run.json", "--report", directory + "/page",
             ], timeout: .seconds(300))
         #expect(status == 0, "hearth-loadtest failed:\n\(text)")
-        // Below saturation both complete the offered rate: the relay is compared by latency, not by a ratio of 1.000.
-        #expect(text.contains("broker / raw relay latency: p50 "), "\(text)")
-        #expect(!text.contains("broker / raw relay throughput"), "\(text)")
         #expect(text.contains("closed loop ≥ 0.5 × the relay's cycles/s: needs --closed --baseline"), "\(text)")
 
         let json = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: directory + "/run.json")))
-        let broker = (json as? [String: Any])?["broker"] as? [String: Any]
+        let report = json as? [String: Any]
+        let broker = report?["broker"] as? [String: Any]
         let histogram = broker?["latencyHistogram"] as? [String: Any]
         #expect((histogram?["counts"] as? [Int])?.reduce(0, +) ?? 0 > 0, "the full histogram is kept")
         #expect((broker?["timeline"] as? [Any])?.isEmpty == false, "a sample per second")
+        // Below saturation both complete the offered rate: the relay is compared by latency, not by a throughput
+        // ratio of 1.000. A loaded machine may stall the broker below the rate, so the test follows the figures.
+        let relay = report?["baseline"] as? [String: Any]
+        let completed = [broker, relay].allSatisfy { ($0?["cyclesPerSecond"] as? Double ?? 0) >= 0.9 * 30 }
+        let comparison = report?["relayComparison"] as? [String: Any]
+        #expect(comparison?["belowSaturation"] as? Bool == completed, "\(String(describing: comparison))")
+        if completed {
+            #expect(text.contains("broker / raw relay latency: p50 "), "\(text)")
+            #expect(!text.contains("broker / raw relay throughput"), "\(text)")
+        } else {
+            #expect(text.contains("broker / raw relay throughput: "), "\(text)")
+            #expect(text.contains("(at saturation); latency: p50 "), "\(text)")
+        }
 
         let browser = try await WebDriver()
         do {
