@@ -6,11 +6,12 @@ import Testing
 /// only that the page shows what it must.
 @Suite("hearth-loadtest report")
 struct LoadtestReportTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
     }
+    /// Two `cycle --json` reports of short debug runs (20/s and 40/s), outside the test target's folder.
+    static var fixtures: URL { repository.appendingPathComponent("Tests/LoadtestFixtures") }
 
     @Test
     func theCyclePageShowsTheDistributionsVerdictsAndWarnings() async throws {
