@@ -3,8 +3,9 @@ import Foundation
 import ParentKit
 import PermissionKit
 
-/// The README's and the DocC landing pages' snippets for app developers, verbatim inside functions that are compiled
-/// but not called (they would wait on daemons forever): a renamed or removed symbol breaks the build, not the reader.
+/// The README's and the DocC landing pages' snippets for app developers, the same calls inside functions that are
+/// compiled but not called (they would wait on daemons forever): a renamed or removed symbol breaks the build, not the
+/// reader.
 /// `Tests/AppleAPITests` runs the same calls against real daemons.
 enum ReadmeSnippets {
     /// Stand-ins for what the snippets take from the app around them.
