@@ -31,11 +31,25 @@ struct CompareCommand: ParsableCommand {
         for (name, machine) in [("A", reportA.machine), ("B", reportB.machine)] {
             for warning in machine?.warnings ?? [] { print("\(name): \(warning)") }
         }
+        if let loads = Self.differentLoads(reportA.broker, reportB.broker) { print(loads) }
         print(table.text)
         if let report {
             let path = try ReportPage.write(
                 ReportPage.compare(reportA, reportB, names: (a, b), table: table), to: report)
             print("report: \(path)")
         }
+    }
+
+    /// A note when A and B offered different loads: their figures then differ for that reason too.
+    static func differentLoads(_ a: CycleReport?, _ b: CycleReport?) -> String? {
+        guard let a, let b else { return nil }
+        func load(_ r: CycleReport) -> String {
+            let offered =
+                r.mode == "open"
+                ? String(format: "open loop at %.0f/s", r.targetRate ?? 0) : "closed loop, \(r.inFlight ?? 0) in flight"
+            return "\(offered), \(r.families) families, \(r.devices) devices"
+        }
+        let (loadA, loadB) = (load(a), load(b))
+        return loadA == loadB ? nil : "different loads: A \(loadA); B \(loadB)"
     }
 }

@@ -10,6 +10,8 @@ struct CompareTable {
         var a: Double?
         var b: Double?
         /// (B − A) / A in percent; nil when either is missing or A is 0.
+        /// Errors, lost, duplicated: whole numbers.
+        var isCount: Bool { ["errors", "lost", "duplicated"].contains(figure) }
         var change: Double? {
             guard let a, let b, a != 0 else { return nil }
             return (b - a) / a * 100
@@ -42,11 +44,11 @@ struct CompareTable {
         ("duplicated", { Double($0.duplicated) }),
     ]
 
-    /// Counts and figures from 100 up whole, others to two decimals.
-    static func format(_ value: Double?) -> String {
+    /// Counts whole; other figures whole from 100 up, to two decimals below.
+    static func format(_ value: Double?, count: Bool = false) -> String {
+        if count, let value { return String(format: "%.0f", value) }
         guard let value else { return "?" }
-        return abs(value) >= 100 || value == value.rounded()
-            ? String(format: "%.0f", value) : String(format: "%.2f", value)
+        return abs(value) >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
     }
 
     static func format(change: Double?) -> String {
@@ -57,7 +59,10 @@ struct CompareTable {
     var text: String {
         let header = ["run", "figure", "A", "B", "B vs A"]
         let cells = rows.map {
-            [$0.run, $0.figure, Self.format($0.a), Self.format($0.b), Self.format(change: $0.change)]
+            [
+                $0.run, $0.figure, Self.format($0.a, count: $0.isCount), Self.format($0.b, count: $0.isCount),
+                Self.format(change: $0.change),
+            ]
         }
         let widths = header.indices.map { column in
             ([header] + cells).map { $0[column].count }.max() ?? 0

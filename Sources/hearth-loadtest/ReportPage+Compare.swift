@@ -8,8 +8,7 @@ extension ReportPage {
     ) -> String {
         var body = "<h1>hearth-loadtest compare</h1>\n"
         body += "<p>A: <code>\(escape(names.0))</code><br>B: <code>\(escape(names.1))</code></p>\n"
-        body += banners(a.machine).replacingOccurrences(of: "id=\"", with: "id=\"a-")
-        body += banners(b.machine).replacingOccurrences(of: "id=\"", with: "id=\"b-")
+        body += banners(a.machine, label: "A") + banners(b.machine, label: "B")
         var series: [SVGChart.Series] = []
         for (side, reports) in [("A", a), ("B", b)] {
             for (name, run) in named(reports) {
@@ -25,7 +24,8 @@ extension ReportPage {
         body += "<table id=\"comparison\"><tr><th>run</th><th>figure</th><th>A</th><th>B</th><th>B vs A</th></tr>\n"
         for row in table.rows {
             body += "<tr><th>\(escape(row.run))</th><th>\(escape(row.figure))</th>"
-            body += "<td>\(CompareTable.format(row.a))</td><td>\(CompareTable.format(row.b))</td>"
+            body += "<td>\(CompareTable.format(row.a, count: row.isCount))</td>"
+            body += "<td>\(CompareTable.format(row.b, count: row.isCount))</td>"
             body += "<td>\(CompareTable.format(change: row.change))</td></tr>\n"
         }
         body += "</table>\n"

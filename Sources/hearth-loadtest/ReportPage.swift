@@ -42,19 +42,24 @@ enum ReportPage {
         return runs
     }
 
-    static func banners(_ machine: MachineState?) -> String {
+    /// The warnings of a debug build and of a loaded machine, and the machine's line; `label` names the run on a page
+    /// with two (`A: `) and prefixes the elements' ids (`a-debug-banner`).
+    static func banners(_ machine: MachineState?, label: String = "") -> String {
         guard let machine else { return "" }
+        let prefix = label.isEmpty ? "" : label.lowercased() + "-"
+        let lead = label.isEmpty ? "" : label + ": "
         var out = ""
         if machine.isDebug, let text = machine.warnings.first(where: { $0.hasPrefix("DEBUG") }) {
-            out += "<div class=\"banner\" id=\"debug-banner\">\(escape(text))</div>\n"
+            out += "<div class=\"banner\" id=\"\(prefix)debug-banner\">\(escape(lead + text))</div>\n"
         }
         if machine.isLoaded, let text = machine.warnings.first(where: { $0.hasPrefix("LOADED") }) {
-            out += "<div class=\"banner\" id=\"load-banner\">\(escape(text))</div>\n"
+            out += "<div class=\"banner\" id=\"\(prefix)load-banner\">\(escape(lead + text))</div>\n"
         }
         let load = [machine.loadAverageAtStart, machine.loadAverageAtEnd].map {
             $0.map { String(format: "%.2f", $0) } ?? "?"
         }
-        out += "<p class=\"machine\">\(machine.build) build, \(machine.cores) cores, load average \(load[0]) at the "
+        out +=
+            "<p class=\"machine\">\(escape(lead))\(machine.build) build, \(machine.cores) cores, load average \(load[0]) at the "
         out += "start and \(load[1]) at the end</p>\n"
         return out
     }
@@ -146,6 +151,7 @@ enum ReportPage {
         .legend { cursor: pointer; font-size: 12px; } .hidden { opacity: 0.15; }
         table { border-collapse: collapse; margin: 10px 0; } td, th { padding: 2px 10px; text-align: right; }
         tr:nth-child(even) { background: #f5f5f5; } th:first-child { text-align: left; font-weight: normal; }
+        #comparison th { text-align: left; font-weight: normal; } #comparison tr:first-child th { font-weight: 600; }
         </style></head><body>
         \(body)
         <script>

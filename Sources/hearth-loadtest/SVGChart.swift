@@ -32,7 +32,7 @@ struct SVGChart {
     var width = 820.0
     var height = 360.0
 
-    private let left = 70.0, right = 20.0, top = 36.0, bottom = 48.0
+    private let left = 70.0, right = 20.0, top = 52.0, bottom = 48.0
 
     private func px(_ value: Double) -> Double {
         let t = (x.transform(value) - x.lower) / max(x.upper - x.lower, 1e-12)
@@ -107,11 +107,11 @@ struct SVGChart {
     private func legend() -> String {
         var out = ""
         for (index, s) in series.enumerated() {
-            let lx = left + 12 + Double(index) * 190
+            let lx = left + Double(index) * 180
             out += """
                 <g class="legend" data-series="\(s.key)"><line class="series s\(index)\(s.dashed ? " dashed" : "")" \
-                x1="\(f(lx))" x2="\(f(lx + 24))" y1="\(f(top + 12))" y2="\(f(top + 12))"/>\
-                <text x="\(f(lx + 30))" y="\(f(top + 16))">\(ReportPage.escape(s.name))</text></g>
+                x1="\(f(lx))" x2="\(f(lx + 24))" y1="\(f(top - 12))" y2="\(f(top - 12))"/>\
+                <text x="\(f(lx + 30))" y="\(f(top - 8))">\(ReportPage.escape(s.name))</text></g>
 
                 """
         }

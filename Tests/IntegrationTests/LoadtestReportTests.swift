@@ -115,16 +115,18 @@ struct LoadtestReportTests {
         #expect(status == 0, "\(text)")
         for line in [
             "run     figure              A      B   B vs A",
-            "broker  cycles/s           20     40  +100.0%",
+            "broker  cycles/s        20.00  40.00  +100.0%",
             "broker  p99 ms          46.40  90.09   +94.2%",
             "broker  lost                0      0",
         ] {
             #expect(text.contains(line + "\n"), "missing \"\(line)\" in:\n\(text)")
         }
         #expect(text.contains("A: DEBUG BUILD"), "the fixtures came from a debug build, and compare says so")
+        #expect(text.contains("different loads: A open loop at 20/s, 2 families, 4 devices; B open loop at 40/s"))
         let page = try String(contentsOfFile: directory + "/ab/index.html", encoding: .utf8)
         #expect(page.contains("data-series=\"a-broker\" d=\"M"), "A's curve")
         #expect(page.contains("data-series=\"b-broker\" d=\"M"), "B's curve")
+        #expect(page.contains("id=\"a-debug-banner\">A: DEBUG BUILD"), "each run's warnings, named")
         #expect(!page.contains("http://") && !page.contains("https://"), "nothing fetched")
     }
 
