@@ -20,6 +20,18 @@ public struct CycleReport: Codable, Sendable {
         }
     }
 
+    /// One second of the run as the progress line saw it: what a plot of throughput and CPU over time needs.
+    public struct Second: Codable, Sendable {
+        /// Seconds since the load started, at the end of this second.
+        public var seconds: Double
+        /// `warm-up`, `measure` or `drain`.
+        public var phase: String
+        /// Cycles completed in this second.
+        public var cycles: Int
+        /// The target process's CPU in this second, percent of one core.
+        public var cpuPercent: Double?
+    }
+
     public struct ProcessFigures: Codable, Sendable {
         public var pid: Int32
         /// Percent of one core over the measured window.
@@ -64,6 +76,11 @@ public struct CycleReport: Codable, Sendable {
     public var errorSamples: [String]
     /// The broker's database server (PostgreSQL: the postmaster and its backends), when it has one.
     public var database: ProcessFigures?
+    /// Every latency of the window: hdrhistogram-swift's own `Codable` form, so that a later reader can draw the whole
+    /// distribution or merge runs, not only the summary above (nil in reports from before it was kept).
+    public var latencyHistogram: Histogram<UInt64>? = nil
+    /// A sample per second from the start of the load to the end of the drain (nil in older reports).
+    public var timeline: [Second]? = nil
 
     /// CPU microseconds per completed cycle of a process that used `cpuPercent` of one core over the window.
     public func cpuMicrosecondsPerCycle(_ cpuPercent: Double?) -> Double? {

@@ -40,6 +40,8 @@ public struct CycleRun: Sendable {
         let sampler = sample(from: windowStart, to: windowEnd)
         var lastCompleted = 0
         var tick = begin
+        var timeline: [CycleReport.Second] = []
+        var lastSample = ProcessSample.read(target.pid)
         while control.finished.load(ordering: .relaxed) < shardCount {
             tick = tick + .seconds(1)
             while ContinuousClock.now < tick, control.finished.load(ordering: .relaxed) < shardCount {
@@ -62,6 +64,16 @@ public struct CycleRun: Sendable {
                     Double(interval.valueAtPercentile(50)) / 1000, Double(interval.valueAtPercentile(99)) / 1000,
                     Double(interval.totalCount == 0 ? 0 : interval.max) / 1000, control.errors.load(ordering: .relaxed))
             )
+            let sample = ProcessSample.read(target.pid)
+            // The last pass ends when the shards finish, mid-second: a partial second would plot as a plunge.
+            if now >= tick {
+                timeline.append(
+                    .init(
+                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                        phase: phase, cycles: completed - lastCompleted,
+                        cpuPercent: ProcessSample.cpuPercent(from: lastSample, to: sample)))
+            }
+            lastSample = sample
             lastCompleted = completed
             if now > windowEnd + plan.drainTimeout + .seconds(30) {
                 control.fail("shards did not finish 30 s after the drain timeout")
@@ -81,7 +93,7 @@ public struct CycleRun: Sendable {
             case .closed(let n): ("closed", nil, n)
             case .connectOnly: ("connect", nil, nil)
             }
-        return CycleReport(
+        var report = CycleReport(
             target: target.kind.rawValue, mode: mode, targetRate: rate, inFlight: inFlight, families: families.count,
             childrenPerFamily: shape.children, parentsPerFamily: shape.parents, devices: total.devices,
             shards: shardCount,
@@ -102,6 +114,9 @@ public struct CycleRun: Sendable {
                     pid: pid, cpuPercent: ProcessSample.cpuPercent(from: samples.database.0, to: samples.database.1),
                     residentMiB: nil, peakResidentMiB: nil)
             })
+        report.latencyHistogram = total.latency
+        report.timeline = timeline
+        return report
     }
 
     /// Starts the shards, each with its share of the families and of the load.

@@ -55,7 +55,13 @@ struct CycleCommand: AsyncParsableCommand {
     @Flag(help: "Also run the same load against the raw libzmq relay, for the ratio to the transport's ceiling.")
     var baseline = false
     @Flag(inversion: .prefixedNo, help: "CURVE on the relay's sockets, as on the broker's.") var baselineCurve = true
-    @Option(help: "Write the JSON report here.") var json: String?
+    @Option(help: "Write the JSON report here (with each run's full latency histogram).") var json: String?
+    @Option(
+        help: """
+            Write an HTML page (index.html, self-contained) into this directory: verdicts against the targets, the \
+            latency distributions, throughput and CPU per second.
+            """)
+    var report: String?
     @Flag(help: "No progress lines.") var quiet = false
 
     func run() async throws {
@@ -85,12 +91,14 @@ struct CycleCommand: AsyncParsableCommand {
                 try KeyFiles.loadPair(secretPath: keys + "/" + device + ".key")
             }
         }
-        var report = CycleReports()
+        var reports = CycleReports()
+        reports.machine = .atStart()
+        for warning in reports.machine?.warnings ?? [] { print(warning) }
         do {
-            report.broker = try await CycleRun(
+            reports.broker = try await CycleRun(
                 shape: shape, plan: plan, shards: shards, target: target, families: simulated, progress: progress
             ).run()
-            print(report.broker!.text)
+            print(reports.broker!.text)
         } catch {
             await server?.stop()
             throw error
@@ -99,10 +107,10 @@ struct CycleCommand: AsyncParsableCommand {
         if store == "postgres", brokers > 1 {
             let cluster = try await runOnCluster(shape: shape, plan: plan, progress: progress)
             print(cluster.text)
-            report.cluster = cluster
+            reports.cluster = cluster
         } else if store == "postgres" {
-            report.brokerPostgres = try await runOnPostgres(shape: shape, plan: plan, progress: progress)
-            print(report.brokerPostgres!.text)
+            reports.brokerPostgres = try await runOnPostgres(shape: shape, plan: plan, progress: progress)
+            print(reports.brokerPostgres!.text)
         }
 
         if baseline {
@@ -111,7 +119,7 @@ struct CycleCommand: AsyncParsableCommand {
             let relay = try await LaunchedServer.relay(
                 executable: try Self.executable(), curve: baselineCurve, keysDirectory: keysDirectory)
             do {
-                report.baseline = try await CycleRun(
+                reports.baseline = try await CycleRun(
                     shape: shape, plan: plan, shards: shards, target: relay.target, families: simulated,
                     progress: progress
                 ).run()
@@ -120,19 +128,13 @@ struct CycleCommand: AsyncParsableCommand {
                 throw error
             }
             await relay.stop()
-            print(report.baseline!.text)
-            if let ratio = report.brokerToBaseline {
-                print(String(format: "broker / raw relay throughput: %.3f", ratio))
-            }
+            print(reports.baseline!.text)
+            if let comparison = reports.relayComparison { print(comparison.text) }
         }
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
-        }
+        try write(&reports)
         let runs =
-            [report.broker, report.brokerPostgres].compactMap { $0 }
-            + (report.cluster.map { Array($0.brokers.values) } ?? [])
+            [reports.broker, reports.brokerPostgres].compactMap { $0 }
+            + (reports.cluster.map { Array($0.brokers.values) } ?? [])
         for run in runs where run.lost > 0 || run.duplicated > 0 {
             throw ExitCode(2)
         }
@@ -145,6 +147,23 @@ struct CycleCommand: AsyncParsableCommand {
         }
         guard brokers == 1 || store == "postgres" else { throw ValidationError("--brokers needs --store postgres") }
         guard (1...16).contains(brokers) else { throw ValidationError("--brokers is from 1 to 16") }
+    }
+
+    /// The verdicts, the end's load average, and the JSON report and the page where asked.
+    func write(_ reports: inout CycleReports) throws {
+        reports.machine?.loadAverageAtEnd = MachineState.loadAverage()
+        for verdict in reports.verdicts { print(verdict.text) }
+        for warning in reports.machine?.warnings ?? [] { print(warning) }
+        if let json {
+            // Not pretty-printed: each histogram is some 18,000 counts, a line each when pretty.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(reports).write(to: URL(fileURLWithPath: json))
+        }
+        if let report {
+            let command = (["hearth-loadtest"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+            print("report: " + (try ReportPage.write(ReportPage.cycle(reports, command: command), to: report)))
+        }
     }
 
     /// The same load against a broker launched on a throwaway PostgreSQL server, with the server's CPU sampled.
@@ -173,40 +192,5 @@ struct CycleCommand: AsyncParsableCommand {
             throw ValidationError("cannot find the hearth-loadtest executable")
         }
         return path
-    }
-}
-
-/// The JSON report: the broker's figures, the relay's in the same run, and their throughput ratio.
-struct CycleReports: Codable {
-    var broker: CycleReport?
-    /// The same load against a broker on PostgreSQL (`--store postgres`).
-    var brokerPostgres: CycleReport?
-    var baseline: CycleReport?
-    /// `--brokers N --store postgres`: the run against the cluster, per broker.
-    var cluster: ClusterCycleReport?
-    var brokerToBaseline: Double? {
-        guard let broker, let baseline, baseline.cyclesPerSecond > 0 else { return nil }
-        return broker.cyclesPerSecond / baseline.cyclesPerSecond
-    }
-
-    enum CodingKeys: String, CodingKey { case broker, brokerPostgres, baseline, brokerToBaseline, cluster }
-
-    init() {}
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        broker = try c.decodeIfPresent(CycleReport.self, forKey: .broker)
-        brokerPostgres = try c.decodeIfPresent(CycleReport.self, forKey: .brokerPostgres)
-        baseline = try c.decodeIfPresent(CycleReport.self, forKey: .baseline)
-        cluster = try c.decodeIfPresent(ClusterCycleReport.self, forKey: .cluster)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(broker, forKey: .broker)
-        try c.encodeIfPresent(brokerPostgres, forKey: .brokerPostgres)
-        try c.encodeIfPresent(baseline, forKey: .baseline)
-        try c.encodeIfPresent(brokerToBaseline, forKey: .brokerToBaseline)
-        try c.encodeIfPresent(cluster, forKey: .cluster)
     }
 }

@@ -8,6 +8,6 @@ struct HearthLoadtest: AsyncParsableCommand {
             "Load-test and measure Hearth: broker cycles, the raw libzmq baseline, the binding, the codec, start-up.",
         subcommands: [
             CycleCommand.self, ConnectCommand.self, PubSubCommand.self, CodecBenchmark.self, StartupBenchmark.self,
-            RelayCommand.self, ConnectWorkerCommand.self, ChaosCommand.self, EngineCommand.self,
+            RelayCommand.self, ConnectWorkerCommand.self, ChaosCommand.self, EngineCommand.self, CompareCommand.self,
         ])
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # summary.sh REPORT.json...: one line per target of each `hearth-loadtest cycle --json` report: cycles/s, CPU per
 # cycle (the broker's; with PostgreSQL, plus the server's), latency p50 / p99 / p99.9 in ms, and errors / lost /
-# duplicated; the relay's line and the broker-to-relay throughput ratio when the run had --baseline.
+# duplicated; the relay's line and, when the run had --baseline, the broker-to-relay latency ratio below saturation
+# (both completed the offered rate) or the throughput ratio at saturation.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 REPORT.json..." >&2; exit 2; }
 for file in "$@"; do
@@ -23,7 +24,11 @@ for file in "$@"; do
                 + "\(us([$b[].server.cpuPercent // 0] | add; $cps)) µs + server "
                 + "\(us([$b[].database.cpuPercent // empty] | first; $cps)) µs per cycle") else empty end),
           (if .baseline then line("relay"; .baseline) else empty end),
-          (if .brokerToBaseline then "\($file)  broker / relay throughput: \(.brokerToBaseline * 1000 | round / 1000)"
+          (if .relayComparison.belowSaturation then
+             "\($file)  broker / relay latency (below saturation): p50 \(.relayComparison.latencyP50 * 10 | round / 10)×,"
+             + " p99 \(.relayComparison.latencyP99 * 10 | round / 10)×"
+           elif .brokerToBaseline then
+             "\($file)  broker / relay throughput: \(.brokerToBaseline * 1000 | round / 1000)"
            else empty end) ] | .[]
     ' "$file"
 done
