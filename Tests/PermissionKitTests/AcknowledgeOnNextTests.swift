@@ -11,7 +11,7 @@ import Testing
     @Test func aResponseIsAcknowledgedWhenTheNextElementIsAskedFor() async throws {
         try await withDaemon { daemon, limits in
             var iterator = limits.responses(for: CommunicationTopic.self).makeAsyncIterator()
-            #expect(await eventually { daemon.connectedApps == 1 })
+            #expect(await eventually(timeout: .seconds(30)) { daemon.connectedApps == 1 })
             let (asked, resolution) = answered(uuid(1), handle: "bob")
             daemon.push(inboxID: 61, .init(asked: asked, resolution: resolution))
             let first = await iterator.next(isolation: nil)
