@@ -35,11 +35,35 @@ public struct CycleRun: Sendable {
         let start = monotonicNanoseconds() + 20_000_000
         control.startNanoseconds.store(start, ordering: .relaxed)
         let begin = ContinuousClock.now + .milliseconds(20)
-        let windowStart = begin + plan.warmup
-        let windowEnd = windowStart + plan.duration
-        let sampler = sample(from: windowStart, to: windowEnd)
+        let window = Window(begin: begin, start: begin + plan.warmup, end: begin + plan.warmup + plan.duration)
+        let sampler = sample(from: window.start, to: window.end)
+        let timeline = try await watch(control, window: window)
+        if ContinuousClock.now < window.end { sampler.cancel() }
+        let samples = await sampler.value
+        if let failure = control.failure.withLock({ $0 }) { throw LoadError(failure) }
+        let total = ShardResult.merged(control.results.withLock { $0 })
+        var report = makeReport(total: total, shardCount: shardCount, samples: samples)
+        report.latencyHistogram = total.latency
+        report.timeline = timeline
+        return report
+    }
+
+    /// The run's phases: warm-up from `begin` to `start`, the measured window to `end`, then the drain.
+    private struct Window {
+        var begin: ContinuousClock.Instant
+        var start: ContinuousClock.Instant
+        var end: ContinuousClock.Instant
+
+        func phase(at now: ContinuousClock.Instant) -> String {
+            now < start ? "warm-up" : now < end ? "measure" : "drain"
+        }
+    }
+
+    /// Prints a progress line every second until every shard has finished; returns the per-second timeline.
+    private func watch(_ control: RunControl, window: Window) async throws -> [CycleReport.Second] {
+        let shardCount = control.shards
         var lastCompleted = 0
-        var tick = begin
+        var tick = window.begin
         var timeline: [CycleReport.Second] = []
         var lastSample = ProcessSample.read(target.pid)
         while control.finished.load(ordering: .relaxed) < shardCount {
@@ -49,43 +73,49 @@ public struct CycleRun: Sendable {
             }
             let now = ContinuousClock.now
             let completed = control.completed.load(ordering: .relaxed)
-            let interval = control.interval.withLock { h in
-                defer { h.reset() }
-                return h
-            }
-            let phase = now < windowStart ? "warm-up" : now < windowEnd ? "measure" : "drain"
-            let elapsed = now - begin
+            let elapsed = Self.seconds(now - window.begin)
             progress?(
-                String(
-                    format:
-                        "%5.1fs \(phase)  sent %d  done %d  %.0f cycles/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms  errors %d",
-                    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                    control.sent.load(ordering: .relaxed), completed, Double(completed - lastCompleted),
-                    Double(interval.valueAtPercentile(50)) / 1000, Double(interval.valueAtPercentile(99)) / 1000,
-                    Double(interval.totalCount == 0 ? 0 : interval.max) / 1000, control.errors.load(ordering: .relaxed))
-            )
+                progressLine(control, elapsed: elapsed, phase: window.phase(at: now), done: completed - lastCompleted))
             let sample = ProcessSample.read(target.pid)
             // The last pass ends when the shards finish, mid-second: a partial second would plot as a plunge.
             if now >= tick {
                 timeline.append(
                     .init(
-                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                        phase: phase, cycles: completed - lastCompleted,
+                        seconds: elapsed, phase: window.phase(at: now), cycles: completed - lastCompleted,
                         cpuPercent: ProcessSample.cpuPercent(from: lastSample, to: sample)))
             }
             lastSample = sample
             lastCompleted = completed
-            if now > windowEnd + plan.drainTimeout + .seconds(30) {
+            if now > window.end + plan.drainTimeout + .seconds(30) {
                 control.fail("shards did not finish 30 s after the drain timeout")
             }
         }
-        if ContinuousClock.now < windowEnd { sampler.cancel() }
-        let samples = await sampler.value
+        return timeline
+    }
+
+    /// One second's progress line; takes (and resets) the interval's latency histogram.
+    private func progressLine(_ control: RunControl, elapsed: Double, phase: String, done: Int) -> String {
+        let interval = control.interval.withLock { h in
+            defer { h.reset() }
+            return h
+        }
+        return String(
+            format:
+                "%5.1fs \(phase)  sent %d  done %d  %.0f cycles/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms  errors %d",
+            elapsed, control.sent.load(ordering: .relaxed), control.completed.load(ordering: .relaxed), Double(done),
+            Double(interval.valueAtPercentile(50)) / 1000, Double(interval.valueAtPercentile(99)) / 1000,
+            Double(interval.totalCount == 0 ? 0 : interval.max) / 1000, control.errors.load(ordering: .relaxed))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// The report's figures from the merged shard results and the window's CPU samples.
+    private func makeReport(total: ShardResult, shardCount: Int, samples: Samples) -> CycleReport {
         let (serverStart, serverEnd) = samples.server
         let (selfStart, selfEnd) = samples.generator
-        if let failure = control.failure.withLock({ $0 }) { throw LoadError(failure) }
-        let total = ShardResult.merged(control.results.withLock { $0 })
-        let seconds = Double(plan.duration.components.seconds) + Double(plan.duration.components.attoseconds) / 1e18
+        let seconds = Self.seconds(plan.duration)
         let end = ProcessSample.read(target.pid) ?? serverEnd
         let (mode, rate, inFlight): (String, Double?, Int?) =
             switch plan.mode {
@@ -93,7 +123,7 @@ public struct CycleRun: Sendable {
             case .closed(let n): ("closed", nil, n)
             case .connectOnly: ("connect", nil, nil)
             }
-        var report = CycleReport(
+        return CycleReport(
             target: target.kind.rawValue, mode: mode, targetRate: rate, inFlight: inFlight, families: families.count,
             childrenPerFamily: shape.children, parentsPerFamily: shape.parents, devices: total.devices,
             shards: shardCount,
@@ -114,9 +144,6 @@ public struct CycleRun: Sendable {
                     pid: pid, cpuPercent: ProcessSample.cpuPercent(from: samples.database.0, to: samples.database.1),
                     residentMiB: nil, peakResidentMiB: nil)
             })
-        report.latencyHistogram = total.latency
-        report.timeline = timeline
-        return report
     }
 
     /// Starts the shards, each with its share of the families and of the load.
