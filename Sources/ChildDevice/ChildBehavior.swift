@@ -70,6 +70,8 @@ public final class ChildBehavior: DeviceBehavior {
             let app = sessions.withLock { [now] in $0.app(of: routingID, at: now()) }
             guard let app else { return Self.helloRequired }
             return await handleApp(envelope.message, app: app, context: context)
+        case .listPending:
+            return await waitingList(context: context)
         case .getLimits, .editContacts, .approveInPerson:
             // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
             return await context.forward(envelope.message)
@@ -77,6 +79,34 @@ public final class ChildBehavior: DeviceBehavior {
             let type = String(envelope.message.typeCode, radix: 16)
             return .error(ErrorReply(.unknownMessageType, "child-device does not handle message type 0x\(type)"))
         }
+    }
+
+    /// The child's questions nobody has answered yet, oldest first: those the broker holds, then those still in the
+    /// outbox (a question asked offline can be withdrawn too). For a person naming one by a prefix of its id.
+    private func waitingList(context: any DeviceContext) async -> Message {
+        do {
+            var list = try await store.waiting(maxBytes: Wire.maxReplyBodyBytes)
+            let listed = Set(list.map(\.question.id))
+            var bytes = list.reduce(0) { $0 + Self.size(of: $1) }
+            let (member, device) = await context.knownIdentity()
+            for (app, question) in try await store.outbox() where !listed.contains(question.id) {
+                let queued = AskedQuestion(
+                    question: question, childMemberID: member ?? "unlinked", appBundleID: app,
+                    askingDeviceID: device ?? "unlinked", askedAt: Date())
+                bytes += Self.size(of: queued)
+                if bytes > Wire.maxReplyBodyBytes { break }
+                list.append(queued)
+            }
+            return .pendingList(list)
+        } catch {
+            return .error(ErrorReply(.internalError, "child-device could not read its waiting questions"))
+        }
+    }
+
+    private static func size(of asked: AskedQuestion) -> Int {
+        var w = WireWriter()
+        w.askedQuestion(asked)
+        return w.bytes.count
     }
 
     private static let helloRequired = Message.error(
@@ -137,6 +167,8 @@ public final class ChildBehavior: DeviceBehavior {
         if context.isLinked {
             do {
                 let reply = try await context.request(.ask(appBundleID: app, question: question))
+                // Listed as waiting at once, before its pending event comes: the app may name it right away.
+                if case .askAccepted(let asked, nil) = reply { try? await store.recordWaiting(asked) }
                 try? await store.removeFromOutbox(question.id)
                 brokerTook()
                 return reply

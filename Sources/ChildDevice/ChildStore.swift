@@ -14,7 +14,7 @@ public struct ChildStore: Sendable {
         public var resolution: Resolution
     }
 
-    private let database: any DatabaseWriter
+    let database: any DatabaseWriter
 
     /// The store in `database`, whose migrator ran `migrate`.
     public init(_ database: any DatabaseWriter) {
@@ -39,6 +39,18 @@ public struct ChildStore: Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("child-v2-waiting") { db in
+            // The child's questions the broker holds and nobody answered yet, for a person naming one by a prefix of
+            // its id; a resolved one keeps its row (without the question) so that a late pending event is ignored.
+            try db.execute(
+                sql: """
+                    CREATE TABLE waiting (
+                        question_id BLOB PRIMARY KEY, asked BLOB NOT NULL, asked_at REAL NOT NULL,
+                        resolved INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX waiting_open ON waiting(resolved, asked_at);
+                    """)
+        }
     }
 
     /// Applies one event inside the transaction that records it as applied.
@@ -46,8 +58,10 @@ public struct ChildStore: Sendable {
         switch event.body {
         case .questionPending(let asked):
             try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
+            try markWaiting(asked, in: db)
         case .questionResolved(let asked, let resolution):
             try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
+            try settle(asked.question.id, in: db)
             var a = WireWriter()
             a.askedQuestion(asked)
             var r = WireWriter()

@@ -180,7 +180,27 @@ struct ChildBehaviorTests {
         context.setLinked(true, as: Fixtures.emma)
         context.setBroker { message in message == .getLimits(childID: "emma") ? .ok : nil }
         #expect(await local(.getLimits(childID: "emma"), from: Self.chat) == .ok)
-        #expect(await local(.listPending, from: Self.chat)?.isError(.unknownMessageType) == true)
+        #expect(await local(.parentWatch(after: nil), from: Self.chat)?.isError(.unknownMessageType) == true)
+    }
+
+    /// `listPending` on child-device: the child's questions waiting at the broker, oldest first, until resolved (in
+    /// whichever order the two events come), so that a person can name one by a prefix of its id.
+    @Test func theChildsWaitingQuestionsAreListedUntilResolved() async throws {
+        var asked: [AskedQuestion] = []
+        for (index, name) in ["bob", "carol", "dave"].enumerated() {
+            var one = Fixtures.asked(Fixtures.question(name))
+            one.askedAt = Date(timeIntervalSince1970: Double(3 - index) * 1_000)
+            asked.append(one)
+        }
+        try await apply([Fixtures.event(1, .questionPending(asked[0])), Fixtures.event(2, .questionPending(asked[1]))])
+        #expect(await local(.listPending, from: Self.other) == .pendingList([asked[1], asked[0]]))
+
+        try await apply([Fixtures.event(3, .questionResolved(asked[1], Fixtures.resolution(asked[1].question)))])
+        #expect(await local(.listPending, from: Self.other) == .pendingList([asked[0]]))
+        // Resolved before its pending event came: not waiting.
+        try await apply([Fixtures.event(4, .questionResolved(asked[2], Fixtures.resolution(asked[2].question)))])
+        try await apply([Fixtures.event(5, .questionPending(asked[2]))])
+        #expect(await local(.listPending, from: Self.other) == .pendingList([asked[0]]))
     }
 }
 
