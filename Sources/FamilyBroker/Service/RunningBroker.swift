@@ -200,7 +200,8 @@ struct RunningBroker: Sendable {
     /// Every `expiryInterval`: expired questions resolved, age range prompts and anniversaries kept.
     func sweeps() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: options.expiryInterval)
+            // Cancelled: the broker is stopping, and a sweep begun now would only fail with the cancellation.
+            do { try await Task.sleep(for: options.expiryInterval) } catch { return }
             do {
                 let output = try await engine.expireQuestions()
                 if !output.events.isEmpty {
@@ -220,6 +221,8 @@ struct RunningBroker: Sendable {
     /// A store that cannot store now is logged once by `storeProbes`; a sweep tried again each second says so only
     /// at debug level.
     private func sweepFailed(_ message: Logger.Message, _ error: any Error) {
+        // A sweep cut short by a clean shutdown did not fail.
+        if error is CancellationError, Task.isCancelled { return }
         logger.log(level: error is StoreUnavailable ? .debug : .error, message, metadata: ["error": "\(error)"])
     }
 
