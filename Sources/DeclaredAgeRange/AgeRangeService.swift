@@ -37,37 +37,7 @@ public final class AgeRangeService: Sendable {
     public func requestAgeRange(
         ageGates threshold1: Int, _ threshold2: Int? = nil, _ threshold3: Int? = nil
     ) async throws -> Response {
-        let gates = [threshold1, threshold2, threshold3].compactMap { $0 }
-        do {
-            try AgeRangeRules.validate(gates)
-        } catch {
-            throw Failure.invalidRequest(reason: error.description)
-        }
-        let reply: Message
-        do {
-            reply = try await connection.request(.ageRange(.request(app: bundleID, gates: gates)))
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw Failure(error, socketPath: socketPath)
-        }
-        switch reply {
-        case .ageRange(.result(_, let answer)):
-            return Response(answer)
-        case .ageRange(.prompted(let id, _, let milliseconds)):
-            // The daemon answers by the prompt's deadline; past it and our slack, the daemon itself is gone.
-            let deadline = Duration.milliseconds(Int(milliseconds)) + timeout
-            guard let answer = await connection.outcome(of: id, within: deadline) else {
-                if Task.isCancelled { throw CancellationError() }
-                throw Failure.notAvailable(reason: .timedOut(socketPath: socketPath, seconds: deadline.seconds))
-            }
-            return Response(answer)
-        default:
-            throw Failure.notAvailable(
-                reason: .incompatibleDaemon(
-                    message: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description
-                ))
-        }
+        try await requestAgeRange(ageGates: [threshold1, threshold2, threshold3].compactMap { $0 }, prompted: { _ in })
     }
 
     /// What Apple lacks: every new answer for this app, as the user's devices learn it — a range revealed on an
