@@ -135,4 +135,55 @@ struct LocalRunTests {
             #expect(first.text.contains("\(daemon) exited with status 0"), "\(first.text)")
         }
     }
+    /// The script in a copy of the tree whose `swift` only records how it was called, so a run's build step is seen
+    /// without building: it builds the first time, not again while nothing under Sources/ or Package.swift changed,
+    /// again when something did, and always with HEARTH_REBUILD=1.
+    @Test func buildsOnlyWhenSourcesChanged() async throws {
+        let tree = try ExecutableRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: tree) }
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let files = FileManager.default
+        for directory in ["deploy/local", "Sources/A", "tools", "bin", "state"] {
+            try files.createDirectory(atPath: tree + "/" + directory, withIntermediateDirectories: true)
+        }
+        try files.copyItem(atPath: root.path + "/deploy/local/run", toPath: tree + "/deploy/local/run")
+        let calls = tree + "/swift-calls"
+        let scripts = [
+            "deploy/setup": "#!/bin/sh\nexit 0\n",
+            // The binaries' directory holds a family-broker; hearthctl is missing, so the run stops after its build.
+            "tools/swift":
+                "#!/bin/sh\necho \"$*\" >>\(calls)\ncase \"$*\" in *--show-bin-path*) echo \(tree)/bin;; esac\n",
+            "bin/family-broker": "#!/bin/sh\nexit 1\n",
+        ]
+        for (path, text) in scripts {
+            try text.write(toFile: tree + "/" + path, atomically: true, encoding: .utf8)
+            try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tree + "/" + path)
+        }
+        try "// swift-tools-version:6.0\n".write(toFile: tree + "/Package.swift", atomically: true, encoding: .utf8)
+        try "let a = 1\n".write(toFile: tree + "/Sources/A/a.swift", atomically: true, encoding: .utf8)
+        let past = Date().addingTimeInterval(-3600)
+        for path in ["Package.swift", "Sources/A/a.swift"] {
+            try files.setAttributes([.modificationDate: past], ofItemAtPath: tree + "/" + path)
+        }
+        func run(_ extra: [String: String] = [:]) async throws -> Bool {
+            try? files.removeItem(atPath: calls)
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+            environment["PATH"] = tree + "/tools:" + (environment["PATH"] ?? "/usr/bin:/bin")
+            environment["HEARTH_STATE"] = tree + "/state"
+            _ = try await ExecutableRun.run(
+                path: tree + "/deploy/local/run", [], environment: environment.merging(extra) { $1 })
+            let called = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+            return called.contains("build -c debug")
+        }
+        #expect(try await run(), "the first run builds")
+        #expect(files.fileExists(atPath: tree + "/.build/local-run.built"))
+        #expect(try await run() == false, "nothing changed: no build")
+        #expect(try await run(["HEARTH_REBUILD": "1"]), "HEARTH_REBUILD=1 builds")
+        // Saved after the last build began, before the next one.
+        try await Task.sleep(for: .milliseconds(100))
+        try files.setAttributes([.modificationDate: Date()], ofItemAtPath: tree + "/Sources/A/a.swift")
+        #expect(try await run(), "a changed source builds")
+        #expect(try await run() == false)
+    }
 }
