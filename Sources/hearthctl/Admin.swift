@@ -22,7 +22,7 @@ struct Admin: AsyncParsableCommand {
             let reply = try await DaemonSocket.request(
                 .adminRequest(json), daemon: "family-broker", path: brokerState + "/admin.sock")
             guard case .adminResult(let text) = reply else {
-                throw ValidationError("family-broker gave an unexpected reply")
+                throw CommandFailure("family-broker gave an unexpected reply")
             }
             return try JSONDecoder().decode(AdminResult.self, from: Data(text.utf8))
         }
@@ -51,7 +51,7 @@ struct Admin: AsyncParsableCommand {
             do {
                 key = try KeyFiles.loadPublic(keyFile)
             } catch let failure as KeyFiles.Failure {
-                throw ValidationError(failure.description)
+                throw CommandFailure(failure.description)
             }
             try await options.run(AdminRequest(.enroll, member: member, device: device, publicKey: key))
         }

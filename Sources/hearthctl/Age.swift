@@ -47,9 +47,28 @@ struct Age: AsyncParsableCommand {
     }
 
     struct Request: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Request the user's age range, as an app would.")
+        static let configuration = CommandConfiguration(
+            abstract: "Request the user's age range, as an app would.",
+            discussion: """
+                Under Ask First the user is prompted on their devices and this waits for their answer (a prompt \
+                nobody answers in time declines); it says so at once on standard error, with the commands that \
+                answer it from another terminal: `hearthctl age prompts`, `hearthctl age answer ID share`.
+                """)
         @OptionGroup var options: AppOptions
         @Option(help: "1 to 3 ascending ages, comma-separated, e.g. 13,16.") var gates: String
+
+        /// What a person waiting on a prompt is told: that the user must answer, and how.
+        static func waiting(_ prompt: AgeRangeService.Prompt, socket: String) -> String {
+            let id = prompt.id.uuidString.lowercased()
+            let seconds = Int(prompt.expiresIn.components.seconds)
+            let on = Age.socketArgument(socket)
+            return """
+                Waiting for the user to answer an age range prompt (\(id), declined in \(seconds) s if unanswered).
+                Answer it from another terminal: `hearthctl age prompts\(on)` lists it, \
+                `hearthctl age answer \(id.prefix(8)) share\(on)` shares (or `decline`).
+
+                """
+        }
 
         func run() async throws {
             let parsed = try gates.split(separator: ",").map { text in
@@ -58,22 +77,25 @@ struct Age: AsyncParsableCommand {
                 }
                 return gate
             }
-            if parsed.count > 3 {
-                // The Apple-shaped call takes at most three; the rule is still the one the broker names.
-                do { try AgeRangeRules.validate(parsed) } catch {
-                    throw ValidationError("invalid age range request: \(error)")
-                }
-            }
             let service = options.service()
             defer { Task { await service.close() } }
             do {
-                let response = try await service.requestAgeRange(
-                    ageGates: parsed.first ?? 0, parsed.count > 1 ? parsed[1] : nil, parsed.count > 2 ? parsed[2] : nil)
+                let socket = options.socket.socket
+                let response = try await service.requestAgeRange(ageGates: parsed) { prompt in
+                    // At once, on standard error: the wait can last a minute, and the answer comes from elsewhere.
+                    FileHandle.standardError.write(Data(Request.waiting(prompt, socket: socket).utf8))
+                }
                 print(Age.describe(response))
+            } catch AgeRangeService.Failure.invalidRequest(let reason) {
+                throw ValidationError("invalid age range request: \(reason)")
             } catch let error as AgeRangeService.Failure {
-                throw ValidationError(error.description)
+                throw CommandFailure(error.description)
             }
         }
+    }
+
+    static func socketArgument(_ socket: String) -> String {
+        socket == LocalEndpoints.deviceSocket ? "" : " --socket \(socket)"
     }
 
     struct Watch: AsyncParsableCommand {
@@ -87,7 +109,7 @@ struct Age: AsyncParsableCommand {
             // `updates` waits for a daemon that is not there yet; a person at a terminal wants to be told instead.
             let socket = options.socket.socket
             guard LocalEndpoints.socketExists(socket) else {
-                throw ValidationError(
+                throw CommandFailure(
                     "the device daemon is not running: there is no socket at \(socket).\n"
                         + DaemonSocket.startHint("the device daemon"))
             }
@@ -132,15 +154,18 @@ struct Age: AsyncParsableCommand {
         @Argument(help: "The prompt's id, or a unique prefix of it.") var prompt: String
         @Argument(help: "share or decline.") var choice: String
 
-        func run() async throws {
+        func validate() throws {
             guard ["share", "decline"].contains(choice) else {
                 throw ValidationError("answer with share or decline, not '\(choice)'")
             }
+        }
+
+        func run() async throws {
             let console = try await options.console()
             defer { Task { await console.close() } }
             let waiting = try await Age.explained { try await console.prompts() }
             let id = try IDPrefix.resolve(
-                prompt, among: waiting.map(\.id), what: "prompt", listing: "hearthctl age prompts")
+                prompt, among: waiting.map(\.id), what: "prompt", hint: "see `hearthctl age prompts`")
             let answer = try await Age.explained { try await console.answer(id, share: choice == "share") }
             switch answer {
             case .sharing(let range): print("shared \(range.boundsDescription) (prompt \(id))")
@@ -156,14 +181,38 @@ struct Age: AsyncParsableCommand {
         @Argument(help: "The member id.") var member: String
         @Argument(help: "always, ask or never.") var setting: String
 
+        func validate() throws {
+            guard AgeSharing(name: setting) != nil else {
+                throw ValidationError("'\(setting)' is not always, ask or never")
+            }
+        }
+
         func run() async throws {
             guard let value = AgeSharing(name: setting) else {
                 throw ValidationError("'\(setting)' is not always, ask or never")
             }
             let console = try await options.console()
             defer { Task { await console.close() } }
-            try await Age.explained { try await console.setSharing(value, of: member) }
+            do {
+                try await console.setSharing(value, of: member)
+            } catch let reply as ErrorReply where reply.code == .notAuthorized {
+                throw refusal(reply)
+            } catch {
+                throw DaemonSocket.explain(error, daemon: "the device daemon")
+            }
             print("\(member): \(value.name)")
+        }
+
+        /// A child's device sets nobody's sharing: when child-device refused, the refusal says where to go instead.
+        private func refusal(_ reply: ErrorReply) -> CommandFailure {
+            let socket = options.socket
+            guard DaemonIdentity.of(socket: socket) == "child-device" else {
+                return DaemonSocket.explain(reply, daemon: "the device daemon")
+            }
+            return CommandFailure(
+                "child-device answered at \(socket): \(reply.message) [\(reply.code)].\n`hearthctl age sharing` needs "
+                    + "parent-device (a parent sets a child's sharing, an adult their own, on their parent-device): "
+                    + "pass --socket \(DaemonIdentity.socketHint(for: "parent-device", beside: socket)).")
         }
     }
 

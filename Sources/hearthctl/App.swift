@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthCore
 import HearthTransport
 import PermissionKit
 
@@ -18,37 +19,39 @@ struct App: AsyncParsableCommand {
 
         func limits() throws -> CommunicationLimits {
             guard FileManager.default.fileExists(atPath: socket) else {
-                throw ValidationError(
+                throw CommandFailure(
                     "child-device is not running: there is no socket at \(socket).\n"
                         + DaemonSocket.startHint("child-device"))
             }
+            if let wrong = DaemonIdentity.mismatch(needed: "child-device", path: socket) { throw wrong }
             return CommunicationLimits(
                 socketPath: socket, bundleID: bundleID, timeout: .milliseconds(Int(timeout * 1000)))
         }
     }
 
-    /// `kind:value` with kind phone, email or custom; a bare value is a custom handle (a username).
+    /// `KIND:VALUE` as `HandleText` reads it; a bare value is a custom handle (a username).
     static func parseHandle(_ text: String) throws -> CommunicationHandle {
-        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2,
-            let kind = ["phone": CommunicationHandle.Kind.phoneNumber, "email": .emailAddress, "custom": .custom][
-                parts[0]]
-        else {
-            guard !text.isEmpty else { throw ValidationError("a handle must not be empty") }
-            return CommunicationHandle(value: text, kind: .custom)
-        }
-        return CommunicationHandle(value: parts[1], kind: kind)
+        guard !text.isEmpty else { throw ValidationError("a handle must not be empty") }
+        return try HandleText.parse(text, bareIsCustom: true)
     }
 
     struct Ask: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask the child's parents to approve talking to someone.")
         @OptionGroup var app: AppOptions
-        @Argument(help: "Handles: kind:value (phone:, email:, custom:) or a username.") var handles: [String]
+        @Argument(help: "Handles: KIND:VALUE (phone:, email:, custom:) or a username.") var handles: [String]
         @Option(help: "The person's display name (for the first handle).") var name: String?
         @Option(help: "Actions: message, call, videoCall, chat, follow, friend, ...") var action: [String] = ["message"]
         @Option(help: "Seconds until nobody can answer any more.") var expiresIn: Double?
-        @Option(help: "A note for the parents, shown with the question (at most 280 characters).") var note: String?
+        @Option(help: "A note for the parents, shown with the question: \(ShortText.limits).") var note: String?
+
+        func validate() throws {
+            // Checked before anything is sent, and named as the user typed it rather than as the wire field.
+            if let note, let violation = ShortText.violation(in: note, field: "--note") {
+                throw ValidationError(violation.description)
+            }
+            _ = try handles.map(App.parseHandle)
+        }
 
         func run() async throws {
             let parsed = try handles.map(App.parseHandle)
@@ -80,7 +83,7 @@ struct App: AsyncParsableCommand {
                 print("asked: question \(question.id)")
             } catch {
                 await limits.close()
-                throw ValidationError("ask failed: \(error)")
+                throw CommandFailure("ask failed: \(error)")
             }
             await limits.close()
         }
@@ -90,19 +93,17 @@ struct App: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Take back a question nobody has answered yet; the parents are told.")
         @OptionGroup var app: AppOptions
-        @Argument(help: "The question's id, as `app ask` printed it.") var question: String
+        @Argument(help: "The question's id, as `app ask` printed it, or a unique prefix of it.") var question: String
 
         func run() async throws {
-            guard let id = UUID(uuidString: question) else {
-                throw ValidationError("'\(question)' is not a question id")
-            }
             let limits = try app.limits()
+            let id = try await Child.resolve(question, socket: app.socket)
             do {
                 try await limits.withdraw(questionWithID: id)
                 print("withdrawn: question \(id)")
             } catch {
                 await limits.close()
-                throw ValidationError("withdraw failed: \(error)")
+                throw CommandFailure("withdraw failed: \(error)")
             }
             await limits.close()
         }
@@ -149,7 +150,7 @@ struct App: AsyncParsableCommand {
                 // The parent's words, quoted as JSON would (one line whatever they hold).
                 let words = response.message.map { ", message \(Self.quoted($0))" } ?? ""
                 print(
-                    "response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id), by \(response.answeredBy ?? "-"), reason \(response.reason)\(words)"
+                    "response: \(response.choice.answer == .approval ? "approved" : "declined") (\(response.choice.id)) for \(handles) — question \(response.question.id)\(response.answeredBy.map { ", by \($0)" } ?? ""), reason \(response.reason)\(words)"
                 )
                 // Printed before the handling, so whoever reads the output sees what the app holds.
                 fflush(nil)

@@ -20,20 +20,34 @@ struct Child: AsyncParsableCommand {
             commandName: "approve-in-person",
             abstract: "A parent types the Screen Time passcode (standard input) to approve a question now.")
         @OptionGroup var options: SocketOption
-        @Argument(help: "The question's id (as `hearthctl app ask` printed it).") var question: String
+        @Argument(help: "The question's id (as `hearthctl app ask` printed it), or a unique prefix of it.")
+        var question: String
 
         func run() async throws {
-            guard let id = UUID(uuidString: question) else {
-                throw ValidationError("'\(question)' is not a question id (a UUID)")
-            }
+            let id = try await Child.resolve(question, socket: options.socket)
             let passcode = try SecretInput.read("Passcode")
             let reply = try await DaemonSocket.request(
                 .approveInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
             guard case .answerAccepted(let resolution) = reply else {
-                throw ValidationError("child-device gave an unexpected reply")
+                throw CommandFailure("child-device gave an unexpected reply")
             }
             print("Approved in person: \(resolution.choice.title)")
         }
+    }
+
+    /// The child's waiting question that `prefix` names, as child-device lists them (a full id is taken as is, so an
+    /// older child-device that lists nothing still takes one).
+    static func resolve(_ prefix: String, socket: String) async throws -> UUID {
+        var waiting: [UUID] = []
+        if UUID(uuidString: prefix) == nil {
+            let reply = try await DaemonSocket.request(.listPending, daemon: "child-device", path: socket)
+            guard case .pendingList(let list) = reply else {
+                throw CommandFailure("child-device gave an unexpected reply")
+            }
+            waiting = list.map(\.question.id)
+        }
+        return try IDPrefix.resolve(
+            prefix, among: waiting, what: "question", hint: "give the id `hearthctl app ask` printed")
     }
 
     struct Limits: AsyncParsableCommand {
@@ -56,6 +70,10 @@ struct Child: AsyncParsableCommand {
         @Argument(help: "The child's member id.") var child: String
         @Option(help: "A contact to add, KIND:VALUE.") var add: [String] = []
         @Option(help: "A contact to remove, KIND:VALUE.") var remove: [String] = []
+
+        func validate() throws {
+            for text in add + remove { _ = try DaemonSocket.handle(text) }
+        }
 
         func run() async throws {
             let (settings, contacts) = try await DaemonSocket.limits(

@@ -8,8 +8,9 @@ import HearthTransport
 enum DaemonSocket {
     static func connect(daemon: String, path: String) async throws -> LocalClient {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("\(daemon) is not running: there is no socket at \(path).\n" + startHint(daemon))
+            throw CommandFailure("\(daemon) is not running: there is no socket at \(path).\n" + startHint(daemon))
         }
+        if let wrong = DaemonIdentity.mismatch(needed: daemon, path: path) { throw wrong }
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(path), peer: daemon)
         do {
             // Refuses a socket or directory another user could have planted, before anything is sent.
@@ -45,12 +46,12 @@ enum DaemonSocket {
     }
 
     /// A message for an error reply or a timeout, naming the daemon.
-    static func explain(_ error: any Error, daemon: String) -> ValidationError {
+    static func explain(_ error: any Error, daemon: String) -> CommandFailure {
         switch error {
-        case let reply as ErrorReply: ValidationError("\(daemon): \(reply.message) [\(reply.code)]")
+        case let reply as ErrorReply: CommandFailure("\(daemon): \(reply.message) [\(reply.code)]")
         case let transport as TransportError:
-            ValidationError("\(transport); is \(daemon) running and linked to its broker?")
-        default: ValidationError("\(daemon): \(error)")
+            CommandFailure("\(transport); is \(daemon) running and linked to its broker?")
+        default: CommandFailure("\(daemon): \(error)")
         }
     }
 }
@@ -69,21 +70,9 @@ extension DaemonSocket {
         }
     }
 
-    /// Parses `kind:value` (kind: phone, email or custom), e.g. `phone:+15551234567`.
+    /// Parses `KIND:VALUE`, e.g. `phone:+15551234567` (see `HandleText`).
     static func handle(_ text: String) throws -> CommunicationHandle {
-        guard let colon = text.firstIndex(of: ":") else {
-            throw ValidationError("'\(text)' is not KIND:VALUE (phone:, email: or custom:)")
-        }
-        let kind: CommunicationHandle.Kind
-        switch text[..<colon] {
-        case "phone": kind = .phoneNumber
-        case "email": kind = .emailAddress
-        case "custom": kind = .custom
-        default: throw ValidationError("'\(text[..<colon])' is not phone, email or custom")
-        }
-        let value = String(text[text.index(after: colon)...])
-        guard !value.isEmpty else { throw ValidationError("'\(text)' has an empty value") }
-        return CommunicationHandle(value: value, kind: kind)
+        try HandleText.parse(text)
     }
 
     /// Sends a request whose reply is `limits` (getLimits, editContacts) and returns the child's settings and contacts.
@@ -92,7 +81,7 @@ extension DaemonSocket {
     ) async throws -> (settings: CommunicationSettings, contacts: [Contact]) {
         guard case .limits(_, let settings, let contacts) = try await request(message, daemon: daemon, path: path)
         else {
-            throw ValidationError("\(daemon) gave an unexpected reply")
+            throw CommandFailure("\(daemon) gave an unexpected reply")
         }
         return (settings, contacts)
     }

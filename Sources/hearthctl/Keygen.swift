@@ -13,7 +13,7 @@ struct Keygen: ParsableCommand {
             let keys = try KeyFiles.generate(at: path)
             print(keys.publicKey)
         } catch let failure as KeyFiles.Failure {
-            throw ValidationError(failure.description)
+            throw CommandFailure(failure.description)
         }
     }
 }

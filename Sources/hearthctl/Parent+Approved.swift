@@ -19,7 +19,7 @@ extension Parent {
                 let reply = try await DaemonSocket.request(
                     .revokeApproval(childID: child, handles: handles), daemon: "parent-device", path: options.socket)
                 guard case .handlesRevoked(let removed) = reply else {
-                    throw ValidationError("parent-device gave an unexpected reply")
+                    throw CommandFailure("parent-device gave an unexpected reply")
                 }
                 notApproved = handles.filter { !removed.contains($0) }
                 if !json, !removed.isEmpty {
@@ -31,7 +31,7 @@ extension Parent {
             let reply = try await DaemonSocket.request(
                 .listApproved(childID: child), daemon: "parent-device", path: options.socket)
             guard case .approvedList(_, let approvals, let complete) = reply else {
-                throw ValidationError("parent-device gave an unexpected reply")
+                throw CommandFailure("parent-device gave an unexpected reply")
             }
             if json {
                 for approval in approvals { print(Self.json(approval)) }

@@ -12,8 +12,7 @@ extension Parent {
         ]
         switch question.topic {
         case .communication(let topic):
-            let actions = topic.actions.map { "\($0)" }.sorted().joined(separator: ", ")
-            lines.append("  wants to \(actions.isEmpty ? "communicate" : actions) with:")
+            lines.append("  wants to \(actions(topic.actions)):")
             for person in topic.personInformation {
                 let name = person.displayName.map { " — " + ShortText.escaped($0) } ?? ""
                 lines.append("    \(ShortText.escaped(person.handle.value)) (\(person.handle.kind))\(name)")
@@ -30,6 +29,27 @@ extension Parent {
         }
         lines.append("  choices: " + choices.joined(separator: ", "))
         return lines.joined(separator: "\n")
+    }
+
+    /// "message or video call with", in the order PermissionKit lists the actions; "communicate with" without any.
+    static func actions(_ actions: Set<CommunicationTopic.Action>) -> String {
+        let words = actions.sorted { $0.rawValue < $1.rawValue }.map { action in
+            switch action {
+            case .message: "message"
+            case .call: "call"
+            case .audioCall: "audio call"
+            case .videoCall: "video call"
+            case .chat: "chat"
+            case .communicate: "communicate"
+            case .connect: "connect"
+            case .follow: "follow"
+            case .beFollowed: "be followed by"
+            case .friend: "be friends"
+            }
+        }
+        guard let last = words.last else { return "communicate with" }
+        let list = words.count == 1 ? last : words.dropLast().joined(separator: ", ") + " or " + last
+        return list + (last.hasSuffix(" by") ? "" : " with")
     }
 
     /// Words on several lines, each escaped, the later lines indented under the first.

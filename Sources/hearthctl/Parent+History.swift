@@ -15,7 +15,11 @@ extension Parent {
                 """)
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
-        @Option(help: "Only what happened at or after this moment (ISO 8601, e.g. 2026-11-24T09:00:00Z).")
+        @Option(
+            help: """
+                Only what happened at or after this moment: ISO 8601, e.g. 2026-11-24T09:00:00Z, or a date alone, \
+                e.g. 2026-11-24, meaning that day's midnight UTC (the times printed are UTC).
+                """)
         var since: String?
         @Option(help: "Only the newest N entries (still printed oldest first).") var last: UInt32?
         @Option(help: "Entries asked for per request (1-1000).") var pageSize: UInt32 = HistoryQuery.maxLimit
@@ -31,9 +35,10 @@ extension Parent {
         func run() async throws {
             var from: Date?
             if let since {
-                guard let date = try? Date(since, strategy: .iso8601) else {
+                guard let date = Self.moment(since) else {
                     throw ValidationError(
-                        "--since '\(since)' is not an ISO 8601 date and time, e.g. 2026-11-24T09:00:00Z")
+                        "--since '\(since)' is not an ISO 8601 date and time (e.g. 2026-11-24T09:00:00Z) or date "
+                            + "(e.g. 2026-11-24, midnight UTC)")
                 }
                 from = date
             }
@@ -42,6 +47,13 @@ extension Parent {
                 print("Nothing recorded about \(child)\(since.map { " since \($0)" } ?? "").")
             }
             for entry in entries { print(json ? Self.json(entry) : Self.line(entry)) }
+        }
+
+        /// `text` as an ISO 8601 date and time, or as a date alone: that day's midnight UTC.
+        static func moment(_ text: String) -> Date? {
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            let day = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day()
+            return try? Date(text, strategy: day)
         }
 
         /// Every page (or, with --last, the newest entries), oldest first.
@@ -60,7 +72,7 @@ extension Parent {
                     throw DaemonSocket.explain(error, daemon: "parent-device")
                 }
                 guard case .historyPage(_, let page, let next) = reply else {
-                    throw ValidationError("parent-device gave an unexpected reply")
+                    throw CommandFailure("parent-device gave an unexpected reply")
                 }
                 entries += page
                 if let last, entries.count >= last { return Array(entries.prefix(Int(last)).reversed()) }

@@ -10,12 +10,19 @@ extension Parent {
             abstract: "Show a child's Communication Limits, or change them.")
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
-        @Flag(inversion: .prefixedEnableDisable, help: "Turn Communication Limits on or off.") var limits: Bool?
+        @Flag(inversion: .prefixedEnableDisable, exclusivity: .exclusive, help: "Turn Communication Limits on or off.")
+        var limits: Bool?
         @Option(help: "During Screen Time: contactsOnly, contactsAndGroups or everyone.") var screenTime: String?
         @Option(help: "During downtime: contactsOnly, contactsAndGroups, everyone or specificContacts.") var downtime:
             String?
-        @Option(help: "Downtime window HH:MM-HH:MM in the child's time zone, or 'none'.") var schedule: String?
+        @Option(help: "Downtime window HH:MM-HH:MM (24-hour, not empty) in the child's time zone, or 'none'.")
+        var schedule: String?
         @Option(help: "Whether the child may edit contacts: yes or no.") var contactEditing: String?
+
+        func validate() throws {
+            // Before anything is sent: a window refused here has not reached the child's device.
+            if let schedule, schedule != "none" { _ = try ScheduleText.parse(schedule) }
+        }
 
         func run() async throws {
             var (settings, contacts) = try await DaemonSocket.limits(
@@ -43,10 +50,7 @@ extension Parent {
                     if schedule == "none" {
                         settings.downtimeSchedule = nil
                     } else {
-                        guard let window = CommunicationSettings.Downtime(text: schedule) else {
-                            throw ValidationError("--schedule: '\(schedule)' is not HH:MM-HH:MM")
-                        }
-                        settings.downtimeSchedule = window
+                        settings.downtimeSchedule = try ScheduleText.parse(schedule)
                     }
                 }
                 if let contactEditing {
@@ -72,6 +76,10 @@ extension Parent {
             [String] = []
         @Option(help: "A contact to remove.") var remove: [String] = []
 
+        func validate() throws {
+            for text in add + addDowntime + remove { _ = try DaemonSocket.handle(text) }
+        }
+
         func run() async throws {
             let added =
                 try add.map { Contact(handle: try DaemonSocket.handle($0)) }
@@ -96,7 +104,7 @@ extension Parent {
                 .revokeApproval(childID: child, handles: try handles.map(DaemonSocket.handle)), daemon: "parent-device",
                 path: options.socket)
             guard case .handlesRevoked(let removed) = reply else {
-                throw ValidationError("parent-device gave an unexpected reply")
+                throw CommandFailure("parent-device gave an unexpected reply")
             }
             let handles = try handles.map(DaemonSocket.handle)
             if !removed.isEmpty {

@@ -44,8 +44,10 @@ struct Parent: AsyncParsableCommand {
         @OptionGroup var options: SocketOption
         @Argument(help: "The question's id, or a unique prefix of it.") var question: String
         @Option(help: "The choice id (default: the question's first approving choice).") var choice: String?
-        @Option(help: "A message the child's app receives with the answer (at most 280 characters).")
+        @Option(help: "A message the child's app receives with the answer: \(ShortText.limits).")
         var message: String?
+
+        func validate() throws { try Parent.check(message) }
 
         func run() async throws {
             try await Parent.answer(
@@ -58,8 +60,10 @@ struct Parent: AsyncParsableCommand {
         @OptionGroup var options: SocketOption
         @Argument(help: "The question's id, or a unique prefix of it.") var question: String
         @Option(help: "The choice id (default: the question's first declining choice).") var choice: String?
-        @Option(help: "A message the child's app receives with the answer (at most 280 characters).")
+        @Option(help: "A message the child's app receives with the answer: \(ShortText.limits).")
         var message: String?
+
+        func validate() throws { try Parent.check(message) }
 
         func run() async throws {
             try await Parent.answer(
@@ -76,20 +80,24 @@ struct Parent: AsyncParsableCommand {
         }
     }
 
+    /// Checked before anything is sent, so a bad message changes nothing; named as the option the user typed.
+    static func check(_ message: String?) throws {
+        if let message, let violation = ShortText.violation(in: message, field: "--message") {
+            throw ValidationError(violation.description)
+        }
+    }
+
     static func answer(
         _ idOrPrefix: String, choice: String?, answer: PermissionChoice.Answer, message: String?, socket: String
     ) async throws {
-        // Checked before anything is sent, so a bad message changes nothing.
-        if let message, let violation = ShortText.violation(in: message, field: "answer.message") {
-            throw ValidationError("--message: \(violation.reason)")
-        }
+        try check(message)
         let client = try await DaemonSocket.connect(daemon: "parent-device", path: socket)
         defer { Task { await client.close() } }
         let pending = try await pending(client)
         let questionID = try IDPrefix.resolve(
-            idOrPrefix, among: pending.map(\.question.id), what: "question", listing: "hearthctl parent list")
+            idOrPrefix, among: pending.map(\.question.id), what: "question", hint: "see `hearthctl parent list`")
         guard let asked = pending.first(where: { $0.question.id == questionID }) else {
-            throw ValidationError("question \(questionID) is not waiting any more")
+            throw CommandFailure("question \(questionID) is not waiting any more")
         }
         let chosen = try Parent.choice(choice, giving: answer, of: asked.question)
         do {
@@ -97,14 +105,14 @@ struct Parent: AsyncParsableCommand {
                 case .answerAccepted(let resolution) = try await client.request(
                     .answer(questionID: questionID, choiceID: chosen.id, message: message))
             else {
-                throw ValidationError("parent-device sent an unexpected reply")
+                throw CommandFailure("parent-device sent an unexpected reply")
             }
             // The answer in words first, the app's title only beside it.
             let outcome = resolution.choice.outcome
             print(
-                "\(outcome.prefix(1).uppercased() + outcome.dropFirst()): question \(questionID) answered by "
-                    + "\(resolution.answeredBy ?? "-").")
-        } catch let error as ValidationError {
+                "\(outcome.prefix(1).uppercased() + outcome.dropFirst()): question \(questionID) answered"
+                    + "\(resolution.answeredBy.map { " by \($0)" } ?? "").")
+        } catch let error as CommandFailure {
             throw error
         } catch {
             throw DaemonSocket.explain(error, daemon: "parent-device")
@@ -119,7 +127,7 @@ struct Parent: AsyncParsableCommand {
         let command = answer == .approval ? "approve" : "decline"
         guard let id else {
             guard let first = question.choices.first(where: { $0.answer == answer }) else {
-                throw ValidationError("question \(question.id) has no choice that gives \(answer.name)")
+                throw CommandFailure("question \(question.id) has no choice that gives \(answer.name)")
             }
             return first
         }

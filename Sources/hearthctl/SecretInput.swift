@@ -15,7 +15,7 @@ enum SecretInput {
         let first = try read(prompt)
         guard isatty(STDIN_FILENO) == 1 else { return first }
         let second = try read("\(prompt) again")
-        guard first == second else { throw ValidationError("the two \(prompt.lowercased())s differ; nothing was set") }
+        guard first == second else { throw CommandFailure("the two \(prompt.lowercased())s differ; nothing was set") }
         return first
     }
 
@@ -26,7 +26,7 @@ enum SecretInput {
             FileHandle.standardError.write(Data("\(prompt): ".utf8))
             return readLine(strippingNewline: true)
         }
-        guard let line, !line.isEmpty else { throw ValidationError("no \(prompt.lowercased()) on standard input") }
+        guard let line, !line.isEmpty else { throw CommandFailure("no \(prompt.lowercased()) on standard input") }
         return line
     }
 

@@ -52,11 +52,14 @@ struct Status: AsyncParsableCommand {
                     lines.append("\(Self.pad(name, 14)) \(Self.pad(probe.address, 16)) down (\(Self.reason(error)))")
                 }
             }
-            if watch { print("\u{1B}[H\u{1B}[2J", terminator: "") }
+            // The screen is cleared on a terminal only: a pipe or a file gets each refresh after the last.
+            if watch, isatty(STDOUT_FILENO) != 0 { print("\u{1B}[H\u{1B}[2J", terminator: "") }
             if watch {
                 print("hearthctl status, \(Date().formatted(date: .omitted, time: .standard)) (Ctrl-C to stop)\n")
             }
             print(lines.joined(separator: "\n"))
+            // Written now, not when a pipe's buffer fills: whoever reads the pipe sees each refresh as it comes.
+            fflush(nil)
             if !watch {
                 if !anyUp { throw ExitCode(3) }
                 return
