@@ -6,17 +6,22 @@ import HearthTransport
 #endif
 
 /// Which Hearth daemon listens on a local socket, found without sending it anything: the kernel names the listening
-/// process (`SO_PEERCRED`), whose executable name is the daemon's; failing that, the socket file's name, as
-/// `deploy/local/run` and the systemd units name them. A command sent to the wrong daemon's socket is then refused
+/// process (`SO_PEERCRED`), whose executable name is the daemon's; where the kernel cannot say, the socket file's
+/// name, as `deploy/local/run` and the systemd units name them. A command sent to the wrong daemon's socket is then refused
 /// with both names and the socket to use, rather than with the other daemon's puzzling error.
 enum DaemonIdentity {
     static let daemons = ["child-device", "parent-device", "family-broker"]
 
-    /// The daemon listening on `path`, or nil when it cannot be told (nobody listens, or another program does).
+    /// The daemon listening on `path`, or nil when it cannot be told (nobody listens, or another program does). A
+    /// socket hearthctl would refuse (another user's, behind a symbolic link) is not even connected to: the command's
+    /// own connection refuses it, with its reason.
     static func of(socket path: String) -> String? {
-        if let pid = listenerPID(path), let name = processName(pid), daemons.contains(name) { return name }
-        let file = (path as NSString).lastPathComponent
-        return daemons.first { file.hasPrefix($0) }
+        guard (try? LocalEndpoints.verifyDaemonSocket(path)) != nil else { return nil }
+        guard let pid = listenerPID(path) else {
+            let file = (path as NSString).lastPathComponent
+            return daemons.first { file.hasPrefix($0) }
+        }
+        return processName(pid).flatMap { daemons.contains($0) ? $0 : nil }
     }
 
     /// Refuses a command meant for `needed` when another daemon answers on `path`; nil when it may go ahead.

@@ -68,7 +68,11 @@ extension Parent {
 
     struct Contacts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add or remove a child's contacts (KIND:VALUE, kind phone, email or custom).")
+            abstract: "Add or remove a child's contacts (KIND:VALUE, kind phone, email or custom).",
+            discussion: """
+                A handle is KIND:VALUE: phone:+15551234567 (E.164: + and 8 to 15 digits), email:sam@example.com or \
+                custom:NAME; phoneNumber: and emailAddress:, as hearthctl prints them, are accepted too.
+                """)
         @OptionGroup var options: SocketOption
         @Argument(help: "The child's member id.") var child: String
         @Option(help: "A contact to add.") var add: [String] = []
