@@ -98,12 +98,13 @@ extension HearthctlWordsTests {
         }
     }
 
-    /// `status --watch` into a pipe prints each refresh as it comes, not when the pipe's buffer fills.
+    /// `status --watch` into a pipe prints each refresh as it comes, not when the pipe's buffer fills (4 KiB: some
+    /// 30 refreshes, 15 s at this interval).
     @Test func statusWatchPrintsIntoAPipe() async throws {
         let status = try Running([
-            "status", "--watch", "--interval", "0.2", "--endpoint", "nothing=127.0.0.1:1",
+            "status", "--watch", "--interval", "0.5", "--endpoint", "nothing=127.0.0.1:1",
         ])
-        let printed = try await status.waitFor(.seconds(10)) { $0.contains("nothing") && $0.contains("down") }
+        let printed = try await status.waitFor(.seconds(4)) { $0.contains("nothing") && $0.contains("down") }
         #expect(printed, "nothing printed: \(status.text)")
         #expect(!status.text.contains("\u{1B}[2J"), "a pipe is not a screen to clear")
         await status.stop()
