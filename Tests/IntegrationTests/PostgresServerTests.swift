@@ -3,7 +3,8 @@ import HearthFleet
 import Testing
 
 /// The throwaway PostgreSQL server that tests and fleets start for themselves (as `nobody` when run as root).
-@Suite("Throwaway PostgreSQL server", .serialized)
+@Suite(
+    "Throwaway PostgreSQL server", .serialized, .tags(.postgres), .enabled(if: PostgresTier.runs, PostgresTier.skipped))
 struct PostgresServerTests {
     /// `SELECT 1` over TCP with the server's password, as a client would connect; the psql client's output.
     static func query(_ server: PostgresServer, _ sql: String) async throws -> (status: Int32, output: String) {
