@@ -50,4 +50,28 @@ struct PostgresServerTests {
         await server.remove()
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
+
+    @Test func aSynchronousStandbyHasEveryCommitWhenPromoted() async throws {
+        let primary = try await PostgresServer.start()
+        var standby: PostgresServer?
+        do {
+            let replica = try await primary.startStandby(synchronous: true)
+            standby = replica
+            #expect(try await primary.query("SHOW synchronous_standby_names") == [[PostgresServer.standbyName]])
+            #expect(try await replica.isInRecovery())
+            _ = try await primary.query("CREATE TABLE t (v int); INSERT INTO t VALUES (7)")
+            // Acknowledged, so already flushed on the standby: a crash of the primary right after loses nothing.
+            try await primary.kill()
+            try await replica.promote()
+            #expect(try await !replica.isInRecovery())
+            #expect(try await replica.query("SELECT v FROM t") == [["7"]], "\(replica.recentLog())")
+            #expect(try await Self.query(replica, "INSERT INTO t VALUES (8)").status == 0, "writable over TCP")
+        } catch {
+            await standby?.remove()
+            await primary.remove()
+            throw error
+        }
+        await standby?.remove()
+        await primary.remove()
+    }
 }
