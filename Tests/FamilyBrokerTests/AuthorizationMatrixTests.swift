@@ -25,10 +25,12 @@ struct AuthorizationMatrixTests {
         case hello, ping, sync, ask, knownHandles, answer, setLimits, getLimits, editContacts, revokeApproval,
             setPasscode
         case approveInPerson, ageRequest, ageSetSharing, ageAnswerPrompt, ageClearCache, history
+        case ageRegulatoryFeatures
 
         /// Every broker command of the protocol has a row here, so a new command cannot miss the matrix.
         static let typeCodes: Set<UInt8> = [
             0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43, 0x0F,
+            0x46,
         ]
     }
 
@@ -62,6 +64,8 @@ struct AuthorizationMatrixTests {
             return caller == .child ? nil : .notFound  // someone else's prompt is answered as a missing one
         case .ageClearCache:
             return nil  // a member's own cache
+        case .ageRegulatoryFeatures:
+            return nil  // what the law of a member's own region requires
         }
     }
 
@@ -121,6 +125,7 @@ struct AuthorizationMatrixTests {
                 case .ageSetSharing: .ageRange(.setSharing(member: "emma", .always))
                 case .ageAnswerPrompt: .ageRange(.answerPrompt(id: prompt, share: false))
                 case .ageClearCache: .ageRange(.clearCache(app: "com.example.game"))
+                case .ageRegulatoryFeatures: .ageRange(.requestRegulatoryFeatures)
                 case .history: .history(HistoryQuery(childID: "emma"))
                 }
             let device = caller == .revokedDevice ? "revoked" : TestFamily.deviceOf[caller.rawValue]!
@@ -154,7 +159,7 @@ struct AuthorizationMatrixTests {
             .setPasscode(childID: "x", passcode: ""), .approveInPerson(questionID: UUID(), passcode: ""),
             .ageRange(.request(app: "a", gates: [13])), .ageRange(.setSharing(member: "x", .always)),
             .ageRange(.answerPrompt(id: UUID(), share: true)), .ageRange(.clearCache(app: "a")),
-            .history(HistoryQuery(childID: "x")),
+            .history(HistoryQuery(childID: "x")), .ageRange(.requestRegulatoryFeatures),
         ]
         #expect(Set(commands.map(\.typeCode)) == Command.typeCodes)
         #expect(Command.allCases.count == Command.typeCodes.count)
