@@ -59,7 +59,10 @@ struct HearthctlWordsTests {
             #expect(sharing.output.contains("child-device answered at \(child)"), "\(sharing.output)")
             #expect(sharing.output.contains("needs parent-device"), "\(sharing.output)")
             #expect(sharing.output.contains("--socket"), "\(sharing.output)")
-            for run in [list, ask, sharing] { #expect(!run.output.contains("Usage:"), "\(run.output)") }
+            let watch = try await hearthctl(["parent", "watch", "--count", "1", "--socket", child])
+            #expect(watch.status == 1, "\(watch)")
+            #expect(watch.output.contains("`hearthctl parent watch` needs parent-device"), "\(watch.output)")
+            for run in [list, ask, sharing, watch] { #expect(!run.output.contains("Usage:"), "\(run.output)") }
         }
     }
 
