@@ -1,14 +1,11 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// `HEARTH_FUZZ=1 swift build -c release --product CodecFuzzer` (deploy/fuzz, docs/RELIABILITY.md): the fuzz targets
-/// and the code they test get libFuzzer's coverage and AddressSanitizer. Set per target, not with `-Xswiftc`, which
-/// would also reach the benchmark plugin's build tool (two `main`s: libFuzzer's and the tool's). HEARTH_FUZZ makes
-/// the fuzz targets' `main` run libFuzzer's driver instead of replaying files.
+/// `deploy/fuzz` (HEARTH_FUZZ=1, docs/RELIABILITY.md) builds the fuzz package, Fuzz/Package.swift, which depends on
+/// this one by path: the code its targets test gets libFuzzer's coverage and AddressSanitizer. Set per target, not
+/// with `-Xswiftc`, so that the packages below (GRDB, NIO, postgres-nio) are not instrumented too.
 let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
 let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
-let fuzzEntry: [SwiftSetting] = fuzzing ? fuzzed + [.define("HEARTH_FUZZ")] : []
-let fuzzLink: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
 
 let package = Package(
     name: "hearth",
@@ -19,6 +16,11 @@ let package = Package(
         .library(name: "ParentKit", targets: ["ParentKit"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
+        // For the lab's packages in this repository (Benchmarks/, Fuzz/), which test these modules from outside; not
+        // an API for users.
+        .library(name: "HearthCore", targets: ["HearthCore"]),
+        .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
+        .library(name: "FamilyBroker", targets: ["FamilyBroker"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
         .executable(name: "child-device", targets: ["child-device"]),
         .executable(name: "parent-device", targets: ["parent-device"]),
@@ -26,8 +28,6 @@ let package = Package(
         .executable(name: "hearth-loadtest", targets: ["hearth-loadtest"]),
         .executable(name: "hearth-fleet", targets: ["hearth-fleet"]),
         .library(name: "HearthClient", targets: ["HearthClient"]),
-        .executable(name: "CodecFuzzer", targets: ["CodecFuzzer"]),
-        .executable(name: "BrokerCommandFuzzer", targets: ["BrokerCommandFuzzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,7 +41,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
@@ -183,34 +182,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // libFuzzer targets (docs/RELIABILITY.md): deploy/fuzz builds them with -sanitize=fuzzer,address; built plainly
-        // they replay files.
-        .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport", swiftSettings: fuzzEntry),
-        .executableTarget(
-            name: "CodecFuzzer", dependencies: ["FuzzSupport", "HearthProtocol", "HearthCore"],
-            path: "Sources/Fuzz/CodecFuzzer", swiftSettings: fuzzEntry, linkerSettings: fuzzLink
-        ),
-        .executableTarget(
-            name: "BrokerCommandFuzzer",
-            dependencies: [
-                "FuzzSupport", "FamilyBroker", "HearthProtocol", "HearthCore", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Sources/Fuzz/BrokerCommandFuzzer", swiftSettings: fuzzEntry, linkerSettings: fuzzLink
-        ),
-        // Microbenchmarks: `swift package benchmark`. The plugin runs executable targets whose folder is in a folder
-        // named Benchmarks, hence the path under Sources.
-        .executableTarget(
-            name: "HearthBenchmarks",
-            dependencies: [
-                "FamilyBroker", "HearthProtocol", "HearthCore", "ZeroMQ",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Sources/Benchmarks/HearthBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        // docs/ARCHITECTURE.md's module table against Sources/'s imports: it reads files, so it depends on nothing.
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(
             name: "FamilyBrokerTests",
@@ -247,7 +221,7 @@ let package = Package(
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
                 "DeviceRuntime", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
-                "hearth-fleet", "HearthLoad", "CodecFuzzer", "BrokerCommandFuzzer",
+                "hearth-fleet", "HearthLoad",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

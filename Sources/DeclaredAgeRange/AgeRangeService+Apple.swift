@@ -18,17 +18,27 @@ extension AgeRangeService {
         }
     }
 
-    /// The features the law of the user's region requires of apps (iOS 26.4), from the broker's region rules.
-    /// Throws `Error.notAvailable` when the daemon cannot say (an older daemon, or none), `network` when the broker
-    /// is unreachable, `invalidAccount` when the device has no member.
+    /// The features the law of the user's region requires of apps (iOS 26.4), from the broker's region rules for the
+    /// user's region and age (docs/AGE-RANGE.md, "Regulatory features"). Throws `Error.notAvailable` when the daemon
+    /// cannot say (none, or it or its broker predates them), `network` when the broker is unreachable,
+    /// `invalidAccount` when the device is not enrolled.
     public var requiredRegulatoryFeatures: Set<RegulatoryFeature> {
-        get async throws { try await signals().regulatoryFeatures }
+        get async throws { try await applesSignals().regulatoryFeatures }
     }
 
     /// Whether age-gated features apply to the user (iOS 26.2): true when the user's region requires any regulatory
     /// feature, so the app must support Age Assurance for them. Throws as `requiredRegulatoryFeatures` does.
     public var isEligibleForAgeFeatures: Bool {
-        get async throws { try await !signals().regulatoryFeatures.isEmpty }
+        get async throws { try await !applesSignals().regulatoryFeatures.isEmpty }
+    }
+
+    /// `signals()`, throwing Apple's `Error`.
+    private func applesSignals() async throws -> AgeSignals {
+        do {
+            return try await signals()
+        } catch let failure as Failure {
+            throw Error(failure)
+        }
     }
 
     /// Apple's `showSignificantUpdateAcknowledgment(in:updateDescription:)` (iOS 26.4): tells the user about a

@@ -1,6 +1,6 @@
 extension AgeRangeService {
-    /// A feature the law of the user's region requires of apps (iOS 26.4). Today's daemons do not report them:
-    /// `requiredRegulatoryFeatures` throws `Error.notAvailable` until the broker reads them from its region rules.
+    /// A feature the law of the user's region requires of apps (iOS 26.4), as the broker's region rules file lists it
+    /// for the user's region and age: `requiredRegulatoryFeatures` returns them.
     public enum RegulatoryFeature: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// The user must share an age range with the app before using it.
         case declaredAgeRangeRequired

@@ -106,7 +106,8 @@ extension AgeRangeService {
         public static let communicationLimits = ParentalControls(rawValue: 1)
         /// The user's region requires a parent's consent before a significant change of the app: ask with
         /// PermissionKit's `askSignificantChangePermission(for:permissionFlow:in:)`. Apple made this an option set
-        /// member in iOS 26.2 and moved the signal to `requiredRegulatoryFeatures` in 26.4. Today's broker sets neither.
+        /// member in iOS 26.2 and moved the signal to `requiredRegulatoryFeatures` in 26.4; the broker sets both, from
+        /// the region rules file.
         public static let significantAppChangeApprovalRequired = ParentalControls(rawValue: 2)
 
         /// The controls' names, for debugging: `[communicationLimits, significantAppChangeApprovalRequired]`.

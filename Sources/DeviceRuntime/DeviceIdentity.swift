@@ -6,4 +6,6 @@ public struct DeviceIdentity: Sendable, Equatable {
     public var memberID: MemberID
     public var deviceID: DeviceID
     public var role: MemberRole
+    /// The protocol version the broker negotiated (`welcome`): what this device may send it.
+    public var version: UInt8 = 1
 }

@@ -298,8 +298,11 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     private func linkOnce() async throws {
         let hello = Message.hello(minVersion: Wire.minimumVersion, maxVersion: Wire.highestVersion)
         let reply = try await request(hello, timeout: .seconds(2))
-        guard case .welcome(_, let family, let member, let device, let role, _) = reply else { return }
-        link.withLock { $0.welcomed(DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role)) }
+        guard case .welcome(let version, let family, let member, let device, let role, _) = reply else { return }
+        link.withLock {
+            $0.welcomed(
+                DeviceIdentity(familyID: family, memberID: member, deviceID: device, role: role, version: version))
+        }
         try? await store.setValue(member, for: "member_id")
         try? await store.setValue(device, for: "device_id")
         try await syncToHead()

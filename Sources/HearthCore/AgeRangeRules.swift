@@ -54,11 +54,15 @@ public enum AgeRangeRules {
     /// The range a member reveals: bounds for `age` under the region's effective gates, the declaration, and
     /// `.communicationLimits` when they are on and the upper bound is below the age of majority.
     public static func range(
-        age: Int, gates: [Int], ageOfMajority: Int, inFamily: Bool, communicationLimitsOn: Bool
+        age: Int, gates: [Int], ageOfMajority: Int, inFamily: Bool, communicationLimitsOn: Bool,
+        significantChangeApprovalRequired: Bool = false
     ) -> DeclaredRange {
         let (lower, upper) = bounds(age: age, gates: effectiveGates(gates, ageOfMajority: ageOfMajority))
         var controls: ParentalControlFlags = []
         if communicationLimitsOn, let upper, upper < ageOfMajority { controls.insert(.communicationLimits) }
+        if significantChangeApprovalRequired, let upper, upper < ageOfMajority {
+            controls.insert(.significantAppChangeApprovalRequired)
+        }
         return DeclaredRange(
             lowerBound: lower, upperBound: upper,
             declaration: declaration(age: age, ageOfMajority: ageOfMajority, inFamily: inFamily),

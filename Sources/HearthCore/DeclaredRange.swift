@@ -82,7 +82,8 @@ public struct ParentalControlFlags: OptionSet, Hashable, Sendable {
 
     /// The parents turned on Communication Limits.
     public static let communicationLimits = ParentalControlFlags(rawValue: 1)
-    /// The member's region requires a parent's consent to a significant change of an app. Not set by the broker yet;
-    /// a peer that predates it decodes it anyway (the byte is an option set, unknown bits are kept).
+    /// The member's region requires a parent's consent to a significant change of an app (its rule lists
+    /// `significantAppChangeRequiresParentalConsent` and the member is a minor). A peer that predates it decodes it
+    /// anyway (the byte is an option set, unknown bits are kept).
     public static let significantAppChangeApprovalRequired = ParentalControlFlags(rawValue: 2)
 }

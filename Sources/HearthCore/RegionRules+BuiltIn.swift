@@ -1,4 +1,11 @@
 extension RegionRules {
+    /// What the US states' app store accountability acts require: an age range, and a parent's consent to (or an
+    /// adult's acknowledgment of) each significant change of an app.
+    static let appStoreAccountability: RegulatoryFeatures = [
+        .declaredAgeRangeRequired, .significantAppChangeRequiresParentalConsent,
+        .significantAppChangeRequiresAdultNotification,
+    ]
+
     /// The table of `config/regions.yaml`, compiled in.
     public static let builtIn = RegionRules(
         defaultAgeOfMajority: 18,
@@ -9,6 +16,17 @@ extension RegionRules {
             "US-AL": Rule(ageOfMajority: 19, source: "Code of Alabama § 26-1-1"),
             "US-NE": Rule(ageOfMajority: 19, source: "Nebraska Revised Statute 43-2101"),
             "US-MS": Rule(ageOfMajority: 21, source: "Mississippi Code § 1-3-27"),
+            "US-TX": Rule(
+                ageOfMajority: 18, source: "Texas Civil Practice and Remedies Code § 129.001",
+                regulatoryFeatures: appStoreAccountability,
+                regulatorySource:
+                    "Texas App Store Accountability Act (S.B. 2420, 2025), Business and Commerce Code ch. 121"),
+            "US-UT": Rule(
+                ageOfMajority: 18, source: "Utah Code § 15-2-1", regulatoryFeatures: appStoreAccountability,
+                regulatorySource: "Utah App Store Accountability Act (S.B. 142, 2025), Utah Code Title 13 Chapter 75"),
+            "US-LA": Rule(
+                ageOfMajority: 18, source: "Louisiana Civil Code art. 29", regulatoryFeatures: appStoreAccountability,
+                regulatorySource: "Louisiana app store accountability act (H.B. 570, 2025 Regular Session)"),
             "CA": Rule(ageOfMajority: 18, source: "Provincial law; 18 in AB, MB, ON, PE, QC, SK"),
             "CA-BC": Rule(ageOfMajority: 19, source: "Age of Majority Act, RSBC 1996 c 7, s 1"),
             "CA-NB": Rule(ageOfMajority: 19, source: "Age of Majority Act, RSNB 2011 c 103"),

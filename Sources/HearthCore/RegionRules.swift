@@ -1,5 +1,5 @@
 /// The age of majority per region, which decides who is a child (Family Sharing) and the largest meaningful age gate
-/// (Declared Age Range).
+/// (Declared Age Range), and what the region's law requires of apps (`RegulatoryFeatures`).
 ///
 /// Regions are ISO 3166-1 codes (`US`), optionally with an ISO 3166-2 subdivision (`US-AL`); a subdivision falls back
 /// to its country, an unknown country to `defaultAgeOfMajority`. The broker loads `config/regions.yaml`; `builtIn` is the
@@ -9,10 +9,19 @@ public struct RegionRules: Sendable, Equatable {
     public struct Rule: Sendable, Equatable {
         public var ageOfMajority: Int
         public var source: String
+        /// What the region's law requires of apps; none in most regions.
+        public var regulatoryFeatures: RegulatoryFeatures
+        /// The law requiring them, when there are any.
+        public var regulatorySource: String?
 
-        public init(ageOfMajority: Int, source: String) {
+        public init(
+            ageOfMajority: Int, source: String, regulatoryFeatures: RegulatoryFeatures = [],
+            regulatorySource: String? = nil
+        ) {
             self.ageOfMajority = ageOfMajority
             self.source = source
+            self.regulatoryFeatures = regulatoryFeatures
+            self.regulatorySource = regulatorySource
         }
     }
 
@@ -26,12 +35,21 @@ public struct RegionRules: Sendable, Equatable {
 
     /// The age of majority in `region` (nil or unknown: the default).
     public func ageOfMajority(in region: String?) -> Int {
-        guard let region = region?.uppercased() else { return defaultAgeOfMajority }
-        if let rule = regions[region] { return rule.ageOfMajority }
-        if let dash = region.firstIndex(of: "-"), let rule = regions[String(region[..<dash])] {
-            return rule.ageOfMajority
-        }
-        return defaultAgeOfMajority
+        rule(for: region)?.ageOfMajority ?? defaultAgeOfMajority
+    }
+
+    /// What the law of `region` requires of apps, before it is split by age (`RegulatoryFeatures.applying(toMinor:)`):
+    /// the subdivision's rule, else its country's; none for an unknown or absent region.
+    public func regulatoryFeatures(in region: String?) -> RegulatoryFeatures {
+        rule(for: region)?.regulatoryFeatures ?? []
+    }
+
+    /// The rule of `region`, else of its country; nil when neither is listed.
+    public func rule(for region: String?) -> Rule? {
+        guard let region = region?.uppercased() else { return nil }
+        if let rule = regions[region] { return rule }
+        if let dash = region.firstIndex(of: "-") { return regions[String(region[..<dash])] }
+        return nil
     }
 
     /// True when a region code is `CC` or `CC-SUB` (letters and digits).

@@ -42,6 +42,8 @@ public final class Fleet: Sendable {
     let clockOffset = Mutex<TimeInterval>(0)
     /// The fleet's PostgreSQL server, for a spec on `.postgres`: removed on teardown.
     let postgres = Mutex<PostgresServer?>(nil)
+    /// Every other PostgreSQL server of the fleet (standbys, a primary failed over from): removed on teardown.
+    let otherServers = Mutex<[PostgresServer]>([])
     /// The brokers of a fleet of several (`FleetSpec.brokers` > 1), and what a joining one shares with them.
     let cluster = Mutex<[FleetBroker]>([])
     let clusterTemplate = Mutex<ClusterTemplate?>(nil)
@@ -491,6 +493,7 @@ public final class Fleet: Sendable {
             (daemon as? InProcessDaemon)?.closeLog()
         }
         await postgres.withLock({ $0 })?.remove()
+        for server in otherServers.withLock({ $0 }) { await server.remove() }
         if ProcessInfo.processInfo.environment["HEARTH_FLEET_KEEP"] == nil {
             // Every daemon's database, log and key: many unlinks on a busy disk, not on the cooperative pool.
             let directory = self.directory

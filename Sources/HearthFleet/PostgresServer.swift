@@ -32,7 +32,7 @@ public final class PostgresServer: Sendable {
     public var dataDirectory: String { directory + "/data" }
     public var isRunning: Bool { running.withLock { $0 } }
 
-    private init(directory: String, port: Int, password: String, binaries: String, runAs: String?) {
+    init(directory: String, port: Int, password: String, binaries: String, runAs: String?) {
         self.directory = directory
         self.port = port
         self.password = password
@@ -55,13 +55,9 @@ public final class PostgresServer: Sendable {
     /// Creates a cluster in a new temporary directory and starts it; `remove()` stops it and deletes everything.
     public static func start(timeout: Duration = .seconds(60)) async throws -> PostgresServer {
         let binaries = try binaries()
-        var template = Array("/tmp/hearth-pg-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
-        let directory = String(cString: made)
-        let runAs = getuid() == 0 ? "nobody" : nil
         let server = PostgresServer(
-            directory: directory, port: try LoopbackPort.free(), password: UUID().uuidString, binaries: binaries,
-            runAs: runAs)
+            directory: try makeDirectory(), port: try LoopbackPort.free(), password: UUID().uuidString,
+            binaries: binaries, runAs: getuid() == 0 ? "nobody" : nil)
         do {
             try await server.initialize()
             try await server.startAgain(timeout: timeout)
@@ -73,39 +69,59 @@ public final class PostgresServer: Sendable {
         return server
     }
 
-    private func initialize() async throws {
+    /// A new directory for a server under /tmp.
+    static func makeDirectory() throws -> String {
+        var template = Array("/tmp/hearth-pg-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
+        return String(cString: made)
+    }
+
+    /// Writes the password file and, as root, gives the directory and the file to the server's user: it must own
+    /// them, and nobody else may read the password.
+    func preparePasswordFile() throws {
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
         chmod(passwordFile, 0o600)
-        if runAs != nil {
-            // The server's user must own its directory and read the password file; nobody else may.
-            guard let account = getpwnam("nobody") else {
-                throw Failure(description: "no user nobody to run PostgreSQL as")
-            }
-            for path in [directory, passwordFile] where chown(path, account.pointee.pw_uid, account.pointee.pw_gid) != 0
-            {
-                throw Failure(description: "chown \(path) failed: errno \(errno)")
-            }
+        guard runAs != nil else { return }
+        guard let account = getpwnam("nobody") else {
+            throw Failure(description: "no user nobody to run PostgreSQL as")
         }
+        for path in [directory, passwordFile] where chown(path, account.pointee.pw_uid, account.pointee.pw_gid) != 0 {
+            throw Failure(description: "chown \(path) failed: errno \(errno)")
+        }
+    }
+
+    private func initialize() async throws {
+        try preparePasswordFile()
         try await run(
             "initdb",
             [
                 "-D", dataDirectory, "-U", user, "--pwfile=\(passwordFile)", "--auth-host=scram-sha-256",
                 "--auth-local=trust", "--encoding=UTF8", "--no-locale", "--no-instructions",
             ])
-        let settings = """
-
+        try appendSettings(
+            """
             # hearth's throwaway server
             listen_addresses = '127.0.0.1'
-            port = \(port)
-            unix_socket_directories = '\(directory)'
             max_connections = 100
             shared_buffers = 32MB
+            """)
+    }
+
+    /// Appends `settings` to the server's `postgresql.conf` with its own port and socket directory after them (the
+    /// last value of a setting wins: a standby copied from another server's files gets its own).
+    func appendSettings(_ settings: String) throws {
+        let text = """
+
+            \(settings)
+            port = \(port)
+            unix_socket_directories = '\(directory)'
+
             """
         let conf = URL(fileURLWithPath: dataDirectory + "/postgresql.conf")
         let handle = try FileHandle(forWritingTo: conf)
         defer { try? handle.close() }
         handle.seekToEndOfFile()
-        handle.write(Data(settings.utf8))
+        handle.write(Data(text.utf8))
     }
 
     /// Starts the server (again, after `stop` or `kill`), waiting until it accepts connections.
@@ -171,7 +187,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// Runs one of the server's programs (as `runAs` when set) and throws with its output if it fails.
-    private func run(_ program: String, _ arguments: [String]) async throws {
+    func run(_ program: String, _ arguments: [String]) async throws {
         let argv =
             runAs.map { ["/usr/sbin/runuser", "-u", $0, "--", binaries + "/" + program] }
             ?? [binaries + "/" + program]

@@ -8,25 +8,27 @@ import Synchronization
 /// `cut()` drops every live connection and closes each new one at once (the device sees its peer vanish and keeps
 /// reconnecting); `blackhole()` keeps every connection, live and new, open but forwards nothing either way, not even a
 /// close (a network partition that drops packets: neither end learns anything); `restore()` ends either, delivering
-/// what a blackhole held back.
+/// what a blackhole held back. `retarget(to:)` moves it to another upstream port (a database failing over to its
+/// standby behind one address).
 public final class TCPRelay: Sendable {
     /// The loopback port devices connect to.
     public let port: Int
-    /// The port it relays to, on 127.0.0.1.
-    public let upstreamPort: Int
+    /// The port it relays new connections to, on 127.0.0.1.
+    public var upstreamPort: Int { state.withLock { $0.upstreamPort } }
 
     private struct State {
+        var upstreamPort: Int
         var isCut = false
         var live: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let server: any Channel
     private let blackholed = GlueHandler.Blackhole()
 
     private init(port: Int, upstreamPort: Int, server: any Channel) {
         self.port = port
-        self.upstreamPort = upstreamPort
+        self.state = Mutex(State(upstreamPort: upstreamPort))
         self.server = server
     }
 
@@ -42,7 +44,7 @@ public final class TCPRelay: Sendable {
                 guard let relay = box.relay, !relay.isCut else { return inbound.close() }
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .connect(host: "127.0.0.1", port: upstreamPort)
+                    .connect(host: "127.0.0.1", port: relay.upstreamPort)
                     .flatMapThrowing { outbound in
                         let (a, b) = GlueHandler.matchedPair(blackhole: relay.blackholed)
                         try inbound.pipeline.syncOperations.addHandler(a)
@@ -69,6 +71,16 @@ public final class TCPRelay: Sendable {
     public func cut() async {
         let live = state.withLock { state in
             state.isCut = true
+            return Array(state.live.values)
+        }
+        for channel in live { try? await channel.close() }
+    }
+
+    /// Relays new connections to `upstreamPort` from now on and drops the live ones (their upstream is gone, or is
+    /// no longer the one to talk to), as a virtual address moved to another host would.
+    public func retarget(to upstreamPort: Int) async {
+        let live = state.withLock { state in
+            state.upstreamPort = upstreamPort
             return Array(state.live.values)
         }
         for channel in live { try? await channel.close() }

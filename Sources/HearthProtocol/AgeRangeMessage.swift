@@ -17,6 +17,9 @@ public enum AgeRangeMessage: Sendable, Hashable {
     case watch(app: BundleID)
     /// 0x45: the prompts waiting on this device (person → device); the reply is `promptList`.
     case listPrompts
+    /// 0x46 (negotiated version 3): what the law of the sender's region requires of apps (app → device, device →
+    /// broker); the reply is `regulatoryFeatures`.
+    case requestRegulatoryFeatures
 
     /// 0xC0: the answer to `request`.
     case result(app: BundleID, AgeRangeAnswer)
@@ -33,6 +36,8 @@ public enum AgeRangeMessage: Sendable, Hashable {
     case promptList([AgePrompt])
     /// 0xC6: a push (request id 0) to an app: its answer changed, or (with `promptID`) a prompt it waits on closed.
     case update(app: BundleID, promptID: UUID?, AgeRangeAnswer)
+    /// 0xC7: the answer to `requestRegulatoryFeatures`, for this member (by region and age); empty where no law applies.
+    case regulatoryFeatures(RegulatoryFeatures)
 
     /// The type written in the header.
     public var type: MessageType {
@@ -43,6 +48,7 @@ public enum AgeRangeMessage: Sendable, Hashable {
         case .clearCache: .ageClearCache
         case .watch: .ageWatch
         case .listPrompts: .ageListPrompts
+        case .requestRegulatoryFeatures: .ageRegulatoryRequest
         case .result: .ageRangeResult
         case .prompted: .ageRangePrompted
         case .sharingSet: .ageSharingSet
@@ -50,6 +56,7 @@ public enum AgeRangeMessage: Sendable, Hashable {
         case .cacheCleared: .ageCacheCleared
         case .promptList: .agePromptList
         case .update: .ageRangeUpdate
+        case .regulatoryFeatures: .ageRegulatoryFeatures
         }
     }
 

@@ -10,7 +10,7 @@ extension MessageType {
             .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .listApproved, .history, .ageRangeRequest,
             .ageSetSharing,
             .ageAnswerPrompt,
-            .ageClearCache:
+            .ageClearCache, .ageRegulatoryRequest:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
             .approvedList, .historyPage,
@@ -18,8 +18,8 @@ extension MessageType {
             .error, .event, .heartbeat, .eventBatch, .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending,
             .pendingList,
             .adminRequest, .adminResult, .ageWatch, .ageListPrompts, .ageRangeResult, .ageRangePrompted,
-            .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate, .parentWatch,
-            .parentWatching, .parentNotification:
+            .ageSharingSet, .agePromptAnswered, .ageCacheCleared, .agePromptList, .ageRangeUpdate,
+            .ageRegulatoryFeatures, .parentWatch, .parentWatching, .parentNotification:
             false
         }
     }

@@ -54,6 +54,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case ageClearCache = 0x43
     case ageWatch = 0x44
     case ageListPrompts = 0x45
+    case ageRegulatoryRequest = 0x46
     case ageRangeResult = 0xC0
     case ageRangePrompted = 0xC1
     case ageSharingSet = 0xC2
@@ -61,6 +62,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case ageCacheCleared = 0xC4
     case agePromptList = 0xC5
     case ageRangeUpdate = 0xC6
+    case ageRegulatoryFeatures = 0xC7
 
     /// The type of a frame whose header is intact, even if its body is not; nil for a short frame or an unknown code.
     public init?(frame: [UInt8]) {

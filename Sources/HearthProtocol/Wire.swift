@@ -5,10 +5,13 @@ public enum Wire {
     /// Oldest version this build accepts, in a header and in `hello`.
     public static let minimumVersion: UInt8 = 1
     /// Highest version this build negotiates in `hello`/`welcome`: 2 is version 1 plus `eventBatch` (0x92) on
-    /// pub/sub; its frames still carry version byte 1 (docs/PROTOCOL.md §3).
-    public static let highestVersion: UInt8 = 2
+    /// pub/sub; 3 adds Declared Age Range's regulatory features (0x46/0xC7). Frames still carry version byte 1
+    /// (docs/PROTOCOL.md §3).
+    public static let highestVersion: UInt8 = 3
     /// The negotiated version from which a device reads `eventBatch`.
     public static let eventBatchVersion: UInt8 = 2
+    /// The negotiated version from which a device asks the broker for its member's regulatory features.
+    public static let ageSignalsVersion: UInt8 = 3
     /// Largest frame a Hearth socket accepts: 1 MiB of message, on every transport.
     public static let maxFrameSize = 1 << 20
     /// What CURVE adds to each frame on the wire (the `MESSAGE` command name, nonce, flags and MAC), which libzmq

@@ -98,6 +98,9 @@ extension WireReader {
         case .ageClearCache: return .clearCache(app: try bundleID("ageClearCache.app"))
         case .ageWatch: return .watch(app: try bundleID("ageWatch.app"))
         case .ageListPrompts: return .listPrompts
+        case .ageRegulatoryRequest: return .requestRegulatoryFeatures
+        // Unknown bits are kept: a newer broker may name features this build does not.
+        case .ageRegulatoryFeatures: return .regulatoryFeatures(RegulatoryFeatures(rawValue: try u8("features")))
         case .ageRangeResult:
             let app = try bundleID("ageRangeResult.app")
             return .result(app: app, try ageRangeAnswer("ageRangeResult.answer"))

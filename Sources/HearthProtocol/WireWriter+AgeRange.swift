@@ -63,8 +63,10 @@ extension WireWriter {
             bool(share)
         case .clearCache(let app), .watch(let app):
             string(app)
-        case .listPrompts:
+        case .listPrompts, .requestRegulatoryFeatures:
             break
+        case .regulatoryFeatures(let features):
+            u8(features.rawValue)
         case .result(let app, let answer):
             string(app)
             ageRangeAnswer(answer)

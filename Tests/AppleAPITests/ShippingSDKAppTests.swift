@@ -8,7 +8,7 @@ import Testing
 /// `ShippingSDKApp.swift`, an app written against Apple's shipping SDK, run against the three daemons as real
 /// processes: its questions reach a parent, its significant change is approved remotely and in person, its age
 /// requests get ranges, and Apple's errors come where Apple documents them.
-@Suite("An app written for Apple's shipping SDK, against real daemons", .serialized)
+@Suite("An app written for Apple's shipping SDK, against real daemons", .serialized, .tags(.fleet))
 struct ShippingSDKAppTests {
     static let bundleID = "com.example.chat"
     static let family = FleetSpec(families: [

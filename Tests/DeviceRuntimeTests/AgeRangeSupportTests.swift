@@ -77,6 +77,23 @@ struct AgeRangeSupportTests {
         #expect(await local(.clearCache(app: Self.app))?.isError(.brokerUnavailable) == true)
     }
 
+    /// Regulatory features are a version-3 command: a device welcomed with an older version says so itself.
+    @Test func regulatoryFeaturesAreAskedOnlyOfABrokerThatNegotiatedThem() async throws {
+        var older = Fixtures.emma
+        older.version = 2
+        context.setLinked(true, as: older)
+        context.setBroker { _ in .ageRange(.regulatoryFeatures([.declaredAgeRangeRequired])) }
+        let refused = await local(.requestRegulatoryFeatures)
+        #expect(refused?.isError(.unsupportedVersion) == true)
+        #expect(context.requests.isEmpty)
+
+        var current = Fixtures.emma
+        current.version = Wire.ageSignalsVersion
+        context.setLinked(true, as: current)
+        #expect(await local(.requestRegulatoryFeatures) == .ageRange(.regulatoryFeatures([.declaredAgeRangeRequired])))
+        #expect(context.requests == [.ageRange(.requestRegulatoryFeatures)])
+    }
+
     @Test func promptsAreKeptOldestFirstUntilClosed() async throws {
         let older = Self.prompt(createdAt: 1_000)
         let newer = Self.prompt(createdAt: 2_000)

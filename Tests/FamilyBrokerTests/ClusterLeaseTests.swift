@@ -8,7 +8,7 @@ import Testing
 
 /// Partitions, leases and fencing with two brokers' stores on one real PostgreSQL database (the brokers' engines and
 /// lease keepers in this process; `ClusterBrokerTests` runs them as processes).
-@Suite("Cluster: partitions, leases and fencing", .serialized)
+@Suite("Cluster: partitions, leases and fencing", .serialized, .tags(.postgres))
 struct ClusterLeaseTests {
     /// One broker of the cluster: its own store (connections), engine and keeper.
     struct Broker {

@@ -13,7 +13,7 @@ import Testing
 /// Before the fix, the writer sent its next statement (or the ROLLBACK after the failed one) on the closed connection;
 /// postgres-nio dropped it without completing its future and the writer's queue blocked forever: a broker of a cluster
 /// kept renewing its leases and never answered a command again.
-@Suite("PostgreSQL connection lost in a transaction", .serialized)
+@Suite("PostgreSQL connection lost in a transaction", .serialized, .tags(.postgres))
 struct PostgresLostConnectionTests {
     /// Long enough for any statement on a loaded machine, far shorter than forever.
     static let bound = Duration.seconds(30)

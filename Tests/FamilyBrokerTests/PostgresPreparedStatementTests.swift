@@ -8,7 +8,7 @@ import Testing
 /// The writer's hot statements (`HotStatements`) run as named prepared statements: prepared on every connection
 /// before its first use, again after a connection was lost, sent in order with the unnamed statements around them,
 /// and still usable after one of their executions failed.
-@Suite("PostgreSQL prepared statements")
+@Suite("PostgreSQL prepared statements", .tags(.postgres))
 struct PostgresPreparedStatementTests {
     let contract = StorageContractTests()
 

@@ -9,7 +9,7 @@ import Testing
 
 /// The PostgreSQL writer sends as few statements as it can (`HeldWrites`: a command's savepoint once it writes, its
 /// events in one insert), and every command stays atomic: on a real server.
-@Suite("PostgreSQL round trips")
+@Suite("PostgreSQL round trips", .tags(.postgres))
 struct PostgresRoundTripTests {
     let contract = StorageContractTests()
 

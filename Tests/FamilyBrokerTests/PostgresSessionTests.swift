@@ -6,7 +6,7 @@ import Testing
 @testable import FamilyBroker
 
 /// The session's one connection: it is replaced when lost, and never released while still open.
-@Suite("PostgreSQL session")
+@Suite("PostgreSQL session", .tags(.postgres))
 struct PostgresSessionTests {
     /// The store's writer lost its connection at COMMIT, reconnected to ask the server whether that commit happened,
     /// and the server could not say yet (`txid_status` "in progress": its backend had not noticed the lost client). The

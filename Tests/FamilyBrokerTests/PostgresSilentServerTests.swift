@@ -11,7 +11,7 @@ import Testing
 /// either way). Every statement is bounded by the store's deadline: past it, the connection is closed, the statement
 /// fails with `StoreUnavailable`, and once the relay is restored the next transaction commits on a new connection.
 /// Without the deadline, each of these waits forever (the tests give up after `PostgresLostConnectionTests.bound`).
-@Suite("PostgreSQL server gone silent", .serialized)
+@Suite("PostgreSQL server gone silent", .serialized, .tags(.postgres))
 struct PostgresSilentServerTests {
     /// Short for the tests; the broker's default is `PostgresStore.defaultStatementTimeout`.
     static let deadline = Duration.seconds(2)

@@ -39,7 +39,7 @@ import Testing
         }
     }
 
-    @Test func aDatabaseMigratedByANewerBrokerIsRefusedNamingBothVersions() async throws {
+    @Test(.tags(.postgres)) func aDatabaseMigratedByANewerBrokerIsRefusedNamingBothVersions() async throws {
         let (url, password, drop) = try await TestPostgres.database()
         do {
             _ = try await PostgresStore.opened(url: url, password: password)
@@ -69,7 +69,8 @@ import Testing
     }
 
     /// A server of its own (the shared one serves other tests): stopped under the store and started again.
-    @Test func theStoreReconnectsByItselfWhenItsServerIsBack() async throws {
+    @Test(.tags(.postgres)) func theStoreReconnectsByItselfWhenItsServerIsBack() async throws {
+        try PostgresTier.require()
         let server = try await PostgresServer.start()
         do {
             let url = PostgresURL(user: server.user, host: "127.0.0.1", port: server.port, database: server.database)

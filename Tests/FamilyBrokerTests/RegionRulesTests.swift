@@ -23,6 +23,44 @@ struct RegionRulesTests {
         #expect(rules.ageOfMajority(in: nil) == rules.defaultAgeOfMajority)
     }
 
+    @Test func regulatoryFeaturesFollowTheRegionAndTheMembersAge() {
+        let rules = RegionRules.builtIn
+        let texas = rules.regulatoryFeatures(in: "us-tx")
+        #expect(texas.contains(.declaredAgeRangeRequired))
+        #expect(
+            texas.applying(toMinor: true) == [.declaredAgeRangeRequired, .significantAppChangeRequiresParentalConsent])
+        #expect(
+            texas.applying(toMinor: false) == [
+                .declaredAgeRangeRequired, .significantAppChangeRequiresAdultNotification,
+            ])
+        #expect(rules.regulatoryFeatures(in: "US-UT") == texas)
+        #expect(rules.regulatoryFeatures(in: "US-LA") == texas)
+        #expect(rules.regulatoryFeatures(in: "US-CA").isEmpty)
+        #expect(rules.regulatoryFeatures(in: "US").isEmpty)
+        #expect(rules.regulatoryFeatures(in: "ZZ").isEmpty)
+        #expect(rules.regulatoryFeatures(in: nil).isEmpty)
+    }
+
+    @Test func aRegionsFileRefusesUnknownFeaturesAndFeaturesWithoutTheirLaw() {
+        func key(_ entry: RegionFile.Entry) -> String? {
+            do {
+                _ = try RegionFile(defaultAgeOfMajority: 18, regions: ["US-TX": entry]).rules(source: "r.yaml")
+                return nil
+            } catch {
+                return (error as? ConfigurationError)?.key
+            }
+        }
+        let unknown = RegionFile.Entry(
+            ageOfMajority: 18, source: "x", regulatoryFeatures: ["ageVerified"], regulatorySource: "an act")
+        #expect(key(unknown) == "regions.US-TX.regulatoryFeatures")
+        let required = "declaredAgeRangeRequired"
+        let twice = RegionFile.Entry(
+            ageOfMajority: 18, source: "x", regulatoryFeatures: [required, required], regulatorySource: "an act")
+        #expect(key(twice) == "regions.US-TX.regulatoryFeatures")
+        let noLaw = RegionFile.Entry(ageOfMajority: 18, source: "x", regulatoryFeatures: ["declaredAgeRangeRequired"])
+        #expect(key(noLaw) == "regions.US-TX.regulatorySource")
+    }
+
     @Test func aBadRegionsFileNamesTheKey() throws {
         let file = RegionFile(defaultAgeOfMajority: 18, regions: ["US": .init(ageOfMajority: 18, source: " ")])
         #expect(throws: ConfigurationError.self) { try file.rules(source: "r.yaml") }

@@ -39,6 +39,7 @@ enum TestPostgres {
 
     /// A new, empty database on the server: its URL, the password, and how to drop it (which frees its slot).
     static func database() async throws -> (url: PostgresURL, password: String, drop: @Sendable () async -> Void) {
+        try PostgresTier.require()
         await slots.acquire()
         do {
             let server = try await server.value

@@ -48,6 +48,10 @@ extension Fixtures {
             .promptList([agePrompt, agePrompt]),
             .update(app: "a", promptID: nil, .sharing(adultRange)),
             .update(app: "a", promptID: id2, .declined(.promptTimedOut)),
+            .requestRegulatoryFeatures,
+            .regulatoryFeatures([]),
+            .regulatoryFeatures([.declaredAgeRangeRequired, .significantAppChangeRequiresParentalConsent]),
+            .regulatoryFeatures(RegulatoryFeatures(rawValue: 0xFF)),
         ]
         for sharing in AgeSharing.allCases {
             all.append(.setSharing(member: "kid-1", sharing))
@@ -58,6 +62,6 @@ extension Fixtures {
     }
 
     static let ageTypeCodes: Set<UInt8> = [
-        0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6,
+        0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7,
     ]
 }

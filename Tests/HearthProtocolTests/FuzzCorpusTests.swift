@@ -13,7 +13,7 @@ struct FuzzCorpusTests {
         Fixtures.messages.enumerated().map { MessageCodec.encode($1, requestID: UInt64($0 + 1)) }
     }
 
-    /// BrokerCommandFuzzer (Sources/Fuzz/BrokerCommandFuzzer/BrokerCommandInput.swift): each broker command as a
+    /// BrokerCommandFuzzer (Fuzz/Sources/BrokerCommandFuzzer/BrokerCommandInput.swift): each broker command as a
     /// record from the child's device (0, kid-1.tablet) and the organizer's (1, mum.phone), and an ask answered in
     /// the same batch.
     static var brokerSeeds: [[UInt8]] {

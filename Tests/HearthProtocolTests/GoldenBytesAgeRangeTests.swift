@@ -41,6 +41,19 @@ import Testing
         try check(.listPrompts, type: 0x45, body: [])
     }
 
+    /// Negotiated version 3: the member's regulatory features, one bit each; unknown bits are kept.
+    @Test func regulatoryFeaturesRequestAndResult() throws {
+        try check(.requestRegulatoryFeatures, type: 0x46, body: [])
+        try check(.regulatoryFeatures([]), type: 0xC7, body: [0x00])
+        try check(
+            .regulatoryFeatures([.declaredAgeRangeRequired, .significantAppChangeRequiresParentalConsent]), type: 0xC7,
+            body: [0x03])
+        try check(.regulatoryFeatures([.significantAppChangeRequiresAdultNotification]), type: 0xC7, body: [0x04])
+        try check(.regulatoryFeatures(RegulatoryFeatures(rawValue: 0x81)), type: 0xC7, body: [0x81])
+        #expect(throws: WireError.self) { try MessageCodec.decode([0x01, 0xC7, 0, 0, 0, 0, 0, 0, 0, 0x02]) }
+        #expect(throws: WireError.self) { try MessageCodec.decode([0x01, 0x46, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00]) }
+    }
+
     @Test func resultSharingAndDeclined() throws {
         let range = DeclaredRange(
             lowerBound: 13, upperBound: 15, declaration: .guardianDeclared, parentalControls: .communicationLimits)

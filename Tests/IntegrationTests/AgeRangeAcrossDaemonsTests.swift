@@ -10,7 +10,7 @@ import Testing
 
 /// Declared Age Range through the three daemons as real processes: an app asks through the DeclaredAgeRange library,
 /// the broker computes the range, people answer prompts and set sharing through their devices' daemons.
-@Suite("Declared Age Range across real daemons", .serialized)
+@Suite("Declared Age Range across real daemons", .serialized, .tags(.fleet))
 struct AgeRangeAcrossDaemonsTests {
     /// Birth dates far from any birthday around the test's real date, so the ranges below hold all year round
     /// except near 6 May (emma turns 13 on 2027-05-06; the test expects 12 before it and 13 after it).

@@ -7,7 +7,7 @@ import Testing
 
 /// The anniversary rule through the real daemons, with the broker's controllable clock: a birthday before the
 /// anniversary of the first declaration reveals nothing new; on the anniversary the new range is shared.
-@Suite("Declared Age Range anniversary across real daemons", .serialized)
+@Suite("Declared Age Range anniversary across real daemons", .serialized, .tags(.fleet))
 struct AgeRangeAnniversaryAcrossDaemonsTests {
     static let app = "com.example.landmarks"
 

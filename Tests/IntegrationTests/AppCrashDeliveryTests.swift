@@ -7,7 +7,7 @@ import Testing
 
 /// An app is a process of its own (`hearthctl app watch`, through PermissionKit): a response it was handling when it
 /// was killed comes again when it restarts, and one it handled does not.
-@Suite("App crash delivery", .serialized)
+@Suite("App crash delivery", .serialized, .tags(.fleet))
 struct AppCrashDeliveryTests {
     static let app = "com.example.crashy"
 

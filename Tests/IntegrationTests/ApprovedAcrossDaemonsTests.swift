@@ -6,7 +6,7 @@ import Testing
 
 /// `hearthctl parent approved` through the three daemons as real processes: any guardian sees who approved which
 /// handle and when, and revokes from there; the child's app stops knowing the handle.
-@Suite("Approved handles across real daemons", .serialized)
+@Suite("Approved handles across real daemons", .serialized, .tags(.fleet))
 struct ApprovedAcrossDaemonsTests {
     @Test func aGuardianSeesWhoApprovedAndRevokesFromThere() async throws {
         try await Fleet.with(WordsAcrossDaemonsTests.family) { fleet in

@@ -8,7 +8,9 @@ import Testing
 /// Several brokers share the families over one PostgreSQL server; losing one costs devices a reconnect, never a
 /// question or an answer (docs/SCALING.md). Real processes: three or four family-broker, a PostgreSQL server, the
 /// devices.
-@Suite("Brokers in a cluster", .serialized)
+@Suite(
+    "Brokers in a cluster", .serialized, .tags(.fleet, .postgres, .slow),
+    .enabled(if: PostgresTier.runs, PostgresTier.skipped))
 struct BrokerClusterTests {
     static let family = FleetSpec(
         families: [

@@ -9,7 +9,7 @@ import ZeroMQ
 
 /// Enrolled devices that flood the broker: commands past the per-device rate get refusals, then silence, while the rest
 /// of the family is served; subscription floods are capped and never widen what a device receives.
-@Suite("Broker under floods", .serialized)
+@Suite("Broker under floods", .serialized, .tags(.fleet, .slow))
 struct BrokerFloodTests {
     static func question(_ handle: String) -> PermissionQuestion<CommunicationTopic> {
         var topic = CommunicationTopic(personInformation: [

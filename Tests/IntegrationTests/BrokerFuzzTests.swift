@@ -9,7 +9,7 @@ import Testing
 /// A real family-broker process fed random and mutated frames by enrolled CURVE peers: it stays up, answers each frame
 /// with the typed error the codec names (or, for a command the caller may not give, the authorization error), and
 /// stores nothing. `HEARTH_FUZZ_ITERATIONS` and `HEARTH_FUZZ_SEED` lengthen or vary the run (docs/SECURITY.md).
-@Suite("Broker under hostile frames", .serialized)
+@Suite("Broker under hostile frames", .serialized, .tags(.fleet, .slow))
 struct BrokerFuzzTests {
     static let spec = FleetSpec(families: [
         .init(

@@ -5,7 +5,7 @@ import Testing
 
 /// A real broker commits its commands on its writer stage's own thread (`WriterThread`, named `broker-writer`), not
 /// on GRDB's queue by way of the cooperative pool: that thread runs while commands are answered, and only then.
-@Suite("The broker's writer thread, in a real broker", .serialized)
+@Suite("The broker's writer thread, in a real broker", .serialized, .tags(.fleet))
 struct BrokerWriterThreadTests {
     /// CPU time the process's threads named `name` have run, in nanoseconds (`/proc/PID/task/*/schedstat`).
     static func cpuNanoseconds(of pid: Int32, thread name: String) throws -> UInt64 {

@@ -6,7 +6,7 @@ import Testing
 
 /// A daemon whose port another process holds says so in one line and exits 75 (EX_TEMPFAIL), which systemd's
 /// `Restart=on-failure` retries, not 78 (EX_CONFIG), which the units keep from restarting.
-@Suite("A port in use")
+@Suite("A port in use", .tags(.fleet))
 struct BusyPortTests {
     /// A TCP port on 127.0.0.1 held by a listening socket of this process until `close()`.
     final class HeldPort: Sendable {

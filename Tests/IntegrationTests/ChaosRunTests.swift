@@ -6,7 +6,7 @@ import Testing
 
 /// `hearth-loadtest chaos` in short form: real daemons killed, paused, restarted and cut off while questions flow,
 /// nothing lost or duplicated. `HEARTH_CHAOS_SEED` picks another schedule; docs/RELIABILITY.md has a long run.
-@Suite("Chaos run", .serialized)
+@Suite("Chaos run", .serialized, .tags(.fleet, .slow))
 struct ChaosRunTests {
     typealias Answer = ChaosLedger.Answer
 
@@ -32,7 +32,7 @@ struct ChaosRunTests {
     /// their families to the others (docs/SCALING.md). It once failed here (a broker cut off from its database in the
     /// middle of a transaction never answered again: postgres-nio dropped the writer's next statement on the closed
     /// connection, `PostgresLostConnectionTests`); docs/RELIABILITY.md has the story.
-    @Test
+    @Test(.tags(.postgres), .enabled(if: PostgresTier.runs, PostgresTier.skipped))
     func aShortChaosRunOnAClusterLosesNothing() async throws {
         let (status, output) = try await ExecutableRun.run(
             "hearth-loadtest",

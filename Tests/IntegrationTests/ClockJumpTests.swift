@@ -7,7 +7,7 @@ import Testing
 
 /// The broker's wall clock jumping back and forward (the fleet's clock fault): a question expires at its own
 /// expiration date and not before, and sequence numbers follow the order of events, not their timestamps.
-@Suite("Clock jumps", .serialized)
+@Suite("Clock jumps", .serialized, .tags(.fleet))
 struct ClockJumpTests {
     static func question(_ handle: String, expiring: Date? = nil) -> PermissionQuestion<CommunicationTopic> {
         let person = PersonInformation(handle: CommunicationHandle(value: handle, kind: .custom))

@@ -12,7 +12,9 @@ import ZeroMQ
 ///
 /// Families: `appleseed` is in partition 2 of 8 and `banks` in partition 4 (FNV-1a 64, docs/SCALING.md). Broker a
 /// starts alone and takes all 8; once b has joined, a keeps 0–3 and releases 4–7 to b.
-@Suite("Cluster of brokers on PostgreSQL", .serialized)
+@Suite(
+    "Cluster of brokers on PostgreSQL", .serialized, .tags(.fleet, .postgres, .slow),
+    .enabled(if: PostgresTier.runs, PostgresTier.skipped))
 struct ClusterBrokerTests {
     static let spec = FleetSpec(
         families: [

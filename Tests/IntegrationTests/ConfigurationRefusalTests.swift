@@ -7,7 +7,7 @@ import HearthTransport
 import Testing
 
 /// Invalid configuration is refused at start-up by the real executables: exit 78 (EX_CONFIG), naming the key.
-@Suite("Configuration refusal")
+@Suite("Configuration refusal", .tags(.fleet))
 struct ConfigurationRefusalTests {
     /// A directory with a valid family file and its keys, so only the setting under test is wrong.
     static func brokerFixture() throws -> String {

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// Nothing lost, nothing applied twice: daemons killed with SIGKILL mid-stream, devices offline for a long time.
-@Suite("Delivery under faults", .serialized)
+@Suite("Delivery under faults", .serialized, .tags(.fleet, .slow))
 struct DeliveryUnderFaultsTests {
     static let family = FleetSpec(families: [
         .init(
@@ -145,7 +145,7 @@ struct DeliveryUnderFaultsTests {
 }
 
 /// A subscriber past its high-water mark loses events on pub/sub, and still gets every one by syncing.
-@Suite("Slow subscriber", .serialized)
+@Suite("Slow subscriber", .serialized, .tags(.fleet))
 struct SlowSubscriberTests {
     @Test func aPausedDevicePastItsHighWaterMarkRecoversEverything() async throws {
         try await Fleet.with(

@@ -6,7 +6,7 @@ import Testing
 
 /// Another local user (or anyone who reaches the ports) fills a daemon's descriptor table with bare TCP connections:
 /// its listeners fail to accept for as long, log it, and serve again once the connections go; the daemon never exits.
-@Suite("Descriptor floods", .serialized)
+@Suite("Descriptor floods", .serialized, .tags(.fleet, .slow))
 struct DescriptorFloodTests {
     /// Bare TCP connections, connected without waiting (the peer may not accept them), held until released.
     final class Flood: @unchecked Sendable {

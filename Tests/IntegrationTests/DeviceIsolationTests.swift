@@ -8,7 +8,7 @@ import Testing
 import ZeroMQ
 
 /// Only enrolled keys get in, and each device sees only its own member's events.
-@Suite("Device identity and isolation", .serialized)
+@Suite("Device identity and isolation", .serialized, .tags(.fleet))
 struct DeviceIsolationTests {
     static let families = FleetSpec(families: [
         .init(

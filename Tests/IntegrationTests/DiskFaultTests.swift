@@ -7,7 +7,7 @@ import Testing
 
 /// A broker process whose disk fills up or slows down, with real device daemons: nothing acknowledged is lost, nothing
 /// is delivered twice, the broker says it is not ready while it cannot store, and devices do not resend in a storm.
-@Suite("A full or slow disk under the broker", .serialized)
+@Suite("A full or slow disk under the broker", .serialized, .tags(.fleet, .slow))
 struct DiskFaultTests {
     static let family = FleetSpec(
         families: [

@@ -8,7 +8,7 @@ import Testing
 /// A parent's approval gives the child two events in one commit (the resolution, the new handle): a member whose
 /// devices all negotiated version 2 gets them in one `eventBatch` frame, one that has a device of version 1 gets two
 /// `event` frames; the real child-device daemon beside the probe delivers the response to its app once either way.
-@Suite("Event batches across real daemons", .serialized)
+@Suite("Event batches across real daemons", .serialized, .tags(.fleet))
 struct EventBatchDeliveryTests {
     static let family = FleetSpec(families: [
         .init(

@@ -8,7 +8,7 @@ import Testing
 
 /// Family Sharing and Communication Limits rules through the real daemons and the real `hearthctl`: revocation and
 /// enrollment at runtime, approve in person, revoking an approval, expiry, a removed child.
-@Suite("Family rules across real daemons", .serialized)
+@Suite("Family rules across real daemons", .serialized, .tags(.fleet))
 struct FamilyRulesIntegrationTests {
     static let family = FleetSpec(families: [
         .init(

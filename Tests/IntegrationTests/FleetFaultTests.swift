@@ -6,7 +6,7 @@ import PermissionKit
 import Testing
 
 /// The fleet's own faults: a controllable broker clock, and cutting a device off its broker.
-@Suite("Fleet faults: clock and cut", .serialized)
+@Suite("Fleet faults: clock and cut", .serialized, .tags(.fleet))
 struct FleetFaultTests {
     static let family = FleetSpec(families: [
         .init(

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// `Fleet.with` leaves nothing behind when the test fails or is cancelled: no process, no listening port, no file.
-@Suite("Fleet teardown", .serialized)
+@Suite("Fleet teardown", .serialized, .tags(.fleet))
 struct FleetTeardownTests {
     static let family = FleetSpec(families: [
         .init(

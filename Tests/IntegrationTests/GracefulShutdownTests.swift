@@ -12,7 +12,7 @@ import ZeroMQ
 
 /// SIGTERM: the daemon stops reading, commits and answers what it read, and exits within its stated bound
 /// (shutdownTimeout, 5 s by default); nothing it acknowledged is lost.
-@Suite("Graceful shutdown", .serialized)
+@Suite("Graceful shutdown", .serialized, .tags(.fleet))
 struct GracefulShutdownTests {
     static let family = FleetSpec(families: [
         .init(

@@ -6,7 +6,7 @@ import Testing
 /// heartbeat ahead of their events, and so never sync. On a quiet loopback, far from any high-water mark, pub/sub loses
 /// nothing, so a sync here is the broker's fault (a heartbeat that read a head the writer had advanced before queuing
 /// its events; docs/decisions/0015-heads-after-delivery.md).
-@Suite("Heartbeats behind their events, across real processes")
+@Suite("Heartbeats behind their events, across real processes", .tags(.fleet))
 struct HeartbeatOrderTests {
     struct Report: Decodable {
         struct Run: Decodable {

@@ -12,7 +12,7 @@ import Testing
 /// the real daemons (separate processes over CURVE): a decision and settings changes made from two parents' devices
 /// read the same from both, a page at a time; a device restored from nothing reads it whole; the other guardian is
 /// told who changed what (ParentKit and `hearthctl parent watch --json`); bad requests get typed errors.
-@Suite("History across real daemons", .serialized)
+@Suite("History across real daemons", .serialized, .tags(.fleet))
 struct HistoryAcrossDaemonsTests {
     /// Alice, bob and emma (`ParentNotificationTests.family`), and another family: zed and his child yuri.
     static let family = FleetSpec(

@@ -11,7 +11,7 @@ import ZeroMQ
 /// An enrolled device that sends what no device sends, to make the broker hold memory: one command of 511 frames of
 /// 1 MiB, then 26 MB of subscriptions to 65 KiB prefixes. Each time it is dropped and refused for the cut-off, the
 /// broker's resident memory stays bounded, and another family's round trips go on being answered.
-@Suite("Hostile devices", .serialized)
+@Suite("Hostile devices", .serialized, .tags(.fleet, .slow))
 struct HostileDeviceTests {
     static let spec = FleetSpec(families: [
         .init(

@@ -6,7 +6,7 @@ import Testing
 @testable import DeclaredAgeRange
 
 /// The fleet's in-process mode builds each daemon with the daemon's own factory, so it runs what the executables run.
-@Suite("In-process fleet", .serialized)
+@Suite("In-process fleet", .serialized, .tags(.fleet))
 struct InProcessFleetTests {
     @Test func anInProcessChildDeviceAnswersAnAgeRangeRequest() async throws {
         try await Fleet.with(AgeRangeAcrossDaemonsTests.family, mode: .inProcess) { fleet in

@@ -8,7 +8,7 @@ import Testing
 
 /// Questions at, just under and just over their size budget, with avatar images, through the three real daemons:
 /// asked, answered, delivered to every device and app, and synced again by a fresh connection.
-@Suite("Large questions across real daemons", .serialized)
+@Suite("Large questions across real daemons", .serialized, .tags(.fleet))
 struct LargeQuestionTests {
     static let spec = FleetSpec(families: [
         .init(

@@ -9,7 +9,7 @@ import Testing
 /// Nothing waits forever, through the three daemons as real processes: a question gets its family's lifetime, the
 /// parents are reminded once and told when it expires; the child's app withdraws a question and the parents are told;
 /// neither can be answered afterwards, and the error says why.
-@Suite("Question lifetimes across real daemons", .serialized)
+@Suite("Question lifetimes across real daemons", .serialized, .tags(.fleet))
 struct LifetimeAcrossDaemonsTests {
     static let family = FleetSpec(families: [
         .init(

@@ -5,7 +5,7 @@ import Testing
 /// A short run of the load-test tool as a user runs it: it launches a broker and the raw relay, drives simulated
 /// CURVE devices through whole ask → approve → response cycles, and writes its JSON report. No timing is asserted:
 /// only that cycles completed and that nothing was lost, duplicated or refused.
-@Suite("hearth-loadtest smoke")
+@Suite("hearth-loadtest smoke", .tags(.fleet, .slow))
 struct LoadtestSmokeTests {
     struct Report: Decodable {
         struct Run: Decodable {

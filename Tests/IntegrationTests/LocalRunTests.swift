@@ -5,7 +5,7 @@ import Testing
 
 /// `deploy/local/run` as a user runs it: three daemons with the demo family, keys made on the first run, a clean stop
 /// on Ctrl-C (SIGINT), and state kept for the next run.
-@Suite("deploy/local/run", .serialized)
+@Suite("deploy/local/run", .serialized, .tags(.fleet, .slow))
 struct LocalRunTests {
     /// The script, spawned as a terminal would (`SpawnedProcess`: every signal unblocked and at its default
     /// disposition; Foundation's `Process` passes on the test runner's blocked signals, and a shell cannot trap a

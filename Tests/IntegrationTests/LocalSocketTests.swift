@@ -9,7 +9,7 @@ import PermissionKit
 import Testing
 
 /// The daemons' local sockets are the owning user's only, and on child-device one app never gets another app's responses.
-@Suite("Local sockets", .serialized)
+@Suite("Local sockets", .serialized, .tags(.fleet))
 struct LocalSocketTests {
     static let spec = FleetSpec(families: [
         .init(

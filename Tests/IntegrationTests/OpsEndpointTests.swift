@@ -7,7 +7,7 @@ import Testing
 
 /// The broker's ops endpoint on a running fleet: metrics move with real traffic, readiness, `hearthctl status`, and
 /// no secret key in any daemon's log.
-@Suite("Ops endpoint")
+@Suite("Ops endpoint", .tags(.fleet))
 struct OpsEndpointTests {
     static let family = FleetSpec(
         families: [

@@ -6,7 +6,7 @@ import Testing
 
 /// What parent-device's page shows besides its buttons, read as HTML (no browser): a question's note with a field for
 /// a message, each child's approved handles with who approved them, and each child's history from the broker.
-@Suite("Parent page content", .serialized)
+@Suite("Parent page content", .serialized, .tags(.fleet))
 struct PageContentTests {
     @Test func thePageShowsTheNoteTheApprovedListAndTheHistory() async throws {
         try await Fleet.with(WordsAcrossDaemonsTests.family) { fleet in

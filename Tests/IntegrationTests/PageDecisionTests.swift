@@ -7,7 +7,7 @@ import Testing
 /// parent-device's page as a parent decides from it, through a real headless browser against real daemons: who asks
 /// to do what with whom (name, avatar, handle and actions in words), when, how many wait, what an answer did, and new
 /// questions arriving without a reload, in a desktop and a phone-sized window.
-@Suite("Parent page a parent can decide from", .serialized)
+@Suite("Parent page a parent can decide from", .serialized, .tags(.fleet))
 struct PageDecisionTests {
     /// A 64 × 64 PNG of a person, as an app would send it.
     static let avatar = [UInt8](

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// Parents are told at once, through the real daemons: ParentKit's `updates` and `hearthctl parent watch --json`.
-@Suite("Parent notifications across real daemons", .serialized)
+@Suite("Parent notifications across real daemons", .serialized, .tags(.fleet))
 struct ParentNotificationTests {
     static let family = FleetSpec(families: [
         .init(

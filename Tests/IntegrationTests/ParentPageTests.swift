@@ -10,7 +10,7 @@ import Testing
 #endif
 
 /// parent-device's page through a real headless browser (Chromium over WebDriver), and its token.
-@Suite("Parent page across real daemons", .serialized)
+@Suite("Parent page across real daemons", .serialized, .tags(.fleet))
 struct ParentPageTests {
     static let family = ParentNotificationTests.family
 

@@ -5,7 +5,7 @@ import Testing
 
 /// A passcode's scrypt runs beside the broker's pipeline: while one is being hashed, at a cost set high for the test
 /// (family-broker's hidden `--passcode-cost`), another family's commands are answered.
-@Suite("Passcode hashing beside the pipeline", .serialized)
+@Suite("Passcode hashing beside the pipeline", .serialized, .tags(.fleet, .slow))
 struct PasscodeHashingTests {
     static let spec = FleetSpec(families: [
         .init(

@@ -5,7 +5,7 @@ import Testing
 
 /// `hearthctl parent passcode` on a real terminal (a pseudo-terminal driven by python3's pty module): the
 /// passcode is never echoed, and it is typed twice.
-@Suite("Passcode prompt on a terminal", .serialized)
+@Suite("Passcode prompt on a terminal", .serialized, .tags(.fleet))
 struct PasscodePromptTests {
     /// Runs hearthctl `arguments` on a new pseudo-terminal, answering each prompt in turn with the next of
     /// `typed`; returns everything the terminal showed and the exit status.

@@ -6,7 +6,9 @@ import Testing
 
 /// The real daemons with the broker on PostgreSQL (`FleetSpec(store: .postgres)`: a throwaway server of the fleet's
 /// own, removed with it): asks and answers, a server lost and back under a stream of asks, a broker killed under load.
-@Suite("Broker on PostgreSQL", .serialized)
+@Suite(
+    "Broker on PostgreSQL", .serialized, .tags(.fleet, .postgres), .enabled(if: PostgresTier.runs, PostgresTier.skipped)
+)
 struct PostgresBrokerTests {
     static let family = FleetSpec(
         families: [

@@ -3,7 +3,8 @@ import HearthFleet
 import Testing
 
 /// The throwaway PostgreSQL server that tests and fleets start for themselves (as `nobody` when run as root).
-@Suite("Throwaway PostgreSQL server", .serialized)
+@Suite(
+    "Throwaway PostgreSQL server", .serialized, .tags(.postgres), .enabled(if: PostgresTier.runs, PostgresTier.skipped))
 struct PostgresServerTests {
     /// `SELECT 1` over TCP with the server's password, as a client would connect; the psql client's output.
     static func query(_ server: PostgresServer, _ sql: String) async throws -> (status: Int32, output: String) {
@@ -48,5 +49,29 @@ struct PostgresServerTests {
         }
         await server.remove()
         #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    @Test func aSynchronousStandbyHasEveryCommitWhenPromoted() async throws {
+        let primary = try await PostgresServer.start()
+        var standby: PostgresServer?
+        do {
+            let replica = try await primary.startStandby(synchronous: true)
+            standby = replica
+            #expect(try await primary.query("SHOW synchronous_standby_names") == [[PostgresServer.standbyName]])
+            #expect(try await replica.isInRecovery())
+            _ = try await primary.query("CREATE TABLE t (v int); INSERT INTO t VALUES (7)")
+            // Acknowledged, so already flushed on the standby: a crash of the primary right after loses nothing.
+            try await primary.kill()
+            try await replica.promote()
+            #expect(try await !replica.isInRecovery())
+            #expect(try await replica.query("SELECT v FROM t") == [["7"]], "\(replica.recentLog())")
+            #expect(try await Self.query(replica, "INSERT INTO t VALUES (8)").status == 0, "writable over TCP")
+        } catch {
+            await standby?.remove()
+            await primary.remove()
+            throw error
+        }
+        await standby?.remove()
+        await primary.remove()
     }
 }

@@ -6,7 +6,7 @@ import PermissionKit
 import Testing
 
 /// The three daemons as separate processes over loopback TCP exchange questions and answers end to end.
-@Suite("Question exchange across real daemons", .serialized)
+@Suite("Question exchange across real daemons", .serialized, .tags(.fleet))
 struct QuestionExchangeTests {
     static let family = FleetSpec(families: [
         .init(

@@ -7,7 +7,7 @@ import Testing
 /// A child device that comes back with more queued questions than its command rate allows keeps them: `rateLimited`
 /// on a queued question is a refusal of the moment, so the outbox sends it again later. Such questions, already
 /// accepted for the app, used to be dropped without a word.
-@Suite("Queued asks past the device's command rate", .serialized)
+@Suite("Queued asks past the device's command rate", .serialized, .tags(.fleet))
 struct RateLimitedAskTests {
     @Test func everyQueuedQuestionStillReachesTheParent() async throws {
         // Two commands a second with a burst of ten: sixteen queued asks sent on relinking go past it. (The device's

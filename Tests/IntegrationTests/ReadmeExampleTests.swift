@@ -3,7 +3,7 @@ import PermissionKit
 import Testing
 
 /// The README's fleet example, verbatim, so the document cannot drift from the API.
-@Suite("README examples")
+@Suite("README examples", .tags(.fleet))
 struct ReadmeExampleTests {
     @Test func fleetExampleRunsAsWritten() async throws {
         // From README.md, "For test writers: fleets":

@@ -6,7 +6,7 @@ import ZeroMQ
 
 /// The broker hands a batch's replies to its socket loop grouped by device: over real CURVE connections each device
 /// still gets one reply per command, in the order it sent them, while other devices' commands share its batches.
-@Suite("Reply order under bursts", .serialized)
+@Suite("Reply order under bursts", .serialized, .tags(.fleet))
 struct ReplyOrderTests {
     @Test func burstsFromTwoDevicesAreAnsweredInOrder() async throws {
         let spec = FleetSpec(families: [

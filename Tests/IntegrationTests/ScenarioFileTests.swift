@@ -4,7 +4,7 @@ import Testing
 
 /// The example scenarios in config/scenarios run through the real `hearth-fleet run` and pass; a scenario that
 /// expects the wrong thing fails with exit status 1 and a report that says which step and why.
-@Suite("Scenario files through hearth-fleet", .serialized)
+@Suite("Scenario files through hearth-fleet", .serialized, .tags(.fleet))
 struct ScenarioFileTests {
     static let root: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -86,7 +86,7 @@ struct ScenarioFileTests {
 
 /// What hearth-fleet says of a file it cannot run: where (a line and column, or a step counted from 1 as the report
 /// counts), what, and nothing of daemons, since none starts.
-@Suite("Scenario file mistakes through hearth-fleet")
+@Suite("Scenario file mistakes through hearth-fleet", .tags(.fleet))
 struct ScenarioFileMistakeTests {
     static let family = """
         name: s

@@ -8,7 +8,7 @@ import Testing
 import ZeroMQ
 
 /// Secret keys are made owner-only and never logged; passcodes are never logged nor stored in the clear.
-@Suite("Secrets", .serialized)
+@Suite("Secrets", .serialized, .tags(.fleet))
 struct SecretsTests {
     static func permissions(_ path: String) -> mode_t? {
         var info = stat()

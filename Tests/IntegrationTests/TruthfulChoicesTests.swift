@@ -9,7 +9,7 @@ import Testing
 
 /// A parent decides from the truth, across the three daemons as real processes: a choice means its answer at every
 /// layer, names in disguise are refused at every layer, and what slipped into a store is printed escaped.
-@Suite("A parent decides from the truth across real daemons", .serialized)
+@Suite("A parent decides from the truth across real daemons", .serialized, .tags(.fleet))
 struct TruthfulChoicesTests {
     static let family = FleetSpec(families: [
         .init(

@@ -8,7 +8,7 @@ import Testing
 
 /// Words both ways through the three daemons as real processes: an app's note reaches the parents with its question,
 /// a parent's message reaches the app with the response, and text breaking the rules is refused by name everywhere.
-@Suite("Words both ways across real daemons", .serialized)
+@Suite("Words both ways across real daemons", .serialized, .tags(.fleet))
 struct WordsAcrossDaemonsTests {
     static let family = FleetSpec(families: [
         .init(

@@ -12,6 +12,8 @@ struct AgeRangeSubject {
     var ageOfMajority: Int
     /// Communication Limits are on for this member (a child in a family whose limits are enabled).
     var limitsOn: Bool
+    /// The member's region requires a parent's consent to an app's significant change, and the member is a minor.
+    var consentRequired: Bool
 
     init(_ member: Directory.Member, directory: Directory, on date: Date, limitsEnabled: Bool) {
         id = member.id
@@ -22,6 +24,8 @@ struct AgeRangeSubject {
         isChild = directory.isChild(member, on: date)
         ageOfMajority = directory.rules.ageOfMajority(in: member.region)
         limitsOn = isChild && member.familyID != nil && limitsEnabled
+        consentRequired = directory.rules.regulatoryFeatures(in: member.region).applying(toMinor: isChild)
+            .contains(.significantAppChangeRequiresParentalConsent)
     }
 
     /// The calendar day `date` falls on for this member.
@@ -32,6 +36,6 @@ struct AgeRangeSubject {
         guard let birthDate else { return nil }
         return AgeRangeRules.range(
             age: birthDate.age(onDay: day), gates: gates, ageOfMajority: ageOfMajority, inFamily: familyID != nil,
-            communicationLimitsOn: limitsOn)
+            communicationLimitsOn: limitsOn, significantChangeApprovalRequired: consentRequired)
     }
 }

@@ -24,4 +24,6 @@ public enum BrokerCommand: Sendable, Hashable {
     case setAgeSharing(member: MemberID, AgeSharing)
     case answerAgePrompt(id: UUID, share: Bool)
     case clearAgeCache(app: BundleID)
+    /// What the law of the member's region requires of apps (negotiated version 3).
+    case regulatoryFeatures
 }

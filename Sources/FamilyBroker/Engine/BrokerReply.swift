@@ -22,6 +22,7 @@ public enum BrokerReply: Sendable, Hashable {
     case ageSharingSet(member: MemberID, AgeSharing)
     case agePromptAnswered(id: UUID, AgeRangeAnswer)
     case ageCacheCleared(app: BundleID, existed: Bool)
+    case regulatoryFeatures(RegulatoryFeatures)
     /// On a cluster: the device's family is served by another broker (in place of any reply).
     case redirect(BrokerRedirect)
 }

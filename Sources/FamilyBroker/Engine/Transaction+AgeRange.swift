@@ -14,6 +14,10 @@ extension Transaction {
             return try answerAgePrompt(id, share: share, member: member)
         case .clearAgeCache(let app):
             return .ageCacheCleared(app: app, existed: try store.clearAgeCache(member.id, app: app))
+        case .regulatoryFeatures:
+            // Minors by the region's age of majority, birth date or not: a child in a family is a minor either way.
+            let features = directory.rules.regulatoryFeatures(in: member.region)
+            return .regulatoryFeatures(features.applying(toMinor: isChild(member)))
         default:
             // `Transaction.handle` routes every other command; reaching here is a bug, not a peer's doing.
             throw ErrorReply(.internalError, "the broker has no handler for \(command)")

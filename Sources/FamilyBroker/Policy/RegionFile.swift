@@ -2,11 +2,25 @@ import Foundation
 import HearthCore
 import Yams
 
-/// `config/regions.yaml`: the age of majority per region, each with its source.
+/// `config/regions.yaml`: the age of majority per region, each with its source, and what the region's law requires of
+/// apps, with the law.
 public struct RegionFile: Codable, Sendable, Equatable {
     public struct Entry: Codable, Sendable, Equatable {
         public var ageOfMajority: Int
         public var source: String
+        /// What the region's law requires of apps, by `RegulatoryFeatures` name; absent: none.
+        public var regulatoryFeatures: [String]?
+        /// The law requiring them: required when `regulatoryFeatures` lists any.
+        public var regulatorySource: String?
+
+        public init(
+            ageOfMajority: Int, source: String, regulatoryFeatures: [String]? = nil, regulatorySource: String? = nil
+        ) {
+            self.ageOfMajority = ageOfMajority
+            self.source = source
+            self.regulatoryFeatures = regulatoryFeatures
+            self.regulatorySource = regulatorySource
+        }
     }
 
     public var defaultAgeOfMajority: Int
@@ -46,8 +60,35 @@ public struct RegionFile: Codable, Sendable, Equatable {
                 throw ConfigurationError(
                     source: source, key: "regions.\(code).source", reason: "every figure names its source")
             }
-            table[code.uppercased()] = RegionRules.Rule(ageOfMajority: entry.ageOfMajority, source: entry.source)
+            table[code.uppercased()] = RegionRules.Rule(
+                ageOfMajority: entry.ageOfMajority, source: entry.source,
+                regulatoryFeatures: try Self.features(entry, key: "regions.\(code)", source: source),
+                regulatorySource: entry.regulatorySource)
         }
         return RegionRules(defaultAgeOfMajority: defaultAgeOfMajority, regions: table)
+    }
+
+    /// The entry's regulatory features: every name known, none twice, and a source naming the law when any is listed.
+    static func features(_ entry: Entry, key: String, source: String) throws -> RegulatoryFeatures {
+        var features: RegulatoryFeatures = []
+        for name in entry.regulatoryFeatures ?? [] {
+            guard let feature = RegulatoryFeatures(name: name) else {
+                let known = RegulatoryFeatures.named.map(\.name).joined(separator: ", ")
+                throw ConfigurationError(
+                    source: source, key: "\(key).regulatoryFeatures",
+                    reason: "unknown feature \"\(name)\"; one of \(known)")
+            }
+            guard !features.contains(feature) else {
+                throw ConfigurationError(
+                    source: source, key: "\(key).regulatoryFeatures", reason: "\(name) is listed twice")
+            }
+            features.insert(feature)
+        }
+        if !features.isEmpty, (entry.regulatorySource ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ConfigurationError(
+                source: source, key: "\(key).regulatorySource",
+                reason: "regulatory features name the law requiring them")
+        }
+        return features
     }
 }

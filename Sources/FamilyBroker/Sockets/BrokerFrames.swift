@@ -37,6 +37,7 @@ public enum BrokerFrames {
         case .ageRange(.setSharing(let member, let setting)): return .setAgeSharing(member: member, setting)
         case .ageRange(.answerPrompt(let id, let share)): return .answerAgePrompt(id: id, share: share)
         case .ageRange(.clearCache(let app)): return .clearAgeCache(app: app)
+        case .ageRange(.requestRegulatoryFeatures): return .regulatoryFeatures
         default:
             throw ErrorReply(.unknownMessageType, "message type \(message.type.hex) is not a broker command")
         }
@@ -100,6 +101,7 @@ public enum BrokerFrames {
         case .ageSharingSet(let member, let setting): .ageRange(.sharingSet(member: member, setting))
         case .agePromptAnswered(let id, let answer): .ageRange(.promptAnswered(id: id, answer))
         case .ageCacheCleared(let app, let existed): .ageRange(.cacheCleared(app: app, existed: existed))
+        case .regulatoryFeatures(let features): .ageRange(.regulatoryFeatures(features))
         case .redirect(let redirect): .redirect(redirect)
         }
     }

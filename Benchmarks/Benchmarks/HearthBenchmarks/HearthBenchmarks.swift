@@ -6,7 +6,7 @@ import HearthProtocol
 import Logging
 import ZeroMQ
 
-// Microbenchmarks (ordo-one/benchmark): `swift package benchmark` from the package root. The whole-broker figures
+// Microbenchmarks (ordo-one/benchmark): `swift package --package-path Benchmarks benchmark`. The whole-broker figures
 // come from `hearth-loadtest` (docs/PERFORMANCE.md); these isolate the pieces of one cycle.
 
 let benchmarks: @Sendable () -> Void = {

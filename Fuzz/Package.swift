@@ -1,0 +1,50 @@
+// swift-tools-version: 6.2
+import Foundation
+import PackageDescription
+
+/// The libFuzzer targets (docs/RELIABILITY.md), a package of their own so that the root package, what ships, does not
+/// build them. `deploy/fuzz codec|broker` builds them with `HEARTH_FUZZ=1`: this manifest then compiles them with
+/// `-sanitize=fuzzer,address` and their `main` runs libFuzzer's driver, and the root manifest instruments the modules
+/// they test (HearthCore, HearthProtocol, FamilyBroker) the same way. Built plainly they replay files:
+/// `deploy/fuzz replay`, or `.build/fuzz-replay/debug/CodecFuzzer CRASH-FILE` in a debugger.
+let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
+let fuzzEntry: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("HEARTH_FUZZ")] : []
+let fuzzLink: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
+
+/// The root package, by path as swift-nio's benchmarks name theirs; its identity is its folder's name, whatever the
+/// clone is called.
+let hearth = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "hearth-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .target(name: "FuzzSupport", swiftSettings: fuzzEntry),
+        .executableTarget(
+            name: "CodecFuzzer",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "HearthProtocol", package: hearth),
+                .product(name: "HearthCore", package: hearth),
+            ],
+            swiftSettings: fuzzEntry, linkerSettings: fuzzLink
+        ),
+        .executableTarget(
+            name: "BrokerCommandFuzzer",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "FamilyBroker", package: hearth),
+                .product(name: "HearthProtocol", package: hearth),
+                .product(name: "HearthCore", package: hearth),
+                .product(name: "ZeroMQ", package: hearth),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: fuzzEntry, linkerSettings: fuzzLink
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

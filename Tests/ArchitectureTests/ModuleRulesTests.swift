@@ -1,0 +1,55 @@
+import Testing
+
+/// docs/ARCHITECTURE.md's module table is what `Sources/` imports: a forbidden import fails here.
+@Suite("Module rules")
+struct ModuleRulesTests {
+    @Test func everyImportInSourcesIsOneTheTableAllows() throws {
+        let rules = try ModuleRules.fromArchitecture()
+        let repositoryModules = Set(try ModuleRules.sourceModules())
+        for module in repositoryModules.sorted() {
+            let allowed = rules.allowed[module] ?? []
+            for (imported, file) in try ModuleRules.imports(of: module)
+            where repositoryModules.contains(imported) && imported != module {
+                #expect(
+                    allowed.contains(imported),
+                    "\(file) imports \(imported), which ARCHITECTURE.md's table does not allow \(module)")
+            }
+        }
+    }
+
+    /// The doc and the tree agree: a new module gets a row (and so a rule), and a row names a module that exists
+    /// and imports only modules that exist.
+    @Test func theTableHasARowForEachModuleOfSourcesAndNoOther() throws {
+        let rules = try ModuleRules.fromArchitecture()
+        let modules = Set(try ModuleRules.sourceModules())
+        #expect(Set(rules.allowed.keys) == modules)
+        for (module, allowed) in rules.allowed {
+            #expect(allowed.isSubset(of: modules), "\(module)'s row names \(allowed.subtracting(modules))")
+        }
+    }
+
+    /// The table holds the paragraph above it: the rules kept in this test, so that a row cannot be loosened alone.
+    @Test func theTableKeepsTheDirectionTheDocStates() throws {
+        let allowed = try ModuleRules.fromArchitecture().allowed
+        let inward = ["HearthCore", "HearthProtocol", "HearthTransport", "ZeroMQ", "CZeroMQ"]
+        let apps = ["PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthClient"]
+        for module in inward + apps + ["HearthService"] {
+            #expect(
+                allowed[module, default: []].isSubset(of: Set(inward + ["CSpawn"])), "\(module) imports inward only")
+        }
+        #expect(!allowed["FamilyBroker", default: []].contains("DeviceRuntime"))
+        #expect(!allowed["DeviceRuntime", default: []].contains("FamilyBroker"))
+        let fleetUsers = allowed.filter { $0.value.contains("HearthFleet") }.keys
+        #expect(Set(fleetUsers) == ["HearthLoad", "hearth-fleet", "hearth-loadtest"])
+        #expect(allowed["hearthctl", default: []].isDisjoint(with: ["HearthFleet", "FamilyBroker", "DeviceRuntime"]))
+    }
+
+    @Test func importLinesAreReadWithTheirAttributesAndKinds() {
+        #expect(ModuleRules.importedModule("import HearthCore") == "HearthCore")
+        #expect(ModuleRules.importedModule("@testable import FamilyBroker") == "FamilyBroker")
+        #expect(ModuleRules.importedModule("    package import struct NIOCore.ByteBuffer") == "NIOCore")
+        #expect(ModuleRules.importedModule("@preconcurrency internal import GRDB") == "GRDB")
+        #expect(ModuleRules.importedModule("// import FamilyBroker") == nil)
+        #expect(ModuleRules.importedModule("let imported = 1") == nil)
+    }
+}
