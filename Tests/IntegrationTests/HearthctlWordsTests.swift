@@ -6,7 +6,7 @@ import Testing
 
 /// hearthctl as a person uses it, through the real binary against real daemons: what it prints it accepts back, a
 /// failure is not mistaken for a typo, and every error says what to do.
-@Suite("hearthctl as a person uses it", .serialized)
+@Suite("hearthctl as a person uses it", .serialized, .tags(.fleet))
 struct HearthctlWordsTests {
     static let family = FleetSpec(families: [
         .init(
