@@ -167,9 +167,13 @@ public final class ChildBehavior: DeviceBehavior {
         if context.isLinked {
             do {
                 let reply = try await context.request(.ask(appBundleID: app, question: question))
-                // Listed as waiting at once, before its pending event comes: the app may name it right away.
-                if case .askAccepted(let asked, nil) = reply { try? await store.recordWaiting(asked) }
-                try? await store.removeFromOutbox(question.id)
+                // Out of the outbox and, when nobody answered it yet, listed as waiting at once, before its pending
+                // event comes (the app may name it right away): one transaction, so the reply waits on one commit.
+                if case .askAccepted(let asked, nil) = reply {
+                    try? await store.accepted(asked)
+                } else {
+                    try? await store.removeFromOutbox(question.id)
+                }
                 brokerTook()
                 return reply
             } catch let error as ErrorReply where error.code != .brokerUnavailable {

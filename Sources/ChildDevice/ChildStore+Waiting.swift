@@ -26,9 +26,13 @@ extension ChildStore {
             arguments: [id.wireBytes])
     }
 
-    /// Records `asked`, which the broker just accepted, as waiting (unless its resolution came first).
-    func recordWaiting(_ asked: AskedQuestion) async throws {
-        try await database.write { db in try Self.markWaiting(asked, in: db) }
+    /// Takes `asked`, which the broker just accepted, out of the outbox and records it as waiting (unless its
+    /// resolution came first).
+    func accepted(_ asked: AskedQuestion) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE question_id = ?", arguments: [asked.question.id.wireBytes])
+            try Self.markWaiting(asked, in: db)
+        }
     }
 
     /// The waiting questions, oldest first, as many as fit in `maxBytes` of encoded questions (always the oldest).

@@ -96,8 +96,8 @@ struct App: AsyncParsableCommand {
         @Argument(help: "The question's id, as `app ask` printed it, or a unique prefix of it.") var question: String
 
         func run() async throws {
-            let limits = try app.limits()
             let id = try await Child.resolve(question, socket: app.socket)
+            let limits = try app.limits()
             do {
                 try await limits.withdraw(questionWithID: id)
                 print("withdrawn: question \(id)")

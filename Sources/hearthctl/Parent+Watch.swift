@@ -20,6 +20,8 @@ extension Parent {
                 _ = try await DaemonSocket.connect(daemon: "parent-device", path: options.socket)
                 return
             }
+            // ParentNotifications would wait on child-device's socket for ever, for pushes that never come.
+            if let wrong = DaemonIdentity.mismatch(needed: "parent-device", path: options.socket) { throw wrong }
             let notifications = ParentNotifications(socketPath: options.socket)
             if let after {
                 await printAll(notifications.updates(after: after))

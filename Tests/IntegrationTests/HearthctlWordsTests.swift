@@ -6,7 +6,7 @@ import Testing
 
 /// hearthctl as a person uses it, through the real binary against real daemons: what it prints it accepts back, a
 /// failure is not mistaken for a typo, and every error says what to do.
-@Suite("hearthctl as a person uses it", .serialized)
+@Suite("hearthctl as a person uses it", .serialized, .tags(.fleet))
 struct HearthctlWordsTests {
     static let family = FleetSpec(families: [
         .init(
@@ -59,7 +59,10 @@ struct HearthctlWordsTests {
             #expect(sharing.output.contains("child-device answered at \(child)"), "\(sharing.output)")
             #expect(sharing.output.contains("needs parent-device"), "\(sharing.output)")
             #expect(sharing.output.contains("--socket"), "\(sharing.output)")
-            for run in [list, ask, sharing] { #expect(!run.output.contains("Usage:"), "\(run.output)") }
+            let watch = try await hearthctl(["parent", "watch", "--count", "1", "--socket", child])
+            #expect(watch.status == 1, "\(watch)")
+            #expect(watch.output.contains("`hearthctl parent watch` needs parent-device"), "\(watch.output)")
+            for run in [list, ask, sharing, watch] { #expect(!run.output.contains("Usage:"), "\(run.output)") }
         }
     }
 
