@@ -41,7 +41,7 @@ import ZeroMQ
             refusal(inbound(MessageCodec.encode(.pong(head: 1))))?.message
                 == "message type 0x86 is not a broker command")
         #expect(
-            refusal(inbound(MessageCodec.encode(.hello(minVersion: 3, maxVersion: 5))))?.code == .unsupportedVersion)
+            refusal(inbound(MessageCodec.encode(.hello(minVersion: 4, maxVersion: 5))))?.code == .unsupportedVersion)
         guard
             case .success(let request) = CommandIntake.check(inbound(MessageCodec.encode(.ping)), directory: directory)
         else {
@@ -101,8 +101,32 @@ import ZeroMQ
                 }
                 return version
             }
-            #expect(versions == [2, 2, 1], "each device is welcomed with the highest version both speak")
+            #expect(versions == [2, 3, 1], "each device is welcomed with the highest version both speak")
             #expect(intake.singleEventMembers.all == ["alice"])
+        }
+    }
+
+    /// An acknowledged update (history kind 11, version 3) reaches a parent's device that negotiated 3; one that
+    /// negotiated 2 would refuse the whole page for it, and gets the page without it.
+    @Test func aHistoryPageHoldsOnlyTheKindsItsDeviceNegotiated() async throws {
+        try await withIntake { (intake, _) async throws in
+            let acknowledge = Message.ageRange(.acknowledgeUpdate(app: "com.example.chat", description: "Adds calls"))
+            let setup = [
+                inbound(MessageCodec.encode(acknowledge, requestID: 1), from: "e1"),
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 2), requestID: 2), from: "a1"),
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 3), requestID: 3), from: "b1"),
+            ]
+            let (done, _) = await intake.process(setup)
+            #expect(try MessageCodec.decode(done[0].frame).message == .ok)
+            let history = MessageCodec.encode(.history(HistoryQuery(childID: "emma")), requestID: 4)
+            let (pages, _) = await intake.process([inbound(history, from: "a1"), inbound(history, from: "b1")])
+            let kinds = try pages.map { reply -> [HistoryEntry.Kind] in
+                guard case .historyPage(_, let entries, _) = try MessageCodec.decode(reply.frame).message else {
+                    return []
+                }
+                return entries.map(\.kind)
+            }
+            #expect(kinds == [[], [.updateAcknowledged]])
         }
     }
 
