@@ -43,8 +43,10 @@ extension AgeRangeService {
 
     /// Apple's `showSignificantUpdateAcknowledgment(in:updateDescription:)` (iOS 26.4): tells the user about a
     /// significant change of the app, which they acknowledge. Hearth has no sheet: the acknowledgment is recorded in
-    /// the family's history with `updateDescription`, for the member's parents to read. `context` is ignored.
-    /// Throws `Error.invalidRequest` for an empty or over-long description, as `Error` otherwise.
+    /// the family's history (a child's, with who, the app, the description and the time), for the member's parents
+    /// to read. `context` is ignored. Throws `Error.invalidRequest` for a description breaking the text rule (empty,
+    /// over 500 characters, a control or bidirectional character), `notAvailable` past 10 an hour for this app or
+    /// from a daemon or broker that predates acknowledgments, as `requiredRegulatoryFeatures` does otherwise.
     nonisolated(nonsending)
         public func showSignificantUpdateAcknowledgment(in context: Any?, updateDescription: String) async throws
     {

@@ -27,6 +27,8 @@ extension AgeRangeService.Failure {
             public static let incompatibleDaemon = Code("incompatibleDaemon")
             /// The daemon or broker refused or failed; `message` is its word.
             public static let refused = Code("refused")
+            /// Too many of these requests from this app lately (acknowledgments: 10 an hour); try again later.
+            public static let rateLimited = Code("rateLimited")
         }
 
         public let code: Code
@@ -82,6 +84,10 @@ extension AgeRangeService.Failure {
         public static func incompatibleDaemon(message: String) -> Self {
             Self(
                 .incompatibleDaemon, message: message, "the device daemon speaks an incompatible protocol (\(message))")
+        }
+
+        public static func rateLimited(message: String) -> Self {
+            Self(.rateLimited, message: message, "too many requests from this app lately (\(message))")
         }
 
         public static func refused(message: String) -> Self {

@@ -27,7 +27,8 @@ extension AgeRangeService {
         init(_ reply: ErrorReply) {
             let message = reply.message
             switch reply.code {
-            case .invalidAgeRequest: self = .invalidRequest(reason: message)
+            case .invalidAgeRequest, .invalidText: self = .invalidRequest(reason: message)
+            case .rateLimited: self = .notAvailable(reason: .rateLimited(message: message))
             case .ageNotDeclared: self = .notAvailable(reason: .noAccount(message: message))
             case .deviceNotEnrolled: self = .notAvailable(reason: .deviceNotEnrolled(message: message))
             case .brokerUnavailable: self = .notAvailable(reason: .brokerUnreachable(message: message))

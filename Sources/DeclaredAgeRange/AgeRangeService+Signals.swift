@@ -30,10 +30,31 @@ extension AgeRangeService {
         return AgeSignals(regulatoryFeatures: Set(RegulatoryFeature.allCases.filter { features.contains($0.bit) }))
     }
 
-    /// Records the user's acknowledgment of a significant update of this app. Throws `Failure`.
+    /// Records the user's acknowledgment of a significant update of this app in the family's history, for the
+    /// member's parents to read. `updateDescription` follows the text rule of an update's description (1 to 500
+    /// characters, no control or bidirectional character: `invalidRequest` naming the rule, before anything is
+    /// sent). Throws `Failure`: `notAvailable` with `rateLimited` past 10 an hour, or as `signals()` does.
     func acknowledgeSignificantUpdate(updateDescription: String) async throws {
-        throw Failure.notAvailable(
-            reason: .incompatibleDaemon(message: "this device daemon does not record acknowledgments"))
+        if let violation = ShortText.violation(
+            in: updateDescription, field: "updateDescription", rule: .description)
+        {
+            throw Failure.invalidRequest(reason: violation.description)
+        }
+        let reply: Message
+        do {
+            reply = try await connection.request(
+                .ageRange(.acknowledgeUpdate(app: bundleID, description: updateDescription)))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw Failure(error, socketPath: socketPath)
+        }
+        guard case .ok = reply else {
+            throw Failure.notAvailable(
+                reason: .incompatibleDaemon(
+                    message: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description
+                ))
+        }
     }
 }
 

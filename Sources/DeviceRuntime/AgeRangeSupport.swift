@@ -116,10 +116,11 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
             }
         case .setSharing, .answerPrompt, .clearCache:
             return await forward(message, context: context)
-        case .requestRegulatoryFeatures:
+        case .requestRegulatoryFeatures, .acknowledgeUpdate:
             // An older broker has no such command: say so, rather than send it what it cannot read.
             if let identity = context.identity, identity.version < Wire.ageSignalsVersion {
-                let reason = "the family broker speaks protocol \(identity.version), which has no regulatory features"
+                let what = message == .requestRegulatoryFeatures ? "regulatory features" : "acknowledgments"
+                let reason = "the family broker speaks protocol \(identity.version), which has no \(what)"
                 return .error(ErrorReply(.unsupportedVersion, reason))
             }
             return await forward(message, context: context)

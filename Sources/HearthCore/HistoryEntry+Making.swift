@@ -115,6 +115,17 @@ extension HistoryEntry {
             summary: "\(actor) changed \(child)'s age range sharing: \(old.name) → \(new.name)")
     }
 
+    /// The child acknowledged a significant update of `app`, described by the app as `description` (kept whole in
+    /// `message`; quoted, on one line, in the summary).
+    public static func updateAcknowledged(
+        child: MemberID, at date: Date, device: DeviceID?, app: BundleID, description: String
+    ) -> HistoryEntry {
+        HistoryEntry(
+            childMemberID: child, recordedAt: date, kind: .updateAcknowledged, actor: child, deviceID: device,
+            appBundleID: app, message: description,
+            summary: "\(child) acknowledged a significant update of \(app)" + ParentNotification.quoted(description))
+    }
+
     /// The first few items, and how many more.
     private static func listed(_ items: [String]) -> String {
         let shown = items.prefix(5).joined(separator: ", ")

@@ -27,6 +27,8 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
         case passcodeChanged = 9
         /// A parent changed the child's Declared Age Range sharing.
         case ageSharingChanged = 10
+        /// The child acknowledged a significant update of an app (protocol version 3: older peers never receive it).
+        case updateAcknowledged = 11
 
         /// The kind's name, as `hearthctl parent history --json` prints it.
         public var name: String {
@@ -41,12 +43,19 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
             case .approvalRevoked: "approvalRevoked"
             case .passcodeChanged: "passcodeChanged"
             case .ageSharingChanged: "ageSharingChanged"
+            case .updateAcknowledged: "updateAcknowledged"
             }
         }
 
         /// A change to the child's settings (not a question's outcome): every guardian's log gets it as an event,
         /// where a question's outcome already reaches them as `questionResolved`.
-        public var isSettingsChange: Bool { rawValue >= Kind.limitsChanged.rawValue }
+        public var isSettingsChange: Bool {
+            (Kind.limitsChanged.rawValue...Kind.ageSharingChanged.rawValue).contains(rawValue)
+        }
+
+        /// The protocol version a peer must have negotiated to read this kind: an older one refuses unknown kinds,
+        /// so the broker leaves such entries out of its `historyPage` (docs/PROTOCOL.md §5.14).
+        public var protocolVersion: UInt8 { self == .updateAcknowledged ? 3 : 1 }
     }
 
     /// The broker's number for it, increasing in the order entries were recorded (0 before it is stored): the
@@ -68,7 +77,8 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
     public var message: String?
     /// The question's handles, the handles revoked, or the contacts added and removed (at most `maxHandles`).
     public var handles: [CommunicationHandle]
-    /// One line for a person, e.g. `alice changed emma's limits: Screen Time contactsOnly → everyone`.
+    /// One line for a person, e.g. `alice changed emma's limits: Screen Time contactsOnly → everyone`. Entries whose
+    /// words come from an app (an acknowledged update's description) quote them: print it with `ShortText.escaped`.
     public var summary: String
 
     public init(

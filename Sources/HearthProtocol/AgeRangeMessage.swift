@@ -20,6 +20,9 @@ public enum AgeRangeMessage: Sendable, Hashable {
     /// 0x46 (negotiated version 3): what the law of the sender's region requires of apps (app → device, device →
     /// broker); the reply is `regulatoryFeatures`.
     case requestRegulatoryFeatures
+    /// 0x47 (negotiated version 3): the user acknowledged a significant update of `app`, as the app describes it
+    /// (app → device, device → broker); the broker records it in the family's history. The reply is `ok`.
+    case acknowledgeUpdate(app: BundleID, description: String)
 
     /// 0xC0: the answer to `request`.
     case result(app: BundleID, AgeRangeAnswer)
@@ -49,6 +52,7 @@ public enum AgeRangeMessage: Sendable, Hashable {
         case .watch: .ageWatch
         case .listPrompts: .ageListPrompts
         case .requestRegulatoryFeatures: .ageRegulatoryRequest
+        case .acknowledgeUpdate: .ageAcknowledgeUpdate
         case .result: .ageRangeResult
         case .prompted: .ageRangePrompted
         case .sharingSet: .ageSharingSet

@@ -10,7 +10,7 @@ extension MessageType {
             .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .listApproved, .history, .ageRangeRequest,
             .ageSetSharing,
             .ageAnswerPrompt,
-            .ageClearCache, .ageRegulatoryRequest:
+            .ageClearCache, .ageRegulatoryRequest, .ageAcknowledgeUpdate:
             true
         case .welcome, .events, .askAccepted, .answerAccepted, .knownHandlesResult, .pong, .limits, .handlesRevoked,
             .approvedList, .historyPage,

@@ -55,6 +55,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case ageWatch = 0x44
     case ageListPrompts = 0x45
     case ageRegulatoryRequest = 0x46
+    case ageAcknowledgeUpdate = 0x47
     case ageRangeResult = 0xC0
     case ageRangePrompted = 0xC1
     case ageSharingSet = 0xC2

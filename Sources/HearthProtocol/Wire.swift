@@ -5,12 +5,14 @@ public enum Wire {
     /// Oldest version this build accepts, in a header and in `hello`.
     public static let minimumVersion: UInt8 = 1
     /// Highest version this build negotiates in `hello`/`welcome`: 2 is version 1 plus `eventBatch` (0x92) on
-    /// pub/sub; 3 adds Declared Age Range's regulatory features (0x46/0xC7). Frames still carry version byte 1
+    /// pub/sub; 3 adds Declared Age Range's regulatory features (0x46/0xC7) and acknowledgments (0x47, history kind
+    /// 11). Frames still carry version byte 1
     /// (docs/PROTOCOL.md §3).
     public static let highestVersion: UInt8 = 3
     /// The negotiated version from which a device reads `eventBatch`.
     public static let eventBatchVersion: UInt8 = 2
-    /// The negotiated version from which a device asks the broker for its member's regulatory features.
+    /// The negotiated version from which a device asks the broker for its member's regulatory features and records
+    /// acknowledgments (0x46, 0x47), and reads `updateAcknowledged` history entries.
     public static let ageSignalsVersion: UInt8 = 3
     /// Largest frame a Hearth socket accepts: 1 MiB of message, on every transport.
     public static let maxFrameSize = 1 << 20

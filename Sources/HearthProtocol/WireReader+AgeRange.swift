@@ -99,6 +99,10 @@ extension WireReader {
         case .ageWatch: return .watch(app: try bundleID("ageWatch.app"))
         case .ageListPrompts: return .listPrompts
         case .ageRegulatoryRequest: return .requestRegulatoryFeatures
+        case .ageAcknowledgeUpdate:
+            let app = try bundleID("ageAcknowledgeUpdate.app")
+            // The text rule (`ShortText.Rule.description`) is the receiver's to check, naming the field.
+            return .acknowledgeUpdate(app: app, description: try string("ageAcknowledgeUpdate.description"))
         // Unknown bits are kept: a newer broker may name features this build does not.
         case .ageRegulatoryFeatures: return .regulatoryFeatures(RegulatoryFeatures(rawValue: try u8("features")))
         case .ageRangeResult:

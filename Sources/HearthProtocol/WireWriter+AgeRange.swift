@@ -63,6 +63,9 @@ extension WireWriter {
             bool(share)
         case .clearCache(let app), .watch(let app):
             string(app)
+        case .acknowledgeUpdate(let app, let description):
+            string(app)
+            string(description)
         case .listPrompts, .requestRegulatoryFeatures:
             break
         case .regulatoryFeatures(let features):

@@ -6,7 +6,10 @@ extension AskCenter {
     ///
     /// Apple anchors its sheet in `context`; Hearth has no UI and ignores it. `.askToApprove` and
     /// `.acknowledgmentAlert` send the question and return `.askToApprove(didSend: true)`; the parents' answer
-    /// comes through `responses(for: SignificantAppUpdateTopic.self)`. `.approveInPerson` sends it and waits for
+    /// comes through `responses(for: SignificantAppUpdateTopic.self)`. `.acknowledgmentAlert` first records the
+    /// child's acknowledgment of the update (who, the app, its description, when) in the family's history, where
+    /// the parents read it (`hearthctl parent history`); past 10 an hour for this app it throws
+    /// `AskError.systemError` wrapping `AskFailure.notAvailable` (`rateLimited`) and sends nothing. `.approveInPerson` sends it and waits for
     /// its answer: `.approveInPerson(approved:)` when a parent typed the Screen Time passcode on this device
     /// (`hearthctl child approve-in-person`), `.askToApprove(didSend: true)` when a parent answered remotely or the
     /// question ended otherwise. Cancelling the calling task while it waits withdraws the question and returns
@@ -18,6 +21,13 @@ extension AskCenter {
         ) async throws -> PermissionResult
     {
         guard permissionFlow == .approveInPerson else {
+            if permissionFlow == .acknowledgmentAlert {
+                do {
+                    try await communicationLimits.recordAcknowledgment(of: question.topic.description)
+                } catch let failure as AskFailure {
+                    throw AskError(failure)
+                }
+            }
             try await ask(question, in: context)
             return .askToApprove(didSend: true)
         }

@@ -108,6 +108,30 @@ import ZeroMQ
         }
     }
 
+    /// An acknowledged update (history kind 11, version 3) reaches a parent's device that negotiated 3; one that
+    /// negotiated 2 would refuse the whole page for it, and gets the page without it.
+    @Test func aHistoryPageHoldsOnlyTheKindsItsDeviceNegotiated() async throws {
+        try await withIntake { (intake, _) async throws in
+            let acknowledge = Message.ageRange(.acknowledgeUpdate(app: "com.example.chat", description: "Adds calls"))
+            let setup = [
+                inbound(MessageCodec.encode(acknowledge, requestID: 1), from: "e1"),
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 2), requestID: 2), from: "a1"),
+                inbound(MessageCodec.encode(.hello(minVersion: 1, maxVersion: 3), requestID: 3), from: "b1"),
+            ]
+            let (done, _) = await intake.process(setup)
+            #expect(try MessageCodec.decode(done[0].frame).message == .ok)
+            let history = MessageCodec.encode(.history(HistoryQuery(childID: "emma")), requestID: 4)
+            let (pages, _) = await intake.process([inbound(history, from: "a1"), inbound(history, from: "b1")])
+            let kinds = try pages.map { reply -> [HistoryEntry.Kind] in
+                guard case .historyPage(_, let entries, _) = try MessageCodec.decode(reply.frame).message else {
+                    return []
+                }
+                return entries.map(\.kind)
+            }
+            #expect(kinds == [[], [.updateAcknowledged]])
+        }
+    }
+
     @Test func batchesPreparedApartRunInOneTransactionAnsweredInOrder() async throws {
         try await withIntake { (intake, commits) async throws in
             let ask = MessageCodec.encode(

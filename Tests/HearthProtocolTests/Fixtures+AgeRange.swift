@@ -49,6 +49,7 @@ extension Fixtures {
             .update(app: "a", promptID: nil, .sharing(adultRange)),
             .update(app: "a", promptID: id2, .declined(.promptTimedOut)),
             .requestRegulatoryFeatures,
+            .acknowledgeUpdate(app: "com.example.app", description: "Adds video calls.\nAsk a parent 🐉"),
             .regulatoryFeatures([]),
             .regulatoryFeatures([.declaredAgeRangeRequired, .significantAppChangeRequiresParentalConsent]),
             .regulatoryFeatures(RegulatoryFeatures(rawValue: 0xFF)),
@@ -62,6 +63,6 @@ extension Fixtures {
     }
 
     static let ageTypeCodes: Set<UInt8> = [
-        0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7,
+        0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7,
     ]
 }

@@ -54,6 +54,14 @@ import Testing
         #expect(throws: WireError.self) { try MessageCodec.decode([0x01, 0x46, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00]) }
     }
 
+    /// Negotiated version 3: an acknowledged update, the app and its description; the reply is `ok`.
+    @Test func acknowledgeUpdate() throws {
+        try check(
+            .acknowledgeUpdate(app: "a", description: "Hi"), type: 0x47,
+            body: app + [0, 0, 0, 2, 0x48, 0x69])  // description "Hi"
+        #expect(throws: WireError.self) { try MessageCodec.decode([0x01, 0x47, 0, 0, 0, 0, 0, 0, 0, 0x02] + app) }
+    }
+
     @Test func resultSharingAndDeclined() throws {
         let range = DeclaredRange(
             lowerBound: 13, upperBound: 15, declaration: .guardianDeclared, parentalControls: .communicationLimits)

@@ -19,6 +19,26 @@ import Testing
         + [0x00, 0x00, 0x00, 0x00]  // no questionID, appBundleID, choice, message
         + [0, 0, 0, 0] + [0, 0, 0, 1, 0x78]  // no handles, summary "x"
 
+    /// Kind 11 (version 3): emma acknowledged an update of app "a" from device "d"; the description is the message.
+    @Test func anAcknowledgedUpdate() throws {
+        let entry = HistoryEntry.updateAcknowledged(
+            child: "emma", at: Date(timeIntervalSince1970: 1), device: "d", app: "a", description: "Hi")
+        #expect(entry.summary == "emma acknowledged a significant update of a — \"Hi\"")
+        var w = WireWriter()
+        w.historyEntry(entry)
+        #expect(
+            w.bytes
+                == [0, 0, 0, 0, 0, 0, 0, 0] + Self.emma  // id 0 (not stored yet), childMemberID
+                + [0, 0, 0, 0, 0, 0, 0x03, 0xE8, 0x0B]  // recordedAt 1000 ms, kind updateAcknowledged
+                + [0x01] + Self.emma + [0x01, 0, 0, 0, 1, 0x64]  // actor "emma", deviceID "d"
+                + [0x00, 0x01, 0, 0, 0, 1, 0x61, 0x00]  // no questionID; appBundleID "a"; no choice
+                + [0x01, 0, 0, 0, 2, 0x48, 0x69]  // message "Hi"
+                + [0, 0, 0, 0] + [0, 0, 0, 0x34] + Array(entry.summary.utf8))  // no handles, summary (52 bytes)
+        var r = WireReader(w.bytes)
+        #expect(try r.historyEntry() == entry)
+        #expect(entry.kind.protocolVersion == 3 && !entry.kind.isSettingsChange)
+    }
+
     @Test func historyRequest() throws {
         let request: Message = .history(HistoryQuery(childID: "emma", limit: 50))
         let frame = MessageCodec.encode(request, requestID: 6)
@@ -89,8 +109,8 @@ import Testing
 
     @Test func badEntriesAreRefusedByField() {
         var kind = Array(Self.entryBytes)
-        kind[24] = 11  // after id (8), childMemberID (8) and recordedAt (8): no kind 11
-        #expect(throws: WireError.unknownEnumValue(field: "entry.kind", value: 11)) {
+        kind[24] = 12  // after id (8), childMemberID (8) and recordedAt (8): no kind 12
+        #expect(throws: WireError.unknownEnumValue(field: "entry.kind", value: 12)) {
             var r = WireReader(kind)
             _ = try r.historyEntry()
         }

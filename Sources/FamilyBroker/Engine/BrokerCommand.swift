@@ -26,4 +26,6 @@ public enum BrokerCommand: Sendable, Hashable {
     case clearAgeCache(app: BundleID)
     /// What the law of the member's region requires of apps (negotiated version 3).
     case regulatoryFeatures
+    /// The member acknowledged a significant update of `app` (negotiated version 3).
+    case acknowledgeUpdate(app: BundleID, description: String)
 }

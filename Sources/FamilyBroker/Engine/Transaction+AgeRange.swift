@@ -18,6 +18,9 @@ extension Transaction {
             // Minors by the region's age of majority, birth date or not: a child in a family is a minor either way.
             let features = directory.rules.regulatoryFeatures(in: member.region)
             return .regulatoryFeatures(features.applying(toMinor: isChild(member)))
+        case .acknowledgeUpdate(let app, let description):
+            try acknowledgeUpdate(app: app, description: description, member: member)
+            return .ok
         default:
             // `Transaction.handle` routes every other command; reaching here is a bug, not a peer's doing.
             throw ErrorReply(.internalError, "the broker has no handler for \(command)")

@@ -38,16 +38,21 @@ public enum BrokerFrames {
         case .ageRange(.answerPrompt(let id, let share)): return .answerAgePrompt(id: id, share: share)
         case .ageRange(.clearCache(let app)): return .clearAgeCache(app: app)
         case .ageRange(.requestRegulatoryFeatures): return .regulatoryFeatures
+        case .ageRange(.acknowledgeUpdate(let app, let description)):
+            return .acknowledgeUpdate(app: app, description: description)
         default:
             throw ErrorReply(.unknownMessageType, "message type \(message.type.hex) is not a broker command")
         }
     }
 
-    /// The frame answering request `requestID` with `outcome`.
-    public static func reply(_ outcome: CommandOutcome, requestID: UInt64) -> [UInt8] {
+    /// The frame answering request `requestID` with `outcome`, holding only what a peer of `peerVersion` reads.
+    public static func reply(
+        _ outcome: CommandOutcome, requestID: UInt64, peerVersion: UInt8 = Wire.highestVersion
+    ) -> [UInt8] {
         switch outcome {
         // Trimmed if it would not fit in a frame (`encodeReply`): an oversized frame would never arrive.
-        case .success(let reply): MessageCodec.encodeReply(message(reply), requestID: requestID)
+        case .success(let reply):
+            MessageCodec.encodeReply(message(reply, peerVersion: peerVersion), requestID: requestID)
         case .failure(let error): MessageCodec.encode(.error(error), requestID: requestID)
         }
     }
@@ -78,7 +83,7 @@ public enum BrokerFrames {
     /// The pub/sub topic of a member's events and heartbeats.
     static func topic(of member: MemberID) -> [UInt8] { Wire.topic(for: member) }
 
-    private static func message(_ reply: BrokerReply) -> Message {
+    private static func message(_ reply: BrokerReply, peerVersion: UInt8) -> Message {
         switch reply {
         case .welcome(let version, let family, let member, let device, let role, let head):
             .welcome(
@@ -93,7 +98,11 @@ public enum BrokerFrames {
         case .handlesRevoked(let handles): .handlesRevoked(handles)
         case .approvedList(let child, let approvals, let complete):
             .approvedList(childID: child, approvals: approvals, complete: complete)
-        case .historyPage(let child, let entries, let next): .historyPage(childID: child, entries: entries, next: next)
+        case .historyPage(let child, let entries, let next):
+            // An older peer refuses an unknown kind, which would cost it the whole page: it gets the rest. The
+            // cursor stays the page's, so its next page starts after what was left out too.
+            .historyPage(
+                childID: child, entries: entries.filter { $0.kind.protocolVersion <= peerVersion }, next: next)
         case .ok: .ok
         case .ageRange(let app, let answer): .ageRange(.result(app: app, answer))
         case .agePrompted(let id, let app, let timeout):

@@ -31,6 +31,8 @@ public struct CommandIntake: Sendable {
     public let engine: BrokerEngine
     /// Where a `hello` below version 2 is recorded, so that its member's events are published one per frame.
     let singleEventMembers: SingleEventMembers
+    /// What each device negotiated, so that its replies hold only what it reads.
+    let deviceVersions = DeviceVersions()
 
     public init(engine: BrokerEngine) {
         self.init(engine: engine, singleEventMembers: SingleEventMembers())
@@ -58,8 +60,9 @@ public struct CommandIntake: Sendable {
             prepared.requestIDs[index] = MessageCodec.peekRequestID(inbound.frame)
             switch Self.check(inbound, directory: directory) {
             case .success(let request):
-                if case .hello(let version) = request.command, version < Wire.eventBatchVersion {
-                    singleEventMembers.insert(request.memberID)
+                if case .hello(let version) = request.command {
+                    deviceVersions.record(version, for: request.deviceID)
+                    if version < Wire.eventBatchVersion { singleEventMembers.insert(request.memberID) }
                 }
                 if let ownership = engine.ownership, let refusal = Self.refusal(request, ownership, directory) {
                     prepared.outcomes[index] = refusal
@@ -93,9 +96,11 @@ public struct CommandIntake: Sendable {
         }
         let replies = prepared.inbound.indices.map { index in
             let outcome = prepared.outcomes[index]!
+            let version = deviceVersions.version(of: prepared.inbound[index].deviceID)
             return Reply(
                 routingID: prepared.inbound[index].routingID,
-                frame: BrokerFrames.reply(outcome, requestID: prepared.requestIDs[index]), outcome: outcome)
+                frame: BrokerFrames.reply(outcome, requestID: prepared.requestIDs[index], peerVersion: version),
+                outcome: outcome)
         }
         return (replies, committed)
     }

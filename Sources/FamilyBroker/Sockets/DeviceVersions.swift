@@ -1,0 +1,21 @@
+import HearthCore
+import HearthProtocol
+import Synchronization
+
+/// The protocol version each device negotiated in its last `hello` since the broker started, so that a reply holds
+/// only what that device reads (a `historyPage` without the kinds of a later version). A device not heard from since
+/// the broker started counts as version 1 until its next `hello`: a newer device then misses only what version 3
+/// adds, where an older one would fail to decode the page.
+final class DeviceVersions: Sendable {
+    private let versions = Mutex<[DeviceID: UInt8]>([:])
+
+    init() {}
+
+    func record(_ version: UInt8, for device: DeviceID) { versions.withLock { $0[device] = version } }
+
+    /// The version `device` negotiated; `Wire.minimumVersion` for a device with no `hello` since the start.
+    func version(of device: DeviceID?) -> UInt8 {
+        guard let device else { return Wire.minimumVersion }
+        return versions.withLock { $0[device] } ?? Wire.minimumVersion
+    }
+}

@@ -1,0 +1,72 @@
+import DeclaredAgeRange
+import Foundation
+import HearthCore
+import HearthFleet
+import PermissionKit
+import Testing
+
+/// Acknowledged significant updates through the three daemons: `showSignificantUpdateAcknowledgment` (both
+/// spellings) and PermissionKit's `acknowledgmentAlert` each leave an entry in the family's history that the parents
+/// read; the description follows the text rule, and an app gets at most 10 an hour.
+@Suite("Acknowledged updates in the family's history, against real daemons", .serialized)
+struct AcknowledgmentTests {
+    static let landmarks = "com.example.landmarks"
+    static let chat = "com.example.chat"
+    static let family = FleetSpec(families: [
+        .init(
+            "appleseed",
+            members: [
+                .init("alice", role: .organizer, birthDate: "1985-01-01", region: "US-TX", devices: ["alice-phone"]),
+                .init("emma", role: .child, birthDate: "2014-01-01", region: "US-TX", devices: ["emma-tablet"]),
+            ])
+    ])
+
+    @Test func acknowledgmentsAreRecordedForTheParentsAndLimited() async throws {
+        try await Fleet.with(Self.family) { fleet in
+            let service = fleet.ageRange(Self.landmarks, on: "emma-tablet")
+            let app = LandmarksApp(service: service)
+            let chat = ChatApp(center: AskCenter(fleet.app(Self.chat, on: "emma-tablet")))
+            let alice = try await fleet.parent(on: "alice-phone")
+
+            // Both of Apple's spellings, then the alert flow of a significant-change question.
+            let feed = "Adds a public feed.\nPosts are visible to friends."
+            try await app.acknowledge(feed, action: SignificantUpdateAction(service: service))
+            let (question, result) = try await chat.askForUpdate("Adds video calls.", flow: .acknowledgmentAlert)
+            #expect(result == .askToApprove(didSend: true))
+            _ = try await alice.waitForQuestion(question.id)
+
+            let recorded = try await alice.history(of: "emma").filter { $0.kind == .updateAcknowledged }
+            #expect(recorded.map(\.appBundleID) == [Self.landmarks, Self.landmarks, Self.chat])
+            #expect(recorded.allSatisfy { $0.actor == "emma" && $0.deviceID == "emma-tablet" })
+            #expect(recorded.first?.message == feed)
+            #expect(recorded.last?.message == "Adds video calls.")
+            let summary = "emma acknowledged a significant update of \(Self.chat) — \"Adds video calls.\""
+            #expect(recorded.last?.summary == summary)
+
+            // App-controlled text follows the rule: a right-to-left override is refused, and nothing is kept.
+            do {
+                try await service.showSignificantUpdateAcknowledgment(in: nil, updateDescription: "evil\u{202E}txt")
+                Issue.record("a description with a bidirectional override was acknowledged")
+            } catch { #expect(LandmarksApp.message(for: error) == "invalidRequest") }
+            do {
+                try await service.showSignificantUpdateAcknowledgment(in: nil, updateDescription: "")
+                Issue.record("an empty description was acknowledged")
+            } catch { #expect(LandmarksApp.message(for: error) == "invalidRequest") }
+
+            // Ten an hour per app: the eleventh is refused, and another app's are not counted with them.
+            for index in 3...10 {
+                try await service.showSignificantUpdateAcknowledgment(in: nil, updateDescription: "Update \(index)")
+            }
+            do {
+                try await service.showSignificantUpdateAcknowledgment(in: nil, updateDescription: "Update 11")
+                Issue.record("an eleventh acknowledgment within the hour was recorded")
+            } catch { #expect(LandmarksApp.message(for: error) == "notAvailable") }
+            let all = try await alice.history(of: "emma").filter { $0.kind == .updateAcknowledged }
+            #expect(all.filter { $0.appBundleID == Self.landmarks }.count == 10)
+            #expect(all.filter { $0.appBundleID == Self.chat }.count == 1)
+            await alice.close()
+            await service.close()
+            await chat.center.communicationLimits.close()
+        }
+    }
+}
