@@ -176,6 +176,11 @@ public final class PostgresServer: Sendable {
     /// Stops the server if it runs and deletes its directory. Safe to call more than once.
     public func remove() async {
         if FileManager.default.fileExists(atPath: dataDirectory + "/postmaster.pid") {
+            // A process stopped by `pauseWALSender()` would not act on the stop until continued.
+            let pidFile = (try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8)) ?? ""
+            if let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) {
+                for child in Self.children(of: pid) { Foundation.kill(child, SIGCONT) }
+            }
             try? await run("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
         }
         running.withLock { $0 = false }

@@ -57,6 +57,7 @@ struct PostgresFailoverTests {
     @Test func aSynchronousStandbyLosesNothingAcknowledged() async throws {
         let outcome = try await Self.failOver(synchronous: true)
         print(outcome)
+        Attachment.record(outcome.description, named: "postgres-failover-synchronous.txt")
         #expect(outcome.lost.isEmpty, "acknowledged questions lost: \(outcome.details)")
         #expect(outcome.unansweredAfter.isEmpty, "asked after the kill, unanswered: \(outcome.details)")
         #expect(outcome.duplicated.isEmpty, "delivered more than once: \(outcome.duplicated)")
@@ -66,6 +67,7 @@ struct PostgresFailoverTests {
     @Test func anAsynchronousStandbyRecoversAndDuplicatesNothing() async throws {
         let outcome = try await Self.failOver(synchronous: false)
         print(outcome)
+        Attachment.record(outcome.description, named: "postgres-failover-asynchronous.txt")
         print(outcome.details.joined(separator: "\n"))
         // The new primary lacks the last events the devices applied: the events it numbers again are dropped by
         // devices that saw those numbers, until its log passes them (docs/SCALING.md). Served at the end.
