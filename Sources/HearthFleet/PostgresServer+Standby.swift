@@ -62,6 +62,20 @@ extension PostgresServer {
         try await run("pg_ctl", ["-D", dataDirectory, "-w", "-t", "\(seconds)", "promote"])
     }
 
+    /// Freezes (SIGSTOP) this server's WAL sender to its standby, so that the standby falls behind as over a slow
+    /// link: commits go on (asynchronous standby) or wait (synchronous) until it runs again or the server is killed
+    /// with `kill(everyProcess: true)`.
+    public func pauseWALSender() async throws {
+        let rows = try await query(
+            "SELECT pid FROM pg_stat_replication WHERE application_name = '\(Self.standbyName)'")
+        guard let pid = rows.first?.first.flatMap({ Int32($0) }) else {
+            throw Failure(description: "no WAL sender to the standby: \(rows)")
+        }
+        guard Foundation.kill(pid, SIGSTOP) == 0 else {
+            throw Failure(description: "SIGSTOP \(pid) failed: errno \(errno)")
+        }
+    }
+
     /// Whether the server is in recovery (a standby not promoted).
     public func isInRecovery() async throws -> Bool {
         try await query("SELECT pg_is_in_recovery()") == [["t"]]

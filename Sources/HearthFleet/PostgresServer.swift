@@ -143,12 +143,16 @@ public final class PostgresServer: Sendable {
 
     /// Kills the server's postmaster with SIGKILL, as a crash would, and waits until its backends have noticed and gone
     /// (a new postmaster refuses to start beside them); `startAgain()` recovers from the WAL.
-    public func kill() async throws {
+    /// With `everyProcess`, its backends, WAL senders and other children are killed with it, as the crash of its host
+    /// would (also one stopped by `pauseWALSender()`).
+    public func kill(everyProcess: Bool = false) async throws {
         let pidFile = (try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8)) ?? ""
         guard let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
             throw Failure(description: "no postmaster.pid: the server is not running")
         }
+        let children = everyProcess ? Self.children(of: pid) : []
         Foundation.kill(pid, SIGKILL)
+        for child in children { Foundation.kill(child, SIGKILL) }
         running.withLock { $0 = false }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline, !Self.children(of: pid).isEmpty || Foundation.kill(pid, 0) == 0 {
@@ -172,6 +176,11 @@ public final class PostgresServer: Sendable {
     /// Stops the server if it runs and deletes its directory. Safe to call more than once.
     public func remove() async {
         if FileManager.default.fileExists(atPath: dataDirectory + "/postmaster.pid") {
+            // A process stopped by `pauseWALSender()` would not act on the stop until continued.
+            let pidFile = (try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8)) ?? ""
+            if let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) {
+                for child in Self.children(of: pid) { Foundation.kill(child, SIGCONT) }
+            }
             try? await run("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
         }
         running.withLock { $0 = false }

@@ -16,6 +16,16 @@ struct BrokerCluster: Sendable {
         cutOff: @escaping @Sendable (Set<String>) async -> Void
     ) {
         self.ownership = ownership
+        // A commit in doubt after a failover may have left this broker's caches (heads, questions) ahead of the
+        // database: serve nothing until the lease keeper takes the partitions again, reloading them.
+        store.unsettled.inDoubt.withLock { inDoubt in
+            inDoubt = {
+                let dropped = ownership.drop(ownership.served.keys)
+                logger.error(
+                    "a commit is in doubt after the database was replaced: serving nothing until taken again",
+                    metadata: ["partitions": "\(dropped.sorted())"])
+            }
+        }
         keeper = LeaseKeeper(
             session: store.leaseSession(), ownership: ownership, engine: engine, advertised: advertised,
             leaseDuration: options.leaseDuration, logger: logger)

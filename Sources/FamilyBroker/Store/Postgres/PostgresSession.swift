@@ -24,6 +24,10 @@ final class PostgresSession: @unchecked Sendable {
     private var connection: PostgresConnection?
     /// Prepared on every new connection (`prepare(_:)`); only touched on `queue`.
     private var hot: [any HotStatement.Type] = []
+    /// Which run of which server the connection reached: its postmaster's start time, read once per connection (nil
+    /// when it could not be read). A promoted standby, or the server restarted after a crash, has another one.
+    /// Only touched on `queue`.
+    private(set) var incarnation: String?
 
     init(
         name: String, url: PostgresURL, password: String, setUp: [String] = [],
@@ -138,6 +142,9 @@ final class PostgresSession: @unchecked Sendable {
         do {
             for sql in setUp { _ = try opened.result(of: PostgresQuery(unsafeSQL: sql), logger: logger) }
             try Self.prepare(hot, on: opened, logger: logger)
+            incarnation =
+                try? opened.result(of: "SELECT pg_postmaster_start_time()::text", logger: logger).rows.first?
+                .decode(String.self)
         } catch {
             try? opened.close().wait()
             throw StoreUnavailable(description: "cannot set up the connection to \(url): \(Self.reason(error))")
