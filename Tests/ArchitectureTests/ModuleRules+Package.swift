@@ -35,7 +35,7 @@ extension ModuleRules {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw RulesError.badRow("\(command) \(arguments) failed") }
+        guard process.terminationStatus == 0 else { throw RulesError.commandFailed("\(command) \(arguments)") }
         return data
     }
 
