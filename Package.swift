@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // HearthService's `FilePath`: swift-configuration's file providers take one.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -68,6 +70,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .target(
@@ -102,7 +105,7 @@ let package = Package(
         .target(
             name: "ChildDevice",
             dependencies: [
-                "DeviceRuntime",
+                "DeviceRuntime", "HearthCore", "HearthProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -110,7 +113,7 @@ let package = Package(
         .target(
             name: "ParentDevice",
             dependencies: [
-                "DeviceRuntime", "HearthService",
+                "DeviceRuntime", "HearthService", "HearthCore", "HearthProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -135,21 +138,30 @@ let package = Package(
         .executableTarget(
             name: "family-broker",
             dependencies: [
-                "FamilyBroker", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FamilyBroker", "HearthService", "HearthCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "child-device",
-            dependencies: ["ChildDevice", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "ChildDevice", "DeviceRuntime", "HearthTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "parent-device",
-            dependencies: ["ParentDevice", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "ParentDevice", "DeviceRuntime", "HearthTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "hearthctl",
             dependencies: [
                 // Neither HearthFleet (a test kit) nor FamilyBroker: a shipped tool links what a client needs.
+                "HearthCore",
                 "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthClient", "ZeroMQ", "HearthProtocol",
                 "HearthTransport", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -83,5 +83,6 @@ struct ModuleRules {
         case noTable
         case badRow(String)
         case twice(String)
+        case commandFailed(String)
     }
 }

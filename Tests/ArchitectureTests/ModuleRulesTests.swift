@@ -44,6 +44,18 @@ struct ModuleRulesTests {
         #expect(allowed["hearthctl", default: []].isDisjoint(with: ["HearthFleet", "FamilyBroker", "DeviceRuntime"]))
     }
 
+    /// An import works because Package.swift makes its module a dependency of the target, not because another
+    /// dependency brings it into the build.
+    @Test func everyImportInSourcesIsADependencyPackageSwiftDeclares() throws {
+        let declared = try ModuleRules.declaredDependencies()
+        for module in try ModuleRules.sourceModules() {
+            let allowed = declared[module, default: []].union(ModuleRules.systemModules).union([module])
+            for (imported, file) in try ModuleRules.imports(of: module) where !allowed.contains(imported) {
+                Issue.record("\(file) imports \(imported), which is not a dependency of \(module) in Package.swift")
+            }
+        }
+    }
+
     @Test func importLinesAreReadWithTheirAttributesAndKinds() {
         #expect(ModuleRules.importedModule("import HearthCore") == "HearthCore")
         #expect(ModuleRules.importedModule("@testable import FamilyBroker") == "FamilyBroker")
