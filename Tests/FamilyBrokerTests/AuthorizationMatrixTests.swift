@@ -25,12 +25,12 @@ struct AuthorizationMatrixTests {
         case hello, ping, sync, ask, knownHandles, answer, setLimits, getLimits, editContacts, revokeApproval,
             setPasscode
         case approveInPerson, ageRequest, ageSetSharing, ageAnswerPrompt, ageClearCache, history
-        case ageRegulatoryFeatures
+        case ageRegulatoryFeatures, ageAcknowledgeUpdate
 
         /// Every broker command of the protocol has a row here, so a new command cannot miss the matrix.
         static let typeCodes: Set<UInt8> = [
             0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43, 0x0F,
-            0x46,
+            0x46, 0x47,
         ]
     }
 
@@ -66,6 +66,8 @@ struct AuthorizationMatrixTests {
             return nil  // a member's own cache
         case .ageRegulatoryFeatures:
             return nil  // what the law of a member's own region requires
+        case .ageAcknowledgeUpdate:
+            return nil  // a member's own acknowledgment (kept in the history for a child)
         }
     }
 
@@ -126,6 +128,8 @@ struct AuthorizationMatrixTests {
                 case .ageAnswerPrompt: .ageRange(.answerPrompt(id: prompt, share: false))
                 case .ageClearCache: .ageRange(.clearCache(app: "com.example.game"))
                 case .ageRegulatoryFeatures: .ageRange(.requestRegulatoryFeatures)
+                case .ageAcknowledgeUpdate:
+                    .ageRange(.acknowledgeUpdate(app: "com.example.game", description: "New chat rooms"))
                 case .history: .history(HistoryQuery(childID: "emma"))
                 }
             let device = caller == .revokedDevice ? "revoked" : TestFamily.deviceOf[caller.rawValue]!
@@ -160,6 +164,7 @@ struct AuthorizationMatrixTests {
             .ageRange(.request(app: "a", gates: [13])), .ageRange(.setSharing(member: "x", .always)),
             .ageRange(.answerPrompt(id: UUID(), share: true)), .ageRange(.clearCache(app: "a")),
             .history(HistoryQuery(childID: "x")), .ageRange(.requestRegulatoryFeatures),
+            .ageRange(.acknowledgeUpdate(app: "a", description: "d")),
         ]
         #expect(Set(commands.map(\.typeCode)) == Command.typeCodes)
         #expect(Command.allCases.count == Command.typeCodes.count)
