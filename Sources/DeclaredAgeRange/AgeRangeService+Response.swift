@@ -44,9 +44,9 @@ extension AgeRangeService {
         }
     }
 
-    /// How the age behind a range was established, and by whom. Today's broker sends `guardianDeclared` for children
-    /// and teens in a family and `selfDeclared` for everyone else; the assurance cases are Apple's (26.2, 26.5), ready
-    /// for a broker that records how each member's age was checked.
+    /// How the age behind a range was established, and by whom: the family file's `ageAssurance` for the member
+    /// (Apple's assurance cases, 26.2 and 26.5), else `guardianDeclared` for children and teens in a family and
+    /// `selfDeclared` for everyone else. Pushed changes (`updates`, a prompt's outcome) carry who declared only.
     public enum AgeRangeDeclaration: Hashable, Sendable, CustomStringConvertible {
         /// The user declared their own age.
         case selfDeclared

@@ -28,11 +28,12 @@ public struct DeclaredRange: Hashable, Sendable {
     }
 }
 
-/// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). Today the broker derives
-/// `selfDeclared` or `guardianDeclared` from the age and the family, and only those two (1 and 2) go on the wire.
+/// How a member's age was established, and by whom (Apple's `AgeRangeDeclaration`). The family file's `ageAssurance`
+/// records it per member; without it the broker derives `selfDeclared` or `guardianDeclared` from the age and family.
 ///
-/// Values 3 to 9 name Apple's assurance methods for when the family file records them. Protocol v1 refuses them:
-/// the wire writer sends `v1Equivalent` and the reader refuses 3 to 9, until a version negotiates them.
+/// Values 3 to 9 name Apple's assurance methods. A peer of protocol version 1 or 2 refuses them: the broker sends
+/// such a peer `v1Equivalent` (who declared), and the same in every event, since a member's log reaches all of its
+/// devices whatever their version.
 public enum AgeDeclaration: UInt8, Hashable, Sendable, CaseIterable {
     /// The user declared their own age: adults, and teens in no family.
     case selfDeclared = 1

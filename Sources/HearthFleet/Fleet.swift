@@ -153,7 +153,7 @@ public final class Fleet: Sendable {
                 id: member.id, name: member.id, role: member.role.name,
                 birthDate: member.birthDate.isEmpty ? nil : member.birthDate,
                 region: member.region,
-                communicationLimits: member.communicationLimits, devices: devices)
+                communicationLimits: member.communicationLimits, devices: devices, ageAssurance: member.ageAssurance)
         }
         for family in spec.families {
             file.families.append(

@@ -9,6 +9,8 @@ public struct FleetSpec: Sendable {
         public var birthDate: String
         public var region: String
         public var communicationLimits: Bool
+        /// The family file's `ageAssurance` (an `AgeDeclaration` name); nil: derived.
+        public var ageAssurance: String? = nil
         /// Device ids; a child's run child-device, a parent's or adult's parent-device.
         public var devices: [DeviceID]
 

@@ -70,3 +70,12 @@ public enum AgeRangeMessage: Sendable, Hashable {
     /// True for the type codes this enum owns.
     public static func owns(_ type: UInt8) -> Bool { (0x40...0x4F).contains(type) || (0xC0...0xCF).contains(type) }
 }
+
+extension AgeRangeAnswer {
+    /// The answer as a peer of `version` reads it: before version 3 an assurance method (3–9) becomes who declared.
+    public func forPeer(version: UInt8) -> AgeRangeAnswer {
+        guard version < Wire.ageSignalsVersion, case .sharing(var range) = self else { return self }
+        range.declaration = range.declaration.v1Equivalent
+        return .sharing(range)
+    }
+}

@@ -32,11 +32,16 @@ public struct FamilyFile: Codable, Sendable, Equatable {
         /// A new child's Communication Limits: on unless set to false (the age-appropriate defaults apply otherwise).
         public var communicationLimits: Bool?
         public var devices: [Device]?
+        /// How the member's age was established, and by whom: an `AgeDeclaration` name (`governmentIDChecked`,
+        /// `guardianPaymentChecked`, `confirmed`…). Absent: who declared it, from the age and the family.
+        public var ageAssurance: String?
 
         public init(
             id: MemberID, name: String? = nil, role: String, birthDate: String? = nil, region: String? = nil,
-            timeZone: String? = nil, communicationLimits: Bool? = nil, devices: [Device]? = nil
+            timeZone: String? = nil, communicationLimits: Bool? = nil, devices: [Device]? = nil,
+            ageAssurance: String? = nil
         ) {
+            self.ageAssurance = ageAssurance
             self.timeZone = timeZone
             self.id = id
             self.name = name

@@ -22,9 +22,8 @@ extension WireReader {
             throw .invalidValue(field: "\(field).upperBound", reason: "\(upper) is below the lower bound \(lower)")
         }
         let code = try u8("\(field).declaration")
-        // Protocol v1 carries who declared (1, 2), not how: the assurance values stay refused until a version
-        // negotiates them, so a peer of either build reads the same bytes the same way.
-        guard let declaration = AgeDeclaration(rawValue: code), declaration.v1Equivalent == declaration else {
+        // Values 3-9 exist from version 3; a sender gives an older peer 1 or 2 (`forPeer(version:)`).
+        guard let declaration = AgeDeclaration(rawValue: code) else {
             throw .unknownEnumValue(field: "\(field).declaration", value: UInt64(code))
         }
         // Unknown control bits are kept: a newer broker may report controls this build does not name.

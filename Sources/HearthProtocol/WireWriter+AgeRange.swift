@@ -5,8 +5,9 @@ extension WireWriter {
     public mutating func declaredRange(_ r: DeclaredRange) {
         optional(r.lowerBound) { $0.u8(UInt8(clamping: $1)) }
         optional(r.upperBound) { $0.u8(UInt8(clamping: $1)) }
-        // Who declared, not how: protocol v1 has no values for Apple's assurance methods (docs/PROTOCOL.md §5.12).
-        u8(r.declaration.v1Equivalent.rawValue)
+        // Values 3-9 (how the age was checked) only reach peers of version 3: the broker gives older ones
+        // `forPeer(version:)`, who declared (docs/PROTOCOL.md §5.12).
+        u8(r.declaration.rawValue)
         u8(r.parentalControls.rawValue)
     }
 

@@ -17,7 +17,9 @@ struct AcknowledgmentTests {
             "appleseed",
             members: [
                 .init("alice", role: .organizer, birthDate: "1985-01-01", region: "US-TX", devices: ["alice-phone"]),
-                .init("emma", role: .child, birthDate: "2014-01-01", region: "US-TX", devices: ["emma-tablet"]),
+                .init(
+                    "emma", role: .child, birthDate: "2014-01-01", region: "US-TX",
+                    devices: ["emma-tablet", "emma-phone"]),
             ])
     ])
 
@@ -34,6 +36,14 @@ struct AcknowledgmentTests {
             let (question, result) = try await chat.askForUpdate("Adds video calls.", flow: .acknowledgmentAlert)
             #expect(result == .askToApprove(didSend: true))
             _ = try await alice.waitForQuestion(question.id)
+            // The parent's answer reaches the app on each of the child's devices, the one that asked and the other.
+            let phone = ChatApp(center: AskCenter(fleet.app(Self.chat, on: "emma-phone")))
+            let onTablet = Task { await chat.updateResponse(to: question.id) }
+            let onPhone = Task { await phone.updateResponse(to: question.id) }
+            try await alice.approve(question.id)
+            #expect(await onTablet.value?.choice.answer == .approval)
+            #expect(await onPhone.value?.choice.answer == .approval)
+            await phone.center.communicationLimits.close()
 
             let recorded = try await alice.history(of: "emma").filter { $0.kind == .updateAcknowledged }
             #expect(recorded.map(\.appBundleID) == [Self.landmarks, Self.landmarks, Self.chat])

@@ -62,6 +62,22 @@ import Testing
         #expect(throws: WireError.self) { try MessageCodec.decode([0x01, 0x47, 0, 0, 0, 0, 0, 0, 0, 0x02] + app) }
     }
 
+    /// Version 3: how the age was established, values 3 to 9; an older peer is given who declared instead.
+    @Test func assuranceValues() throws {
+        for declaration in AgeDeclaration.allCases {
+            let range = DeclaredRange(lowerBound: 18, upperBound: nil, declaration: declaration)
+            try check(
+                .result(app: "a", .sharing(range)), type: 0xC0,
+                body: app + [0x01, 0x01, 18, 0x00, declaration.rawValue, 0x00])
+            let older = AgeRangeAnswer.sharing(range).forPeer(version: 2)
+            let who = DeclaredRange(lowerBound: 18, upperBound: nil, declaration: declaration.v1Equivalent)
+            #expect(older == .sharing(who))
+        }
+        #expect(AgeDeclaration.governmentIDChecked.rawValue == 5 && AgeDeclaration.confirmed.rawValue == 9)
+        #expect(AgeDeclaration.guardianPaymentChecked.v1Equivalent == .guardianDeclared)
+        #expect(AgeDeclaration.confirmed.v1Equivalent == .selfDeclared)
+    }
+
     @Test func resultSharingAndDeclined() throws {
         let range = DeclaredRange(
             lowerBound: 13, upperBound: 15, declaration: .guardianDeclared, parentalControls: .communicationLimits)
@@ -187,10 +203,10 @@ import Testing
                     w.u8(1)
                     w.u8(0)
                     w.u8(0)
-                    w.u8(7)
+                    w.u8(10)
                     w.u8(0)
                 })
-                == .unknownEnumValue(field: "ageRangeResult.answer.range.declaration", value: 7))
+                == .unknownEnumValue(field: "ageRangeResult.answer.range.declaration", value: 10))
         #expect(
             failure(
                 Fixtures.frame(type: 0xC0) { w in

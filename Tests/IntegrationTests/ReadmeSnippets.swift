@@ -36,6 +36,13 @@ enum ReadmeSnippets {
         case .declinedSharing: print("declined")
         @unknown default: break
         }
+        // The README's regulatory features and acknowledgment, before the endless loop below.
+        if try await AgeRangeService.shared.isEligibleForAgeFeatures {
+            let features = try await AgeRangeService.shared.requiredRegulatoryFeatures
+            _ = features
+        }
+        try await AgeRangeService.shared.showSignificantUpdateAcknowledgment(
+            in: viewController, updateDescription: "Adds video calls")
         for await change in AgeRangeService.shared.updates { _ = change }
     }
 

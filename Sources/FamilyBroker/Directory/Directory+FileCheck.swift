@@ -75,9 +75,18 @@ extension Directory {
                 timeZone = zone
             }
             if let name = entry.name, name.utf8.count > 200 { throw fail("\(path).name", "at most 200 bytes") }
+            var assurance: AgeDeclaration?
+            if let name = entry.ageAssurance {
+                guard let declaration = AgeDeclaration(name: name) else {
+                    let known = AgeDeclaration.allCases.map(\.name).joined(separator: ", ")
+                    throw fail("\(path).ageAssurance", "'\(name)' is not one of \(known)")
+                }
+                assurance = declaration
+            }
             return Member(
                 id: entry.id, familyID: familyID, name: entry.name ?? entry.id, role: role, birthDate: birthDate,
-                region: entry.region?.uppercased(), timeZone: timeZone, initialLimits: entry.communicationLimits)
+                region: entry.region?.uppercased(), timeZone: timeZone, initialLimits: entry.communicationLimits,
+                ageAssurance: assurance)
         }
 
         /// A device's public key, inline or read from its key file, checked to be a CURVE key.

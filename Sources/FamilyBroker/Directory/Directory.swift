@@ -20,6 +20,8 @@ public struct Directory: Sendable {
         public var timeZone: TimeZone
         /// The file's `communicationLimits`; used only when the child's settings are first made.
         public var initialLimits: Bool?
+        /// The file's `ageAssurance`: how the age was established; nil: who declared it, derived on the day.
+        public var ageAssurance: AgeDeclaration? = nil
     }
 
     public struct Device: Sendable, Equatable {

@@ -14,6 +14,8 @@ struct AgeRangeSubject {
     var limitsOn: Bool
     /// The member's region requires a parent's consent to an app's significant change, and the member is a minor.
     var consentRequired: Bool
+    /// How the family file says the age was established; nil: who declared it, derived from the age and family.
+    var assurance: AgeDeclaration?
 
     init(_ member: Directory.Member, directory: Directory, on date: Date, limitsEnabled: Bool) {
         id = member.id
@@ -24,6 +26,7 @@ struct AgeRangeSubject {
         isChild = directory.isChild(member, on: date)
         ageOfMajority = directory.rules.ageOfMajority(in: member.region)
         limitsOn = isChild && member.familyID != nil && limitsEnabled
+        assurance = member.ageAssurance
         consentRequired = directory.rules.regulatoryFeatures(in: member.region).applying(toMinor: isChild)
             .contains(.significantAppChangeRequiresParentalConsent)
     }
@@ -34,8 +37,10 @@ struct AgeRangeSubject {
     /// The range this member reveals for `gates`, with the age they had on `day`.
     func range(on day: BirthDate, gates: [Int]) -> DeclaredRange? {
         guard let birthDate else { return nil }
-        return AgeRangeRules.range(
+        var range = AgeRangeRules.range(
             age: birthDate.age(onDay: day), gates: gates, ageOfMajority: ageOfMajority, inFamily: familyID != nil,
             communicationLimitsOn: limitsOn, significantChangeApprovalRequired: consentRequired)
+        if let assurance { range.declaration = assurance }
+        return range
     }
 }

@@ -83,7 +83,8 @@ extension Transaction {
         subject: AgeRangeSubject
     ) throws {
         try remember(answer, app: app, gates: gates, firstDay: firstDay, period: period, subject: subject)
-        try publish(.ageRange(.answerChanged(app: app, answer)), to: subject.id)
+        // A log is read by every device of the member, of any version, and kept: it says who declared, not how.
+        try publish(.ageRange(.answerChanged(app: app, answer.forPeer(version: Wire.minimumVersion))), to: subject.id)
     }
 
     private func remember(
@@ -108,7 +109,9 @@ extension Transaction {
             id: UUID(), memberID: member, app: app, gates: gates, range: range, createdAt: now,
             expiresAt: now.addingTimeInterval(policy.agePromptTimeoutSeconds))
         try store.insertAgePrompt(prompt)
-        try publish(.ageRange(.promptOpened(prompt)), to: member)
+        var published = prompt
+        published.range.declaration = prompt.range.declaration.v1Equivalent  // as in every event: who declared
+        try publish(.ageRange(.promptOpened(published)), to: member)
         return prompt
     }
 
@@ -138,7 +141,9 @@ extension Transaction {
         let period = AgeRangeRules.lastAnniversary(of: firstDay, onOrBefore: today)
         let answer: AgeRangeAnswer = share ? .sharing(prompt.range) : .declined(.userDeclined)
         try store.closeAgePrompt(id, status: share ? .shared : .declined)
-        try publish(.ageRange(.promptClosed(id: id, app: prompt.app, answer)), to: member.id)
+        try publish(
+            .ageRange(.promptClosed(id: id, app: prompt.app, answer.forPeer(version: Wire.minimumVersion))),
+            to: member.id)
         try reveal(answer, app: prompt.app, gates: prompt.gates, firstDay: firstDay, period: period, subject: subject)
         return .agePromptAnswered(id: id, answer)
     }

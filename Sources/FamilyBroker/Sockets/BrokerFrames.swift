@@ -104,11 +104,12 @@ public enum BrokerFrames {
             .historyPage(
                 childID: child, entries: entries.filter { $0.kind.protocolVersion <= peerVersion }, next: next)
         case .ok: .ok
-        case .ageRange(let app, let answer): .ageRange(.result(app: app, answer))
+        case .ageRange(let app, let answer): .ageRange(.result(app: app, answer.forPeer(version: peerVersion)))
         case .agePrompted(let id, let app, let timeout):
             .ageRange(.prompted(id: id, app: app, timeoutMilliseconds: timeout))
         case .ageSharingSet(let member, let setting): .ageRange(.sharingSet(member: member, setting))
-        case .agePromptAnswered(let id, let answer): .ageRange(.promptAnswered(id: id, answer))
+        case .agePromptAnswered(let id, let answer):
+            .ageRange(.promptAnswered(id: id, answer.forPeer(version: peerVersion)))
         case .ageCacheCleared(let app, let existed): .ageRange(.cacheCleared(app: app, existed: existed))
         case .regulatoryFeatures(let features): .ageRange(.regulatoryFeatures(features))
         case .redirect(let redirect): .redirect(redirect)

@@ -1,0 +1,76 @@
+import DeclaredAgeRange
+import Foundation
+import HearthCore
+import HearthFleet
+import Testing
+
+/// How each member's age was established, from the family file to the app, through the three daemons.
+@Suite("Age assurance from the family file, against real daemons", .serialized)
+struct AssuranceTests {
+    static let bundleID = "com.example.landmarks"
+
+    static func member(
+        _ id: String, _ role: MemberRole, born: String, assurance: String?, device: String
+    ) -> FleetSpec.Member {
+        var member = FleetSpec.Member(id, role: role, birthDate: born, devices: [device])
+        member.ageAssurance = assurance
+        return member
+    }
+
+    /// Every case of Apple's `AgeRangeDeclaration`, each on a member of its own: the family file names seven, and
+    /// two members without one get the derived `selfDeclared` and `guardianDeclared`.
+    static let cases: [(member: String, assurance: String?, role: MemberRole, expected: String)] = [
+        ("ana", "checkedByOtherMethod", .organizer, "checkedByOtherMethod"),
+        ("ben", "governmentIDChecked", .adult, "governmentIDChecked"),
+        ("cam", "paymentChecked", .adult, "paymentChecked"),
+        ("dee", "confirmed", .adult, "confirmed"),
+        ("eli", nil, .adult, "selfDeclared"),
+        ("fay", "guardianCheckedByOtherMethod", .child, "guardianCheckedByOtherMethod"),
+        ("gus", "guardianGovernmentIDChecked", .child, "guardianGovernmentIDChecked"),
+        ("hal", "guardianPaymentChecked", .child, "guardianPaymentChecked"),
+        ("ivy", nil, .child, "guardianDeclared"),
+    ]
+
+    static var spec: FleetSpec {
+        var families: [FleetSpec.Family] = []
+        let chunks = stride(from: 0, to: cases.count, by: 3).map { Array(cases[$0..<min($0 + 3, cases.count)]) }
+        for (index, chunk) in chunks.enumerated() {
+            var members = chunk.map { item in
+                member(
+                    item.member, item.role, born: item.role == .child ? "2014-01-01" : "1985-01-01",
+                    assurance: item.assurance, device: item.member + "-device")
+            }
+            if !members.contains(where: { $0.role == .organizer }) {
+                let organizer = "org\(index)"
+                members.append(
+                    member(organizer, .organizer, born: "1980-01-01", assurance: nil, device: organizer + "-device"))
+            }
+            families.append(.init("family\(index)", members: members))
+        }
+        return FleetSpec(families: families)
+    }
+
+    @Test func eachAssuranceCaseReachesTheApp() async throws {
+        try await Fleet.with(Self.spec) { fleet in
+            for item in Self.cases {
+                let console = try await fleet.ageConsole(on: item.member + "-device")
+                if item.role == .child {
+                    let parent = Self.cases.firstIndex { $0.member == item.member }! / 3
+                    let organizer = try await fleet.ageConsole(on: "org\(parent)-device")
+                    try await organizer.setSharing(.always, of: item.member)
+                    await organizer.close()
+                } else {
+                    try await console.setSharing(.always, of: item.member)
+                }
+                await console.close()
+                let app = LandmarksApp(service: fleet.ageRange(Self.bundleID, on: item.member + "-device"))
+                guard case .sharing(let range) = try await app.range(gates: 13, 16) else {
+                    Issue.record("\(item.member)'s range was not shared")
+                    continue
+                }
+                #expect(LandmarksApp.assurance(of: range.ageRangeDeclaration) == item.expected, "\(item.member)")
+                await app.service.close()
+            }
+        }
+    }
+}
