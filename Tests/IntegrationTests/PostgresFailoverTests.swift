@@ -100,7 +100,7 @@ struct PostgresFailoverTests {
             let (servedAgain, firstServed) = try await servedAgain(stream, fleet: fleet, since: killedAt)
             outcome.servedAgain = servedAgain
             // A few more after recovery, then stop and let everything settle.
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(for: .seconds(3))
             await stream.stopAsking()
             try await settle(stream, outcome: &outcome, fleet: fleet, killedAt: killedAt, servedFrom: firstServed)
             await stream.close()
