@@ -149,6 +149,7 @@ public struct Scenario: Sendable, Decodable {
                 guard asked.contains(name) else { throw fail("no question '\(name)' was asked before this step") }
             }
             try checkSubject(of: step, fail: fail)
+            try checkHandles(of: step, fail: fail)
             switch step {
             case .ask(let ask):
                 try device(ask.on, child: true)

@@ -12,10 +12,10 @@ extension ScenarioContext {
         case .contacts(let step):
             let console = try await console(on: step.on)
             let add =
-                step.add.map { Contact(handle: Self.handle($0)) }
-                + step.addDowntime.map { Contact(handle: Self.handle($0), allowedDuringDowntime: true) }
+                try step.add.map { Contact(handle: try Self.handle($0)) }
+                + step.addDowntime.map { Contact(handle: try Self.handle($0), allowedDuringDowntime: true) }
             try await expecting(step.error, "the contacts change") {
-                _ = try await console.editContacts(of: step.child, add: add, remove: step.remove.map(Self.handle))
+                _ = try await console.editContacts(of: step.child, add: add, remove: try step.remove.map(Self.handle))
             }
         case .passcode(let step):
             let console = try await console(on: step.on)

@@ -53,7 +53,7 @@ final class ScenarioContext {
 
     private func ask(_ ask: Scenario.Ask) async throws {
         var topic = CommunicationTopic(
-            personInformation: ask.handles.map { PersonInformation(handle: Self.handle($0)) })
+            personInformation: try ask.handles.map { PersonInformation(handle: try Self.handle($0)) })
         topic.actions = Set(
             try ask.actions.map { name in
                 guard
@@ -104,7 +104,7 @@ final class ScenarioContext {
     private func revoke(_ revoke: Scenario.Revoke) async throws {
         let console = try await self.console(on: revoke.on)
         try await expecting(revoke.error, "the revoke") {
-            _ = try await console.revoke(revoke.handles.map(Self.handle), of: revoke.child)
+            _ = try await console.revoke(try revoke.handles.map(Self.handle), of: revoke.child)
         }
     }
 
@@ -159,11 +159,11 @@ final class ScenarioContext {
             }
         case .known(let text):
             let limits = app(expectation.app, on: expectation.on).limits
-            let handle = Self.handle(text)
+            let handle = try Self.handle(text)
             try await fleet.eventually(what, timeout: within) { await limits.isKnownHandle(handle) }
         case .unknown(let text):
             let limits = app(expectation.app, on: expectation.on).limits
-            if await limits.isKnownHandle(Self.handle(text)) {
+            if await limits.isKnownHandle(try Self.handle(text)) {
                 throw StepFailure("\(text) is known on \(expectation.on)")
             }
         case .linked(let linked):
@@ -250,14 +250,10 @@ final class ScenarioContext {
         return console
     }
 
-    /// `kind:value` with kind phone, email or custom; a bare value is a custom handle (a username).
-    static func handle(_ text: String) -> CommunicationHandle {
-        let kinds: [String: CommunicationHandle.Kind] = [
-            "phone": .phoneNumber, "email": .emailAddress, "custom": .custom,
-        ]
-        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        if parts.count == 2, let kind = kinds[parts[0]] { return CommunicationHandle(value: parts[1], kind: kind) }
-        return CommunicationHandle(value: text, kind: .custom)
+    /// `kind:value` as hearthctl reads it (`CommunicationHandle(parsing:bareIsCustom:)`); a bare value is a custom
+    /// handle (a username). The scenario's handles were checked before the fleet started.
+    static func handle(_ text: String) throws -> CommunicationHandle {
+        try CommunicationHandle(parsing: text, bareIsCustom: true)
     }
 
     struct StepFailure: Error, CustomStringConvertible {

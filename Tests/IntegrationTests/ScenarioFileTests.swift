@@ -82,6 +82,30 @@ struct ScenarioFileTests {
                 "step 1 (ask q on emma-phone (com.example.chat): pal): no device 'emma-phone' in the families"),
             "\(output)")
     }
+
+    /// A scenario spells handles as hearthctl does: `phoneNumber:` (as hearthctl prints it) is the handle `phone:`
+    /// names, so the contact added one way is known the other way.
+    @Test func aHandleSpelledAsHearthctlPrintsItRuns() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("spelled-\(UUID().uuidString).yaml")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+        name: spelled
+        mode: inProcess
+        families:
+          - id: appleseed
+            members:
+              - {id: alice, role: organizer, devices: [alice-phone]}
+              - {id: emma, role: child, devices: [emma-tablet]}
+        steps:
+          - contacts: {child: emma, on: alice-phone, add: ["phoneNumber:+15551234567"], addDowntime: [sam]}
+          - expect: {known: "phone:+15551234567", on: emma-tablet}
+          - expect: {known: "custom:sam", on: emma-tablet}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try await Self.hearthFleet(["run", file])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("PASSED"), "\(output)")
+    }
 }
 
 /// What hearth-fleet says of a file it cannot run: where (a line and column, or a step counted from 1 as the report
@@ -125,6 +149,11 @@ struct ScenarioFileMistakeTests {
         (
             family + "steps:\n  - passcode: {child: emma, on: jo-phone, set: \"1234\"}\n",
             "'jo-phone' belongs to jo, who is not in emma's family"
+        ),
+        (
+            family + "steps:\n  - wait: 1s\n  - contacts: {child: emma, on: alice-phone, add: [\"phone:555-1234\"]}\n",
+            "step 2 (contacts of emma on alice-phone: +phone:555-1234): handle 'phone:555-1234': "
+                + "'555-1234' is not a phone number in E.164 form"
         ),
     ]
 
@@ -229,6 +258,29 @@ struct ScenarioParsingTests {
                 "the broker can crash, restart, stop or start"))
         #expect(Self.error(Self.family + "steps:\n  - expect: {on: emma-tablet}\n").contains("exactly one of"))
         #expect(Self.error("name: s\nfamilies: []\n").contains("steps: missing"))
+    }
+
+    @Test func handlesFollowHearthctlsRule() throws {
+        let steps = Self.family + "steps:\n"
+        _ = try Scenario(
+            yaml: steps + "  - ask: {on: emma-tablet, as: q, handles: [pal, \"phoneNumber:+15551234567\"]}\n"
+                + "  - expect: {known: \"emailAddress:sam@example.com\", on: emma-tablet}\n")
+        #expect(
+            Self.error(steps + "  - wait: 1s\n  - ask: {on: emma-tablet, as: q, handles: [pal, \"phone:555-1234\"]}\n")
+                .contains(
+                    "step 2 (ask q on emma-tablet (com.example.chat): pal, phone:555-1234): handle 'phone:555-1234': "
+                        + "'555-1234' is not a phone number in E.164 form"))
+        #expect(
+            Self.error(steps + "  - revoke: {child: emma, handles: [\"email:sam@localhost\"], on: alice-phone}\n")
+                .contains(
+                    "step 1 (revoke email:sam@localhost for emma on alice-phone): handle 'email:sam@localhost': "
+                        + "'sam@localhost' is not an email address"))
+        #expect(
+            Self.error(steps + "  - expect: {unknown: \"phone:+1 555\", on: emma-tablet}\n").contains(
+                "step 1 (expect phone:+1 555 not known on emma-tablet): handle 'phone:+1 555'"))
+        #expect(
+            Self.error(steps + "  - contacts: {child: emma, on: alice-phone, remove: [\"\"], error: notFound}\n")
+                .contains("handle '': '' is not KIND:VALUE"))
     }
 
     @Test func mistakesInTheFamilyStepsAreNamed() {
