@@ -83,6 +83,12 @@ struct BrokerFuzzTests {
             return code == .notFound || code == .notAuthorized
         case .ageRange(.clearCache(let app)):
             return reply == .ageRange(.cacheCleared(app: app, existed: false))
+        case .ageRange(.requestRegulatoryFeatures):
+            if case .ageRange(.regulatoryFeatures) = reply { return true }
+            return false
+        case .ageRange(.acknowledgeUpdate):
+            // Nothing is kept for an adult; a description that breaks the text rule is refused first.
+            return reply == .ok || code == .invalidText || code == .rateLimited
         case .ageRange(let message):
             return adultMayGet(code, for: message)
         default:

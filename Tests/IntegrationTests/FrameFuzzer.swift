@@ -383,6 +383,8 @@ struct FrameFuzzer {
             .clearCache(app: "com.example.chat"),
             .watch(app: "com.example.chat"),
             .listPrompts,
+            .requestRegulatoryFeatures,
+            .acknowledgeUpdate(app: "com.example.chat", description: "Group chats with up to 8 friends"),
             .result(app: "com.example.chat", .sharing(range)),
             .prompted(id: promptID, app: "com.example.chat", timeoutMilliseconds: 60_000),
             .sharingSet(member: child, .askFirst),
@@ -390,6 +392,7 @@ struct FrameFuzzer {
             .cacheCleared(app: "com.example.chat", existed: true),
             .promptList([prompt]),
             .update(app: "com.example.chat", promptID: promptID, .declined(.promptTimedOut)),
+            .regulatoryFeatures([.declaredAgeRangeRequired, .significantAppChangeRequiresParentalConsent]),
         ]
     }
 
