@@ -122,19 +122,24 @@ enum PolicyBench {
         let directory = NSTemporaryDirectory() + "hearth-bench-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = FamilyFile(families: [
+        let file = try familyFile(region: "KR", timeZone: "Asia/Seoul")
+        return try Directory(file: file, keysDirectory: directory, source: "bench")
+    }
+
+    /// Family `f`: organizer `p` (device `pd`) and child `c` born 2016-01-01 (device `cd`), both in `region`.
+    static func familyFile(region: String, timeZone: String? = nil) throws -> FamilyFile {
+        FamilyFile(families: [
             FamilyFile.Family(
                 id: "f",
                 members: [
                     FamilyFile.Member(
-                        id: "p", role: "organizer", region: "KR",
+                        id: "p", role: "organizer", region: region,
                         devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
                     FamilyFile.Member(
-                        id: "c", role: "child", birthDate: "2016-01-01", region: "KR", timeZone: "Asia/Seoul",
+                        id: "c", role: "child", birthDate: "2016-01-01", region: region, timeZone: timeZone,
                         devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
                 ])
         ])
-        return try Directory(file: file, keysDirectory: directory, source: "bench")
     }
 }
 
@@ -147,18 +152,7 @@ final class EngineBench {
     init() throws {
         directory = NSTemporaryDirectory() + "hearth-bench-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = FamilyFile(families: [
-            FamilyFile.Family(
-                id: "f",
-                members: [
-                    FamilyFile.Member(
-                        id: "p", role: "organizer", region: "US",
-                        devices: [.init(id: "pd", publicKey: try CurveKeyPair.generate().publicKey)]),
-                    FamilyFile.Member(
-                        id: "c", role: "child", birthDate: "2016-01-01", region: "US",
-                        devices: [.init(id: "cd", publicKey: try CurveKeyPair.generate().publicKey)]),
-                ])
-        ])
+        let file = try PolicyBench.familyFile(region: "US")
         let store = try BrokerStore(path: directory + "/broker.sqlite")
         var defaults = ChildDefaults.builtIn
         defaults.askLimit = .init(count: 1_000_000_000, perSeconds: 1)
