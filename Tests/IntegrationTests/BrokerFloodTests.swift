@@ -111,25 +111,7 @@ struct BrokerFloodTests {
             .init("other", members: [.organizer("zed", devices: ["zed-phone"])]),
         ])
         try await Fleet.with(spec) { fleet in
-            let broker = try RawPeer.readyFile(fleet.readyFile)
-            let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/zed-phone.key")
-            @Sendable func secure(_ socket: ZMQSocket) throws {
-                try socket.setLinger(milliseconds: 0)
-                try socket.makeCurveClient(serverPublicKey: broker.key, keys: keys)
-            }
-            // XSUB, not SUB: it filters nothing locally, so the test sees exactly what the broker sends the pipe.
-            let loop = try SocketLoop(
-                name: "subscription-flooder",
-                sockets: [
-                    .init(.dealer) { socket in
-                        try secure(socket)
-                        try socket.connect(broker.ingress)
-                    },
-                    .init(.xsub) { socket in
-                        try secure(socket)
-                        try socket.connect(broker.egress)
-                    },
-                ])
+            let loop = try Self.subscriptionFlooder(fleet)
             try await loop.start()
             let received = Recorder<(socket: Int, frames: [[UInt8]])>()
             let inbound = loop.inbound
@@ -183,5 +165,28 @@ struct BrokerFloodTests {
             reader.cancel()
             await loop.stop()
         }
+    }
+
+    /// zed's phone as a raw peer: a DEALER on the broker's ingress and an XSUB on its egress, both CURVE clients.
+    static func subscriptionFlooder(_ fleet: Fleet) throws -> SocketLoop {
+        let broker = try RawPeer.readyFile(fleet.readyFile)
+        let keys = try KeyFiles.loadPair(secretPath: fleet.directory + "/keys/zed-phone.key")
+        @Sendable func secure(_ socket: ZMQSocket) throws {
+            try socket.setLinger(milliseconds: 0)
+            try socket.makeCurveClient(serverPublicKey: broker.key, keys: keys)
+        }
+        // XSUB, not SUB: it filters nothing locally, so the test sees exactly what the broker sends the pipe.
+        return try SocketLoop(
+            name: "subscription-flooder",
+            sockets: [
+                .init(.dealer) { socket in
+                    try secure(socket)
+                    try socket.connect(broker.ingress)
+                },
+                .init(.xsub) { socket in
+                    try secure(socket)
+                    try socket.connect(broker.egress)
+                },
+            ])
     }
 }

@@ -47,26 +47,8 @@ struct PageDecisionTests {
             let browser = try await WebDriver()
             do {
                 try await browser.open(url)
-                @Sendable func text(_ css: String) async throws -> String {
-                    let script = "const e = document.querySelector('\(css)'); return e ? e.textContent : null;"
-                    return try await browser.execute(script) as? String ?? "(no \(css))"
-                }
-                #expect(try await text("#person-\(id)-0 .name") == "Leo Martin")
-                #expect(try await text("#person-\(id)-0 .handle") == "username dragonslayer42")
-                #expect(
-                    try await text("#q-\(id) .ask")
-                        == "emma wants to message and video call this person in com.example.chat")
-                let when = try await text("#q-\(id) .when")
-                #expect(
-                    when.hasPrefix("asked just now ·") || when.contains(" minute ago ·")
-                        || when.contains(" minutes ago ·"), "\(when)")
-                #expect(when.hasSuffix("expires in 3 days"), "\(when)")
-                let tooltip = try await browser.execute("return document.querySelector('#q-\(id) time').title")
-                #expect((tooltip as? String)?.contains(String(Calendar.current.component(.year, from: Date()))) == true)
-                #expect(try await text("#waiting-count") == "1 question")
-                let loaded = try await browser.execute(
-                    "const i = document.getElementById('avatar-\(id)-0'); return i && i.complete ? i.naturalWidth : 0;")
-                #expect(loaded as? Int == 64, "the avatar loads under the page's policy")
+                @Sendable func text(_ css: String) async throws -> String { try await Self.text(browser, css) }
+                try await Self.expectFirstCard(browser, id: id)
 
                 // A new question shows up by itself; the page was not reloaded (its marker and a half-typed message
                 // survive). Its second person's address is longer than a phone's window is wide.
@@ -123,5 +105,32 @@ struct PageDecisionTests {
             await alice.close()
             await app.close()
         }
+    }
+
+    /// The text of the first element `css` selects, or a stand-in naming the selector.
+    static func text(_ browser: WebDriver, _ css: String) async throws -> String {
+        let script = "const e = document.querySelector('\(css)'); return e ? e.textContent : null;"
+        return try await browser.execute(script) as? String ?? "(no \(css))"
+    }
+
+    /// Leo's card: who, what, when, the count waiting and the avatar loaded under the page's policy.
+    static func expectFirstCard(_ browser: WebDriver, id: String) async throws {
+        @Sendable func text(_ css: String) async throws -> String { try await Self.text(browser, css) }
+        #expect(try await text("#person-\(id)-0 .name") == "Leo Martin")
+        #expect(try await text("#person-\(id)-0 .handle") == "username dragonslayer42")
+        #expect(
+            try await text("#q-\(id) .ask")
+                == "emma wants to message and video call this person in com.example.chat")
+        let when = try await text("#q-\(id) .when")
+        #expect(
+            when.hasPrefix("asked just now ·") || when.contains(" minute ago ·")
+                || when.contains(" minutes ago ·"), "\(when)")
+        #expect(when.hasSuffix("expires in 3 days"), "\(when)")
+        let tooltip = try await browser.execute("return document.querySelector('#q-\(id) time').title")
+        #expect((tooltip as? String)?.contains(String(Calendar.current.component(.year, from: Date()))) == true)
+        #expect(try await text("#waiting-count") == "1 question")
+        let loaded = try await browser.execute(
+            "const i = document.getElementById('avatar-\(id)-0'); return i && i.complete ? i.naturalWidth : 0;")
+        #expect(loaded as? Int == 64, "the avatar loads under the page's policy")
     }
 }

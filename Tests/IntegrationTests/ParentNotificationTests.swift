@@ -78,34 +78,7 @@ struct ParentNotificationTests {
             #expect(Self.object(lines[1])?["answeredBy"] as? String == "bob")
             #expect(Self.object(lines[0])?["question"] as? String == first.id.uuidString.lowercased())
 
-            // The broker's history of emma, the same for any guardian: bob's answer (from his phone) and the expiry;
-            // questions still waiting are not in it.
-            let history = try await hearthctl([
-                "parent", "history", "emma", "--json", "--socket", fleet.socket(of: "alice-phone"),
-            ])
-            #expect(history.status == 0)
-            let recorded = history.output.split(separator: "\n").compactMap { Self.object(String($0)) }
-            #expect(recorded.map { $0["kind"] as? String } == ["answered", "expired"], "\(history.output)")
-            #expect(recorded.first?["actor"] as? String == "bob" && recorded.first?["device"] as? String == "bob-phone")
-            let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
-            #expect(human.output.split(separator: "\n").count == 2, "\(human.output)")
-            #expect(human.output.contains("answered  bob approved for emma"), "\(human.output)")
-            #expect(human.output.contains("(from bob-phone)"), "\(human.output)")
-            let newest = try await hearthctl([
-                "parent", "history", "emma", "--last", "1", "--page-size", "1", "--socket",
-                fleet.socket(of: "bob-phone"),
-            ])
-            #expect(newest.output.split(separator: "\n").count == 1, "\(newest.output)")
-            #expect(newest.output.contains("  expired  expired unanswered"), "\(newest.output)")
-            let later = try await hearthctl([
-                "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket",
-                fleet.socket(of: "bob-phone"),
-            ])
-            #expect(later.status == 0 && later.output.contains("Nothing recorded about emma"), "\(later.output)")
-            let bad = try await hearthctl([
-                "parent", "history", "emma", "--since", "yesterday", "--socket", fleet.socket(of: "bob-phone"),
-            ])
-            #expect(bad.status != 0 && bad.output.contains("not an ISO 8601"), "\(bad.output)")
+            try await Self.expectHistory(of: fleet)
 
             // Across a restart of alice's daemon the iteration goes on, and nothing is told twice.
             try await fleet.restart("alice-phone")
@@ -123,6 +96,37 @@ struct ParentNotificationTests {
             await bob.close()
             await app.close()
         }
+    }
+
+    /// The broker's history of emma, the same for any guardian: bob's answer (from his phone) and the expiry;
+    /// questions still waiting are not in it.
+    static func expectHistory(of fleet: Fleet) async throws {
+        let history = try await hearthctl([
+            "parent", "history", "emma", "--json", "--socket", fleet.socket(of: "alice-phone"),
+        ])
+        #expect(history.status == 0)
+        let recorded = history.output.split(separator: "\n").compactMap { Self.object(String($0)) }
+        #expect(recorded.map { $0["kind"] as? String } == ["answered", "expired"], "\(history.output)")
+        #expect(recorded.first?["actor"] as? String == "bob" && recorded.first?["device"] as? String == "bob-phone")
+        let human = try await hearthctl(["parent", "history", "emma", "--socket", fleet.socket(of: "bob-phone")])
+        #expect(human.output.split(separator: "\n").count == 2, "\(human.output)")
+        #expect(human.output.contains("answered  bob approved for emma"), "\(human.output)")
+        #expect(human.output.contains("(from bob-phone)"), "\(human.output)")
+        let newest = try await hearthctl([
+            "parent", "history", "emma", "--last", "1", "--page-size", "1", "--socket",
+            fleet.socket(of: "bob-phone"),
+        ])
+        #expect(newest.output.split(separator: "\n").count == 1, "\(newest.output)")
+        #expect(newest.output.contains("  expired  expired unanswered"), "\(newest.output)")
+        let later = try await hearthctl([
+            "parent", "history", "emma", "--since", "2999-01-01T00:00:00Z", "--socket",
+            fleet.socket(of: "bob-phone"),
+        ])
+        #expect(later.status == 0 && later.output.contains("Nothing recorded about emma"), "\(later.output)")
+        let bad = try await hearthctl([
+            "parent", "history", "emma", "--since", "yesterday", "--socket", fleet.socket(of: "bob-phone"),
+        ])
+        #expect(bad.status != 0 && bad.output.contains("not an ISO 8601"), "\(bad.output)")
     }
 
     static func object(_ line: String) -> [String: Any]? {
