@@ -1,8 +1,9 @@
-import DeviceRuntime
+public import DeviceRuntime
 import Foundation
-import GRDB
-import HearthCore
-import HearthProtocol
+public import GRDB
+public import HearthCore
+public import HearthProtocol
+import Logging
 import Synchronization
 
 /// The child-device daemon's behaviour: serves apps on the local socket, keeps an outbox of questions not yet

@@ -1,5 +1,5 @@
-import DeviceRuntime
-import Logging
+public import DeviceRuntime
+public import Logging
 
 /// The one way to build a child-device daemon. The executable and the fleet's in-process mode both use it, so both
 /// run the same daemon: communication questions and Declared Age Range.

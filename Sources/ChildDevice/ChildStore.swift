@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
-import HearthCore
+public import GRDB
+public import HearthCore
 import HearthProtocol
 
 /// child-device's tables and every statement on them: the outbox of questions the broker has not accepted yet, the

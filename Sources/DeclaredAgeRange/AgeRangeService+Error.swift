@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AgeRangeService {
     /// Why an age range request failed, in Apple's shape: the cases carry no detail. Hearth's headless

@@ -1,7 +1,8 @@
 import Foundation
-import GRDB
-import HearthCore
-import HearthProtocol
+public import GRDB
+public import HearthCore
+public import HearthProtocol
+import Logging
 import Synchronization
 
 /// Declared Age Range on a device, for whoever uses it (a child's or an adult's): forwards apps' requests to the

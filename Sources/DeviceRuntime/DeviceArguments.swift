@@ -1,8 +1,8 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import HearthCore
 import HearthService
-import Logging
+public import Logging
 
 /// Command-line options shared by child-device and parent-device. Each is optional here: a default would hide the
 /// environment and the config file; the defaults are in `DeviceSettings`. Names match its keys.

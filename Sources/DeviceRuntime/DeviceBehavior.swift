@@ -1,6 +1,6 @@
-import GRDB
-import HearthCore
-import HearthProtocol
+public import GRDB
+public import HearthCore
+public import HearthProtocol
 
 /// What makes a device a child's or a parent's: how it applies events and its local socket's commands. Its tables
 /// are its own store's (`ChildStore`, `ParentStore`); it sees the daemon only through a narrow `DeviceContext`.

@@ -1,4 +1,4 @@
-import HearthProtocol
+public import HearthProtocol
 
 extension DeviceContext {
     /// Passes a person's command on the local socket to the broker and returns the broker's reply, or a typed error when

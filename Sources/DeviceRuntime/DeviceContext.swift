@@ -1,6 +1,6 @@
-import HearthCore
-import HearthProtocol
-import Logging
+public import HearthCore
+public import HearthProtocol
+public import Logging
 
 /// What a device behaviour may use of its daemon: who the broker says this device is, the state of the link,
 /// commands to the broker, replies and pushes on the local socket, and the log. `DeviceRuntime` is the one real

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// Who the broker says this device is (from its `welcome`).
 public struct DeviceIdentity: Sendable, Equatable {

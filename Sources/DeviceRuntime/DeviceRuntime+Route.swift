@@ -1,5 +1,6 @@
 import HearthProtocol
 import Logging
+import Synchronization
 import ZeroMQ
 
 /// Which broker the device talks to: the sockets' set-up for one broker, redirects, and moving on from a broker

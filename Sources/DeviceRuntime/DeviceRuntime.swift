@@ -1,10 +1,10 @@
 import Foundation
-import HearthCore
-import HearthProtocol
-import HearthService
+public import HearthCore
+public import HearthProtocol
+public import HearthService
 import HearthTransport
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 import Synchronization
 import ZeroMQ
 

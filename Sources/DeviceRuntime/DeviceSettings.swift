@@ -1,8 +1,8 @@
 import Foundation
 import HearthCore
-import HearthService
+public import HearthService
 import HearthTransport
-import Logging
+public import Logging
 
 /// child-device's and parent-device's configuration keys, their defaults, and how they become `DeviceOptions`.
 public struct DeviceSettings: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+public import GRDB
 import HearthCore
 import Synchronization
 

@@ -1,7 +1,7 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 import HearthProtocol
-import HearthTransport
+public import HearthTransport
 
 /// A person at any device (a child's or an adult's), for Declared Age Range: the prompts waiting there, answering
 /// them, sharing settings and clearing an app's cache, through the device daemon's socket.

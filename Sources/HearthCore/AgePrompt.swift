@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An Ask First prompt: may `app` learn `range`? Shown on the member's own devices until answered or expired.
 public struct AgePrompt: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Declared Age Range entries of a member's event log (`Event.Body.ageRange`), seen by all the member's devices.
 public enum AgeRangeEvent: Hashable, Sendable {

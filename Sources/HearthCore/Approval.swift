@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A handle a parent approved for a child: what `hearthctl parent approved` lists, with who approved it and when.
 public struct Approval: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A question as the broker recorded it: who asked, from which app and device, and when.
 public struct AskedQuestion: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension BirthDate {
     /// Completed years on the calendar day `day` (same leap-day rule as `age(on:in:)`).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A calendar birth date (`YYYY-MM-DD`). It stays inside the broker: only ages and age ranges leave it.
 public struct BirthDate: Hashable, Sendable, Comparable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One entry of a member's event log, numbered per member from 1 without gaps.
 public struct Event: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The entries the broker records, each with its line for a person.
 extension HistoryEntry {

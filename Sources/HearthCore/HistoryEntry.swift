@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One line of a child's family history as the broker records it: a decision on a question (who, when, which
 /// choice, from which device or in person, with the parent's message), an expiry, a withdrawal, or a change to the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A page of a child's history asked of the broker (`history`, docs/PROTOCOL.md §6.1): oldest first from the start
 /// or after a cursor, or newest first from the newest or before a cursor, optionally only what was recorded at or

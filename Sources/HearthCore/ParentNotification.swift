@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Something a parent should be told at once, as parent-device records it from the events it applies: a new
 /// question, a question answered (by a guardian, or in person), expired or otherwise closed, a child's settings

@@ -1,3 +1,5 @@
+import Foundation
+
 extension PersonInformation {
     /// The person's name as a parent reads it: the given, middle and family names, else the nickname; nil without
     /// any. Raw text, which a surface escapes as it shows it (`ShortText.escaped`, HTML escaping).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Who a question is about, with the metadata a parent sees.
 public struct PersonInformation: Hashable, Sendable, Codable {

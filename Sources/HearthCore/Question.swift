@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A child's question as it travels and is stored: Apple's `PermissionQuestion` without the generic topic.
 public struct Question: Hashable, Sendable, Identifiable {

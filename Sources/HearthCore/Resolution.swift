@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a question ended: the choice, who made it, and why.
 public struct Resolution: Hashable, Sendable {

@@ -1,5 +1,5 @@
-import Foundation
-import PermissionKit
+public import Foundation
+public import PermissionKit
 import Synchronization
 
 /// Collects an app's `updates` in the background, so a test can wait for and count the responses it got.

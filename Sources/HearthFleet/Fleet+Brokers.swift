@@ -1,6 +1,8 @@
 import Foundation
 import HearthCore
 import HearthTransport
+import Synchronization
+import ZeroMQ
 
 /// A fleet of several brokers on one PostgreSQL server (`FleetSpec.brokers` > 1), and their faults: kill (-9),
 /// pause (SIGSTOP) and continue, restart, cut from the devices or from PostgreSQL, and a broker joining.

@@ -1,6 +1,7 @@
 import FamilyBroker
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
+import Synchronization
 
 /// Faults a test injects, the same in both modes: cutting a device off its broker, and moving the broker's clock.
 extension Fleet {

@@ -1,6 +1,7 @@
 import FamilyBroker
 import Foundation
-import HearthCore
+public import HearthCore
+import Synchronization
 
 /// Which broker of several owns what, from the cluster's lease table in the fleet's PostgreSQL server.
 extension Fleet {

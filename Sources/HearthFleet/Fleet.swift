@@ -1,17 +1,18 @@
 import ChildDevice
-import DeclaredAgeRange
+public import DeclaredAgeRange
 import DeviceRuntime
 import FamilyBroker
 import Foundation
 import HearthClient
-import HearthCore
+public import HearthCore
 import HearthProtocol
 import HearthService
 import HearthTransport
 import Logging
 import ParentDevice
-import PermissionKit
+public import PermissionKit
 import Synchronization
+import ZeroMQ
 
 /// A broker and its devices' daemons, each a real process over real ZeroMQ sockets (or, for speed, the same services
 /// inside the test process), in a temporary directory with generated keys and free ports. Each device reaches the

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// Families to launch, declared in Swift: members, their roles and their devices.
 public struct FleetSpec: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import HearthService
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 import Synchronization
 
 /// A daemon run as a `ServiceLifecycle` service inside the test process (the fleet's `.inProcess` mode): the same

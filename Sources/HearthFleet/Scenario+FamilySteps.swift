@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 extension Scenario {
     /// `contacts: {child: emma, on: alice-phone, add: [pal], addDowntime: ["phone:+15550100"], remove: [old]}`

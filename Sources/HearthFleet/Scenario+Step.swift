@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 extension Scenario {
     /// One line of a scenario's `steps`: a mapping with exactly one key naming what to do.

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 import Yams
 
 /// A fleet test written in YAML for people who do not write Swift: families, then steps (asks, answers, faults,

@@ -1,5 +1,5 @@
-import NIOCore
-import NIOPosix
+public import NIOCore
+public import NIOPosix
 import Synchronization
 
 /// A byte relay on a loopback port in front of one of the broker's ports, so a fleet can cut a device off its broker

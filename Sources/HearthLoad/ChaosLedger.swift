@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 import Synchronization
 
 /// What the apps and parents of a chaos run did and saw, recorded as it happens: the questions asked (and on which

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import HearthFleet
+public import HearthFleet
 import HearthProtocol
 import PermissionKit
 import Synchronization

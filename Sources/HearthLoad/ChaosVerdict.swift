@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 /// The end of a chaos run, judged from the devices' and apps' side: every question answered once, every response
 /// delivered once to the app on every child device, nothing left pending at a parent, every device's log applied

@@ -1,5 +1,5 @@
 import Foundation
-import Histogram
+public import Histogram
 
 /// The figures of one cycle run against one target, as written to the JSON report.
 public struct CycleReport: Codable, Sendable {

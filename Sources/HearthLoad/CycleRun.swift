@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import Synchronization
 
 /// Runs simulated families against one target: connects every device, offers the load, prints a progress line
 /// every second, and returns the report.

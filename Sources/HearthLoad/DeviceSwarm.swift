@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Simulated devices that connect, authenticate, say hello and subscribe, then only hold their connections (and
 /// answer nothing): for counting connections and the broker's memory with many devices.

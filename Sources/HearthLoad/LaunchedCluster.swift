@@ -1,5 +1,5 @@
 import Foundation
-import HearthFleet
+public import HearthFleet
 import HearthTransport
 
 /// Brokers the load test started for itself on one PostgreSQL server (a fleet of several brokers with no device

@@ -1,5 +1,5 @@
 import Foundation
-import HearthFleet
+public import HearthFleet
 import HearthTransport
 import ZeroMQ
 

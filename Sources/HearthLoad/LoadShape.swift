@@ -1,5 +1,5 @@
-import HearthCore
-import HearthFleet
+public import HearthCore
+public import HearthFleet
 
 /// The simulated families: how many, and how many children and parents each has (one device per member).
 ///

@@ -2,6 +2,8 @@ import CEpoll
 import Foundation
 import HearthCore
 import HearthProtocol
+import Histogram
+import Synchronization
 import ZeroMQ
 
 /// A slice of the simulated families, run on one dedicated thread that owns their sockets: a CURVE DEALER (commands)

@@ -1,5 +1,5 @@
 import Foundation
-import ZeroMQ
+public import ZeroMQ
 
 /// Where the simulated devices connect, and which protocol they speak there.
 public struct LoadTarget: Sendable {

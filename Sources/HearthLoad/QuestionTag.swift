@@ -1,3 +1,4 @@
+import CEpoll
 import Foundation
 
 /// Question ids that say which run and shard asked them and their number in it, so a response is matched to its

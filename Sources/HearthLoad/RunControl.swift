@@ -1,5 +1,5 @@
-import Histogram
-import Synchronization
+public import Histogram
+public import Synchronization
 
 /// What the coordinator and the shards' threads share: the start signal, live counters for the progress line, and
 /// each shard's result.

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// An operator's command on the broker's local admin socket, sent as JSON in an `adminRequest` (docs/PROTOCOL.md §9).
 public struct AdminRequest: Codable, Sendable, Equatable {

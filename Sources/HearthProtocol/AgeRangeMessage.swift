@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 /// Declared Age Range messages (protocol v1, type codes 0x40–0x4F requests, 0xC0–0xCF replies and pushes), carried
 /// as `Message.ageRange`. docs/PROTOCOL.md §6.5 gives each layout.

@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 extension Event {
     /// This event in a form that fits `Wire.maxEventBytes`, with its encoding: unchanged when it fits; else, for a

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 /// The broker's family file: families, their members and each member's devices (docs/CONFIGURATION.md). Also the JSON
 /// of the admin socket's `show` and `addMember` (§6.7); reading and writing YAML is `FamilyFile+YAML` (HearthService).

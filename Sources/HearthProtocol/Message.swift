@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 /// Every message of protocol v1. The comment on each case gives its type code; docs/PROTOCOL.md gives its layout.
 public enum Message: Sendable, Hashable {

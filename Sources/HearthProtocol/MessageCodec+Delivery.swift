@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 extension MessageCodec {
     /// The `event` frame (request id 0) whose body is `body`, an already encoded event.

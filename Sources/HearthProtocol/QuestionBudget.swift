@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 /// The one size budget for a question: an encoded `Question` of at most `maxQuestionBytes` fits, with everything the
 /// broker and the daemons add around it, in every message built from it (`ask`, `askAccepted`, the `questionPending`

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension UUID {
     /// The 16 bytes in RFC 4122 order, as the wire carries them and the stores key questions by them.

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 /// The `approvedList` reply (0x8A) and its `Approval` records (docs/PROTOCOL.md §6.2).
 extension WireWriter {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension Wire {
     /// `date` in whole milliseconds from 1970, clamped to ±`maxDateMilliseconds`: what a frame carries

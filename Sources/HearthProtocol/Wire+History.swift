@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 /// A child's history (docs/PROTOCOL.md §5.14): the `history` command (0x0F), its `historyPage` reply (0x8B) and
 /// the `historyRecorded` event (kind 6) carry `HistoryEntry` records.

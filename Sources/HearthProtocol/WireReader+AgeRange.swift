@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 extension WireReader {
     /// A bundle id field: 1-255 characters of `[A-Za-z0-9._-]`.

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 extension WireReader {
     public mutating func handle(_ field: String = "handle") throws(WireError) -> CommunicationHandle {

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 extension WireReader {
     /// The events of an `eventBatch` (0x92): 1 to `Wire.maxEventsPerBatch` events of one member, each numbered one

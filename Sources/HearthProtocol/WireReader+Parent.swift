@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 extension WireReader {
     /// A parent's notification (docs/PROTOCOL.md §5.13), every field checked.

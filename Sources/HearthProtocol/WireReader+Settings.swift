@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 extension WireReader {
     /// `settings`: enabled, screenTime, downtime, opt<downtimeSchedule>, allowContactEditing (docs/PROTOCOL.md §4).

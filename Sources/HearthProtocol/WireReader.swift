@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HearthCore
 
 /// Reads protocol primitives from a frame, checking every length and code; it never traps on hostile input.

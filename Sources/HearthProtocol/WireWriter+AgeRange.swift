@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 
 extension WireWriter {
     public mutating func declaredRange(_ r: DeclaredRange) {

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 extension WireWriter {
     public mutating func settings(_ s: CommunicationSettings) {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Appends protocol primitives to a byte buffer: big-endian integers, length-prefixed strings and arrays.
 public struct WireWriter: Sendable {

@@ -1,6 +1,7 @@
 import HearthCore
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
+import UnixSignals
 
 /// Runs a daemon's service until SIGTERM or SIGINT, with its ops endpoint and the shutdown bound.
 public enum DaemonRunner {

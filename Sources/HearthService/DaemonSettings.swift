@@ -1,6 +1,6 @@
 import Configuration
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 import SystemPackage
 import Yams
 

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import HearthProtocol
+public import HearthProtocol
 import Yams
 
 extension FamilyFile {

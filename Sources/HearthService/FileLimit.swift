@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 import Metrics
 
 /// The process's limit on open descriptors (`RLIMIT_NOFILE`). Every connection, ZeroMQ's and HTTP's alike, takes one;

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One HTTP request as an `HTTPListener` hands it on: the head, and the body once it is read whole.
 public struct HTTPListenerRequest: Sendable {

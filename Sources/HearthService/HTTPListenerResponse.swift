@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What an `HTTPListener` sends back: a status, header fields and a body. The listener adds `Content-Length`,
 /// `Connection: close` and its policy's headers.

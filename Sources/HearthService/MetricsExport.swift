@@ -1,5 +1,5 @@
 import Metrics
-import Prometheus
+public import Prometheus
 import Synchronization
 
 /// The process's metrics: swift-metrics reports into one Prometheus registry, served as text on `/metrics`.

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
-import Logging
-import ServiceLifecycle
+public import Logging
+public import ServiceLifecycle
 import Synchronization
 
 /// The daemon's HTTP endpoint for operators: `/metrics` (Prometheus text), `/healthz` (liveness) and `/readyz`

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 
 /// Parsers for settings' text; each throws a `SettingProblem` saying what a valid value looks like.
 public enum SettingParsers {

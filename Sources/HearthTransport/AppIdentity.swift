@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How an app library names its app to the device daemon.
 public enum AppIdentity {

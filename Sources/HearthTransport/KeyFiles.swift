@@ -1,5 +1,5 @@
 import Foundation
-import ZeroMQ
+public import ZeroMQ
 
 /// CURVE key files: `NAME.key` holds the Z85 secret key (mode 0600, never logged) after a `#` line saying so,
 /// `NAME.pub` the Z85 public key.

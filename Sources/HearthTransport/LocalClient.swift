@@ -1,4 +1,4 @@
-import HearthProtocol
+public import HearthProtocol
 import ZeroMQ
 
 /// A DEALER connection to a local daemon's ipc socket: requests with deadlines, and a stream of pushes.

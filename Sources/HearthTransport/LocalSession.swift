@@ -1,4 +1,4 @@
-import HearthProtocol
+public import HearthProtocol
 
 /// An app library's connection to a local daemon: opened on first use and introduced by the caller, dropped after a
 /// transport failure so that the next use opens a fresh one, its pushes handed to `receive`.

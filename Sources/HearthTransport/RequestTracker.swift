@@ -1,4 +1,4 @@
-import HearthProtocol
+public import HearthProtocol
 import Synchronization
 
 /// Matches replies to requests by request id, with a deadline on each.

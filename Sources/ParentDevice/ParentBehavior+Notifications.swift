@@ -2,6 +2,8 @@ import DeviceRuntime
 import Foundation
 import HearthCore
 import HearthProtocol
+import Logging
+import Synchronization
 
 extension ParentBehavior {
     /// Pushes the notifications recorded since the last push to every watcher, and shows them on the desktop.

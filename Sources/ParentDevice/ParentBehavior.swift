@@ -1,8 +1,9 @@
-import DeviceRuntime
+public import DeviceRuntime
 import Foundation
-import GRDB
-import HearthCore
-import HearthProtocol
+public import GRDB
+public import HearthCore
+public import HearthProtocol
+import Logging
 import Synchronization
 
 /// The parent-device daemon's behaviour: keeps the questions waiting for this parent, with all their metadata (in

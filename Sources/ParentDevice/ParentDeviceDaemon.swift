@@ -1,5 +1,5 @@
-import DeviceRuntime
-import Logging
+public import DeviceRuntime
+public import Logging
 
 /// The one way to build a parent-device daemon, used by the executable and by the fleet's in-process mode: pending
 /// questions for a parent, and the Ask First prompts of Declared Age Range.

@@ -3,6 +3,7 @@ import Foundation
 import HearthCore
 import HearthProtocol
 import HearthService
+import Logging
 
 extension ParentPage {
     /// The page's Content-Security-Policy: its own script, images and fetches only (no inline script), nothing from

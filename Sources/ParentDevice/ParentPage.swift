@@ -3,6 +3,7 @@ import Foundation
 import HearthCore
 import HearthProtocol
 import HearthService
+import Logging
 import Synchronization
 
 /// parent-device's page for its owner: the questions waiting (approve or decline), each child's limits, and the

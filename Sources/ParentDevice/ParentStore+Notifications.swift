@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import HearthCore
-import HearthProtocol
+public import HearthCore
+public import HearthProtocol
 
 extension ParentStore {
     /// Records what a parent is told of `event`, in the transaction that applies it, so each is recorded once;

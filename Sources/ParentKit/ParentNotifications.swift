@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 import HearthTransport
 
 /// A parent app's entry point: what a parent should be told at once (a new question, an answer by a co-parent or in

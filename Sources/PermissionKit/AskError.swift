@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why an ask could not start, in Apple's shape: the cases carry no detail (but `systemError`'s underlying error).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why an ask could not start, in detail: every case says which rule was broken or what was unreachable.
 ///

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 extension HearthCore.CommunicationTopic: QuestionTopic {
     /// The kind of a communication topic.

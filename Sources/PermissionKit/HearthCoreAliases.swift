@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 // Typealiases rather than `@_exported import`: an app that writes only `import PermissionKit` sees Apple's names,
 // without the rest of HearthCore leaking into its namespace.

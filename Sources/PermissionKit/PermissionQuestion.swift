@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 import Synchronization
 
 /// A child's request for a parent's permission, about a `Topic`.

@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 /// A parent's answer to a question, or the default response when nobody was asked.
 public struct PermissionResponse<Topic: QuestionTopic>: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 extension Question {
     /// The wire form of `question`.

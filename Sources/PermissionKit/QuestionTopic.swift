@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// What a `PermissionQuestion` is about: Apple's protocol, `Codable` with a static `id` naming the kind of topic.
 /// Hearth also carries every topic as a `Question.Topic` on the wire, hence the two requirements beyond Apple's.

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// A question asking a parent to approve a significant change to the app, described in words.
 public struct SignificantAppUpdateTopic: QuestionTopic, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import HearthLoad
+import Histogram
 
 /// A run's latency by percentile, as HdrHistogram plots it: the x axis is log10(1 / (1 − percentile)), so that 90%,
 /// 99%, 99.9% and 99.99% are equally spaced and the tail gets as much room as the body.

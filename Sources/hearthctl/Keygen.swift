@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthTransport
+import ZeroMQ
 
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(

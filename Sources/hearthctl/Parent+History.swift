@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthCore
 import HearthProtocol
+import HearthTransport
 
 extension Parent {
     struct History: AsyncParsableCommand {

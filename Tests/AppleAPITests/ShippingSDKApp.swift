@@ -1,5 +1,6 @@
 import DeclaredAgeRange
 import Foundation
+import HearthCore
 import PermissionKit
 
 // An app written against Apple's shipping SDK (PermissionKit and Declared Age Range, iOS 26.1 to 27.0), every non-UI

@@ -1,6 +1,7 @@
 import DeclaredAgeRange
 import Foundation
 import HearthClient
+import HearthCore
 import HearthFleet
 import PermissionKit
 import Testing

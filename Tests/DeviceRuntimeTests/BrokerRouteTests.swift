@@ -1,3 +1,4 @@
+import HearthCore
 import HearthProtocol
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthProtocol
 import HearthService

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthService
+import Logging
 import Testing
 
 @testable import FamilyBroker

@@ -1,5 +1,6 @@
 import Foundation
 import HearthFleet
+import PostgresNIO
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HearthFleet
+import PostgresNIO
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthProtocol
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import FamilyBroker

@@ -1,4 +1,5 @@
 import HearthService
+import Logging
 import Testing
 
 @Suite struct SettingParsersTests {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HearthCore
 import HearthFleet
 import HearthProtocol
 import PermissionKit

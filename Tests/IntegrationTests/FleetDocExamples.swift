@@ -1,6 +1,7 @@
 // The Swift example of docs/FLEET.md, verbatim from its first line on: FleetDocTests checks they are identical.
 
 import Foundation
+import HearthCore
 import HearthFleet
 import HearthProtocol
 import PermissionKit

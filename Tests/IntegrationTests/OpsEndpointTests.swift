@@ -4,6 +4,7 @@ import HearthFleet
 import HearthTransport
 import PermissionKit
 import Testing
+import ZeroMQ
 
 /// The broker's ops endpoint on a running fleet: metrics move with real traffic, readiness, `hearthctl status`, and
 /// no secret key in any daemon's log.

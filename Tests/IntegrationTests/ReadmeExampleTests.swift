@@ -1,3 +1,4 @@
+import HearthCore
 import HearthFleet
 import PermissionKit
 import Testing

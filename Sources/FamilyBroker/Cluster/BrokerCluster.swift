@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A broker's part in its cluster (on the PostgreSQL store): the partitions it serves, the task keeping its leases,
 /// and the listener that learns the directory changes other brokers make.

@@ -1,4 +1,5 @@
 import HearthCore
+import Logging
 
 extension PartitionOwnership {
     /// Fencing: locks the leases of `partitions` until the transaction ends and returns those this broker still holds

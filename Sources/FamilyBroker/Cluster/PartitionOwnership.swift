@@ -1,5 +1,5 @@
-import HearthCore
-import Logging
+public import HearthCore
+public import Logging
 import Synchronization
 
 /// Which partitions this broker serves now, with the lease epoch of each, and who owns the others (for redirects).

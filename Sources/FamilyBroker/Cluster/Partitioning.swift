@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// How families map to partitions: FNV-1a 64 of the family id's UTF-8 bytes, modulo the partition count. The
 /// function is fixed: brokers of one cluster must agree on it, and the count is recorded in the database.

@@ -1,6 +1,6 @@
-import Foundation
-import HearthCore
-import HearthProtocol
+public import Foundation
+public import HearthCore
+public import HearthProtocol
 import ZeroMQ
 
 /// Who the broker knows: families, members and enrolled devices, looked up on every command and every CURVE handshake.

@@ -1,5 +1,5 @@
-import Foundation
-import HearthCore
+public import Foundation
+public import HearthCore
 
 /// A device's command as the engine takes it: decoded, from an enrolled device, and one the broker runs.
 public enum BrokerCommand: Sendable, Hashable {

@@ -1,7 +1,7 @@
-import Foundation
-import HearthCore
-import HearthProtocol
-import Logging
+public import Foundation
+public import HearthCore
+public import HearthProtocol
+public import Logging
 import Synchronization
 
 /// Applies devices' commands, operators' admin commands and the passing of time: authorization, Family Sharing and

@@ -1,6 +1,6 @@
-import Foundation
-import HearthCore
-import HearthProtocol
+public import Foundation
+public import HearthCore
+public import HearthProtocol
 
 /// What a command gets back when it succeeds; `BrokerFrames` encodes it.
 public enum BrokerReply: Sendable, Hashable {

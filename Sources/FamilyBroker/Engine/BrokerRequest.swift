@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// One checked command: who sent it, as the CURVE handshake authenticated them, and what they ask.
 public struct BrokerRequest: Sendable {

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 import Synchronization
 
 /// The head of every member's event log, shared by the engine (which advances it after each commit, once the commit's

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import Logging
 
 extension Transaction {
     /// Where admin edits are validated from, in errors.

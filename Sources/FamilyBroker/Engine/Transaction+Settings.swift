@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthProtocol
+import Logging
 
 extension Transaction {
     /// The child's settings: as a parent set them, else the age-appropriate defaults.

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 /// The rules a broker enforces beyond its family file: regions, child defaults, family size, passcode attempts.
 public struct BrokerPolicy: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 import Yams
 
 /// What a child gets without a parent's say: age-appropriate Communication Limits for a new child account, the emergency

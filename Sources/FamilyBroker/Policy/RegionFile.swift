@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 import Yams
 
 /// `config/regions.yaml`: the age of majority per region, each with its source, and what the region's law requires of

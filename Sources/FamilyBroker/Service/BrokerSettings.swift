@@ -1,8 +1,8 @@
 import Foundation
 import HearthCore
-import HearthService
+public import HearthService
 import HearthTransport
-import Logging
+public import Logging
 
 /// family-broker's settings, each declared once in `all`: its key (as the config file, the flag and the environment
 /// spell it), its default and help, and how its value is read into `BrokerSettings`. The key list, the command

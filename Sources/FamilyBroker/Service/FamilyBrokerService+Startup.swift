@@ -3,6 +3,7 @@ import HearthProtocol
 import HearthService
 import HearthTransport
 import Logging
+import ZeroMQ
 
 extension FamilyBrokerService {
     /// Opens the store, applies the family file, binds the sockets: everything `run` runs.

@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import HearthCore
-import HearthService
-import Logging
-import ServiceLifecycle
+public import HearthService
+public import Logging
+public import ServiceLifecycle
 import ZeroMQ
 
 /// The family-broker daemon: the composition root. `BrokerSockets` owns the sockets, the `Gate` decides who gets in,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A test clock: the real time plus an offset in seconds read from a file, so a test can move the broker's "now"

@@ -1,6 +1,6 @@
 import Foundation
-import HearthCore
-import HearthProtocol
+public import HearthCore
+public import HearthProtocol
 
 /// The one place the broker meets the wire: device frames become `BrokerCommand`s, and replies, events and
 /// heartbeats become frames, all through `MessageCodec`. The engine and the store see neither frames nor `Message`s.

@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+public import HearthCore
 import HearthProtocol
 
 /// Frames in, frames out, around the engine. Each command is decoded and its sender checked before the writer

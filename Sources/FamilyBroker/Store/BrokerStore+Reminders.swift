@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthCore
+import HearthProtocol
 
 /// When each pending question's parents are to be reminded that it expires soon (docs/FAMILY-RULES.md): since
 /// `v10-reminder-in-question` the date is a column of the question's row (`remind_at`), cleared when the reminder is

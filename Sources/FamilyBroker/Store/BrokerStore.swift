@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
-import HearthCore
+public import GRDB
+public import HearthCore
 import HearthProtocol
-import Logging
+public import Logging
 
 /// The broker's durable state in one SQLite file (WAL, `synchronous=FULL`): questions, answers, known handles and
 /// every member's event log. A command's effects and its events commit in one transaction before anything is sent.

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Logging
+public import Logging
 import PostgresNIO
 
 /// The broker's durable state in a PostgreSQL database: the same tables and guarantees as `BrokerStore` (SQLite),
