@@ -73,4 +73,44 @@ struct AssuranceTests {
             }
         }
     }
+
+    /// A pushed change carries the assurance too, to a device of protocol 3: the app waiting on an Ask First prompt
+    /// gets the outcome with `governmentIDChecked`, and so does a live `updates` iteration, on each of the member's
+    /// two devices.
+    @Test func pushedOutcomesCarryTheAssurance() async throws {
+        var ben = Self.member(
+            "ben", .organizer, born: "1985-01-01", assurance: "governmentIDChecked", device: "ben-phone")
+        ben.devices.append("ben-tablet")
+        try await Fleet.with(FleetSpec(families: [.init("family0", members: [ben])])) { fleet in
+            let watcher = fleet.ageRange(Self.bundleID, on: "ben-tablet")
+            let pushed = Task {
+                for await response in watcher.updates {
+                    if case .sharing(let range) = response {
+                        return LandmarksApp.assurance(of: range.ageRangeDeclaration)
+                    }
+                }
+                return "ended"
+            }
+            let app = LandmarksApp(service: fleet.ageRange(Self.bundleID, on: "ben-phone"))
+            let asked = Task { @MainActor in try await app.range(gates: 18) }
+            let console = try await fleet.ageConsole(on: "ben-tablet")
+            let prompt = try await console.waitForPrompt(app: Self.bundleID)
+            _ = try await console.answer(prompt.id, share: true)
+            guard case .sharing(let range) = try await asked.value else {
+                Issue.record("the prompt's outcome was not a range")
+                return
+            }
+            #expect(LandmarksApp.assurance(of: range.ageRangeDeclaration) == "governmentIDChecked")
+            // The iteration ends with the service's close: a push that never comes fails the test, not hangs it.
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(10))
+                await watcher.close()
+            }
+            #expect(await pushed.value == "governmentIDChecked")
+            deadline.cancel()
+            await console.close()
+            await app.service.close()
+            await watcher.close()
+        }
+    }
 }
