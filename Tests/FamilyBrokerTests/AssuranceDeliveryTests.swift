@@ -68,4 +68,27 @@ import Testing
         #expect(versions.all(["b1", "b2"], read: 3))
         #expect(!versions.all([], read: 3), "a member without devices has nobody to read it")
     }
+
+    /// An acknowledged update goes to a parent's log (history kind 11, version 3): a parent device below version 3
+    /// gets `omitted` at its position instead, in a sync and on the topic of a member with such a device.
+    @Test func anAcknowledgmentStandsAsOmittedForAnOlderPeer() throws {
+        let entry = HistoryEntry.updateAcknowledged(
+            child: "emma", at: Date(timeIntervalSince1970: 1_800_000_000), device: "e1", app: "com.example.chat",
+            description: "Adds video calls.")
+        let event = Event(
+            memberID: "alice", sequence: 4, createdAt: entry.recordedAt, body: .historyRecorded(entry))
+        #expect(event.peerVersion == 3 && event.forPeer(version: 3) == event)
+        guard case .omitted(let kind, let reason) = event.forPeer(version: 2).body else {
+            Issue.record("a version 2 peer got the entry")
+            return
+        }
+        #expect(kind == 6 && reason == "history entry kind 11 needs protocol 3")
+        let frames = [BrokerFrames.event(event).frame]
+        let published = BrokerFrames.forReaders(events: [event], frames: frames) { _, version in version < 3 }
+        guard case .event(let sent) = try MessageCodec.decode(published[0]).message else {
+            Issue.record("not an event frame")
+            return
+        }
+        #expect(sent.sequence == 4 && sent.body == .omitted(kind: 6, reason: reason))
+    }
 }
