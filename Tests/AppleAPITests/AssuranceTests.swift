@@ -113,4 +113,29 @@ struct AssuranceTests {
             await watcher.close()
         }
     }
+
+    /// A broker that restarts forgets what each device negotiated; a device of protocol 3 says hello again on the new
+    /// connection, so its answers keep the assurance (and do not drop to who declared until some later hello).
+    @Test func aBrokerRestartKeepsADeviceOnProtocolThree() async throws {
+        let ben = Self.member(
+            "ben", .organizer, born: "1985-01-01", assurance: "governmentIDChecked", device: "ben-phone")
+        try await Fleet.with(FleetSpec(families: [.init("family0", members: [ben])])) { fleet in
+            let console = try await fleet.ageConsole(on: "ben-phone")
+            try await console.setSharing(.always, of: "ben")
+            await console.close()
+            let app = LandmarksApp(service: fleet.ageRange(Self.bundleID, on: "ben-phone"))
+            @MainActor func assurance() async throws -> String {
+                guard case .sharing(let range) = try await app.range(gates: 18) else { return "declined" }
+                return LandmarksApp.assurance(of: range.ageRangeDeclaration)
+            }
+            #expect(try await assurance() == "governmentIDChecked")
+            try await fleet.restartBroker()
+            try await fleet.waitUntilLinked("ben-phone")
+            // Past a few of the device's pings (one a second): a device that did not say hello again would still be
+            // counted as version 1 by the new broker, and get who declared.
+            try await Task.sleep(for: .seconds(3))
+            #expect(try await assurance() == "governmentIDChecked", "after the restart")
+            await app.service.close()
+        }
+    }
 }
