@@ -226,8 +226,8 @@ let package = Package(
         .testTarget(
             name: "AppleAPITests",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "family-broker", "child-device",
-                "parent-device",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService", "family-broker",
+                "child-device", "parent-device",
             ]
         ),
         .testTarget(

@@ -12,6 +12,10 @@ extension AgeRangeService {
         case invalidAccount
         /// The device daemon could not reach the family broker; retry later.
         case network
+        /// Apple's (27.0): the user dismissed the system's onboarding that sets up age range sharing. Hearth has no
+        /// such sheet (a member's age is set up in the family file), so it never throws this case; it exists so that
+        /// an app's exhaustive `switch` written for iOS 27 compiles.
+        case declinedOnboarding
 
         /// The case Apple's spellings throw for `failure`.
         public init(_ failure: Failure) {
@@ -32,6 +36,7 @@ extension AgeRangeService {
             case .notAvailable: "Declared Age Range is not available on this device now"
             case .invalidAccount: "this device's account cannot share an age range"
             case .network: "the family broker could not be reached; retry later"
+            case .declinedOnboarding: "age range sharing was not set up"
             }
         }
 

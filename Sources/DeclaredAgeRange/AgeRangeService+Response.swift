@@ -46,7 +46,8 @@ extension AgeRangeService {
 
     /// How the age behind a range was established, and by whom: the family file's `ageAssurance` for the member
     /// (Apple's assurance cases, 26.2 and 26.5), else `guardianDeclared` for children and teens in a family and
-    /// `selfDeclared` for everyone else. Pushed changes (`updates`, a prompt's outcome) carry who declared only.
+    /// `selfDeclared` for everyone else. Pushed changes (`updates`, a prompt's outcome) carry it too, unless one of the
+    /// member's devices predates it (protocol 3): then they say who declared.
     public enum AgeRangeDeclaration: Hashable, Sendable, CustomStringConvertible {
         /// The user declared their own age.
         case selfDeclared

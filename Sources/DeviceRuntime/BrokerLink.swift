@@ -8,6 +8,7 @@ public import HearthProtocol
 /// any ─handshakeRefused─▶ keyRefused ─handshakeSucceeded─▶ connecting (never welcomed) or brokerGone
 /// any ─refused─▶ refused ─welcomed─▶ catchingUp;  catchingUp ─lost─▶ brokerGone
 /// any ─moved─▶ connecting (never welcomed) or brokerGone
+/// linked ─handshakeSucceeded (a new connection)─▶ linked, hello wanted in place of the next ping
 /// ```
 /// Syncing runs beside the phase: a sync wanted while one runs makes that one run once more when it ends.
 /// Which broker the link is to runs beside it too (`route`): a redirect or an unreachable broker moves it.
@@ -40,6 +41,12 @@ package struct BrokerLink: Sendable, Equatable {
     package private(set) var identity: DeviceIdentity?
     /// The broker the link is to, among the configured ones and the owners redirects named.
     package private(set) var route: BrokerRoute
+    /// CURVE handshakes that succeeded on the link, and how many had when the last welcome came: one more is a new
+    /// connection, perhaps to a broker that restarted and forgot the version this device negotiated.
+    private var handshakes = 0
+    private var welcomedAfter = 0
+    /// A new connection was made since the last welcome: the next ping is a hello instead.
+    package private(set) var helloWanted = false
 
     /// A link to the first of `brokers` (never empty).
     package init(brokers: [BrokerAddress]) {
@@ -57,9 +64,20 @@ package struct BrokerLink: Sendable, Equatable {
         return phase != .keyRefused
     }
 
-    /// A CURVE handshake succeeded: the key is accepted (the welcome decides the rest).
-    package mutating func handshakeSucceeded() {
-        if phase == .keyRefused { phase = identity == nil ? .connecting : .brokerGone }
+    /// A CURVE handshake succeeded: the key is accepted (the welcome decides the rest). Returns true when it is a
+    /// new connection of a link that was welcomed on an earlier one: the broker may have restarted, and would count
+    /// this device as protocol version 1 until its next hello, so the link says hello again (`helloWanted`) in place
+    /// of its next ping, staying up meanwhile.
+    package mutating func handshakeSucceeded() -> Bool {
+        handshakes += 1
+        if phase == .keyRefused {
+            phase = identity == nil ? .connecting : .brokerGone
+            return false
+        }
+        // The first connection's event may come after its welcome: only a later one counts.
+        guard handshakes > max(welcomedAfter, 1), phase == .linked || phase == .catchingUp else { return false }
+        helloWanted = true
+        return true
     }
 
     // MARK: hello and sync
@@ -67,6 +85,8 @@ package struct BrokerLink: Sendable, Equatable {
     /// The broker welcomed this device: catch up next.
     package mutating func welcomed(_ identity: DeviceIdentity) {
         self.identity = identity
+        welcomedAfter = max(handshakes, 1)
+        helloWanted = false
         phase = .catchingUp
     }
 

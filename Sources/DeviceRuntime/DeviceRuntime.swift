@@ -202,7 +202,9 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     private func handshake(_ frames: [[UInt8]]) {
         guard let event = ZMQMonitorEvent(frames: frames) else { return }
         guard event.event == ZMQMonitorEvent.handshakeFailedAuth else {
-            link.withLock { $0.handshakeSucceeded() }
+            if link.withLock({ $0.handshakeSucceeded() }) {
+                logger.info("reconnected to the broker: saying hello again, as it may have restarted")
+            }
             return
         }
         if link.withLock({ $0.handshakeRefused() }) {
@@ -312,6 +314,8 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         await behavior.linked(context: self)
         while !Task.isCancelled && link.withLock({ $0.isLinked }) {
             try await Task.sleep(for: options.pingInterval)
+            // A new connection since the welcome: hello again (the broker may have restarted), then sync.
+            if link.withLock({ $0.helloWanted }) { return }
             guard case .pong(let head) = try await request(.ping, timeout: .seconds(3)) else { continue }
             if head > (try await store.lastApplied()) { startSync() }
         }

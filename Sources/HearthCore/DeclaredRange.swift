@@ -32,8 +32,8 @@ public struct DeclaredRange: Hashable, Sendable {
 /// records it per member; without it the broker derives `selfDeclared` or `guardianDeclared` from the age and family.
 ///
 /// Values 3 to 9 name Apple's assurance methods. A peer of protocol version 1 or 2 refuses them: the broker sends
-/// such a peer `v1Equivalent` (who declared), and the same in every event, since a member's log reaches all of its
-/// devices whatever their version.
+/// such a peer `v1Equivalent` (who declared), in replies and in the events of a member with such a device, since a
+/// member's events reach all of its devices whatever their version.
 public enum AgeDeclaration: UInt8, Hashable, Sendable, CaseIterable {
     /// The user declared their own age: adults, and teens in no family.
     case selfDeclared = 1

@@ -38,6 +38,11 @@ extension ParentNotification {
                 "still waiting: \(asked.childMemberID) asks \(Self.subject(asked.question)) in \(asked.appBundleID);"
                 + " it expires\(expiry)"
             self.init(id: id, kind: .questionReminder, asked: asked, at: event.createdAt, text: text)
+        case .historyRecorded(let entry) where entry.kind == .updateAcknowledged:
+            self.init(
+                id: id, kind: .updateAcknowledged, createdAt: event.createdAt, childMemberID: entry.childMemberID,
+                questionID: nil, appBundleID: entry.appBundleID, answeredBy: nil, choiceID: nil,
+                text: Self.clipped(entry.summary))
         case .historyRecorded(let entry):
             // Each guardian is told of the others' changes, not of its own.
             guard entry.kind.isSettingsChange, entry.actor != event.memberID else { return nil }

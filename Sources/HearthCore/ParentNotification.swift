@@ -21,6 +21,9 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
         /// Another guardian (or the child, for its own contacts) changed a child's limits, contacts, approvals,
         /// passcode or age range sharing; `answeredBy` names who.
         case settingsChanged = 7
+        /// The child acknowledged a significant update of an app (Apple's `acknowledgmentAlert`): an adult is told,
+        /// as `significantAppChangeRequiresAdultNotification` wants; the app's description is quoted in `text`.
+        case updateAcknowledged = 8
 
         /// The kind's name, as `hearthctl parent watch --json` prints it.
         public var name: String {
@@ -32,6 +35,7 @@ public struct ParentNotification: Hashable, Sendable, Identifiable {
             case .questionReminder: "questionReminder"
             case .questionWithdrawn: "questionWithdrawn"
             case .settingsChanged: "settingsChanged"
+            case .updateAcknowledged: "updateAcknowledged"
             }
         }
     }

@@ -63,6 +63,7 @@ public final class DesktopNotifier: Sendable {
         case .questionReminder: "Question expires soon"
         case .questionWithdrawn: "Question withdrawn"
         case .settingsChanged: "\(notification.childMemberID)'s settings changed"
+        case .updateAcknowledged: "\(notification.childMemberID) acknowledged an app update"
         }
     }
 

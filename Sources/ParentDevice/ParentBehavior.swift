@@ -68,7 +68,7 @@ public final class ParentBehavior: DeviceBehavior {
                 context.logger.info("question expires soon", metadata: ["question": "\(asked.question.id)"])
             case .historyRecorded(let entry):
                 context.logger.info(
-                    "settings changed",
+                    "history recorded",
                     metadata: [
                         "child": "\(entry.childMemberID)", "kind": "\(entry.kind.name)", "by": "\(entry.actor ?? "-")",
                     ])

@@ -76,11 +76,25 @@ struct Admin: AsyncParsableCommand {
         @Option(help: "ISO 3166 region, e.g. US or US-AL.") var region: String?
         @Option(help: "IANA time zone, e.g. Europe/Paris.") var timeZone: String?
         @Option(help: "Display name.") var name: String?
+        @Option(
+            help: ArgumentHelp(
+                "How the member's age was established, as apps receive it (Apple's AgeRangeDeclaration).",
+                discussion: "One of \(AgeDeclaration.allCases.map(\.name).joined(separator: ", ")); omit to derive "
+                    + "selfDeclared or guardianDeclared from the age and family."))
+        var ageAssurance: String?
+
+        func validate() throws {
+            // Checked here too, so that a mistyped name is a usage mistake that names the option and the choices.
+            if let ageAssurance, AgeDeclaration(name: ageAssurance) == nil {
+                let known = AgeDeclaration.allCases.map(\.name).joined(separator: ", ")
+                throw ValidationError("--age-assurance '\(ageAssurance)' is not one of \(known)")
+            }
+        }
 
         func run() async throws {
             let entry = FamilyFile.Member(
                 id: member, name: name, role: role, birthDate: birthDate, region: region, timeZone: timeZone,
-                devices: [])
+                devices: [], ageAssurance: ageAssurance)
             try await options.run(AdminRequest(.addMember, family: family, entry: entry))
         }
     }

@@ -79,4 +79,31 @@ struct AcknowledgmentTests {
             await chat.center.communicationLimits.close()
         }
     }
+
+    /// An adult is told (Apple's `significantAppChangeRequiresAdultNotification`): each parent's device records a
+    /// notice of the child's acknowledgment, with the app and its description, beside the history entry.
+    @Test func eachParentIsNotifiedOfAnAcknowledgment() async throws {
+        var family = Self.family
+        family.families[0].members.append(
+            .init("bob", role: .guardian, birthDate: "1983-01-01", region: "US-TX", devices: ["bob-laptop"]))
+        try await Fleet.with(family) { fleet in
+            let service = fleet.ageRange(Self.landmarks, on: "emma-phone")
+            let app = LandmarksApp(service: service)
+            try await app.acknowledge("Adds a public feed.", action: SignificantUpdateAction(service: service))
+            for parent in ["alice-phone", "bob-laptop"] {
+                let socket = fleet.socket(of: parent)
+                @Sendable func notices() async throws -> [ParentNotification] {
+                    try await ParentConsole.recentNotifications(socketPath: socket).filter {
+                        $0.kind == .updateAcknowledged
+                    }
+                }
+                try await fleet.eventually("\(parent) is told of the acknowledgment") { try await notices().count == 2 }
+                let notices = try await notices()
+                #expect(notices.allSatisfy { $0.childMemberID == "emma" && $0.appBundleID == Self.landmarks })
+                #expect(notices.first?.text.contains("emma acknowledged a significant update") == true)
+                #expect(notices.first?.text.contains("Adds a public feed.") == true, "\(notices)")
+            }
+            await service.close()
+        }
+    }
 }

@@ -73,4 +73,69 @@ struct AssuranceTests {
             }
         }
     }
+
+    /// A pushed change carries the assurance too, to a device of protocol 3: the app waiting on an Ask First prompt
+    /// gets the outcome with `governmentIDChecked`, and so does a live `updates` iteration, on each of the member's
+    /// two devices.
+    @Test func pushedOutcomesCarryTheAssurance() async throws {
+        var ben = Self.member(
+            "ben", .organizer, born: "1985-01-01", assurance: "governmentIDChecked", device: "ben-phone")
+        ben.devices.append("ben-tablet")
+        try await Fleet.with(FleetSpec(families: [.init("family0", members: [ben])])) { fleet in
+            let watcher = fleet.ageRange(Self.bundleID, on: "ben-tablet")
+            let pushed = Task {
+                for await response in watcher.updates {
+                    if case .sharing(let range) = response {
+                        return LandmarksApp.assurance(of: range.ageRangeDeclaration)
+                    }
+                }
+                return "ended"
+            }
+            let app = LandmarksApp(service: fleet.ageRange(Self.bundleID, on: "ben-phone"))
+            let asked = Task { @MainActor in try await app.range(gates: 18) }
+            let console = try await fleet.ageConsole(on: "ben-tablet")
+            let prompt = try await console.waitForPrompt(app: Self.bundleID)
+            _ = try await console.answer(prompt.id, share: true)
+            guard case .sharing(let range) = try await asked.value else {
+                Issue.record("the prompt's outcome was not a range")
+                return
+            }
+            #expect(LandmarksApp.assurance(of: range.ageRangeDeclaration) == "governmentIDChecked")
+            // The iteration ends with the service's close: a push that never comes fails the test, not hangs it.
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(10))
+                await watcher.close()
+            }
+            #expect(await pushed.value == "governmentIDChecked")
+            deadline.cancel()
+            await console.close()
+            await app.service.close()
+            await watcher.close()
+        }
+    }
+
+    /// A broker that restarts forgets what each device negotiated; a device of protocol 3 says hello again on the new
+    /// connection, so its answers keep the assurance (and do not drop to who declared until some later hello).
+    @Test func aBrokerRestartKeepsADeviceOnProtocolThree() async throws {
+        let ben = Self.member(
+            "ben", .organizer, born: "1985-01-01", assurance: "governmentIDChecked", device: "ben-phone")
+        try await Fleet.with(FleetSpec(families: [.init("family0", members: [ben])])) { fleet in
+            let console = try await fleet.ageConsole(on: "ben-phone")
+            try await console.setSharing(.always, of: "ben")
+            await console.close()
+            let app = LandmarksApp(service: fleet.ageRange(Self.bundleID, on: "ben-phone"))
+            @MainActor func assurance() async throws -> String {
+                guard case .sharing(let range) = try await app.range(gates: 18) else { return "declined" }
+                return LandmarksApp.assurance(of: range.ageRangeDeclaration)
+            }
+            #expect(try await assurance() == "governmentIDChecked")
+            try await fleet.restartBroker()
+            try await fleet.waitUntilLinked("ben-phone")
+            // Past a few of the device's pings (one a second): a device that did not say hello again would still be
+            // counted as version 1 by the new broker, and get who declared.
+            try await Task.sleep(for: .seconds(3))
+            #expect(try await assurance() == "governmentIDChecked", "after the restart")
+            await app.service.close()
+        }
+    }
 }

@@ -134,6 +134,7 @@ struct LandmarksApp {
         case .notAvailable: return "notAvailable"
         case .invalidAccount: return "invalidAccount"
         case .network: return "network"
+        case .declinedOnboarding: return "declinedOnboarding"
         }
     }
 

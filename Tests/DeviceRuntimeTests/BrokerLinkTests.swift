@@ -79,7 +79,7 @@ struct BrokerLinkTests {
 
     @Test(arguments: phases) func handshakeSucceededLiftsOnlyAKeyRefusal(from phase: Phase) {
         var link = Self.link(in: phase)
-        link.handshakeSucceeded()
+        _ = link.handshakeSucceeded()
         #expect(link.phase == (phase == .keyRefused ? .brokerGone : phase))
     }
 
@@ -87,8 +87,32 @@ struct BrokerLinkTests {
         var link = BrokerLink(brokers: [Self.first])
         let r3 = link.handshakeRefused()
         #expect(r3)
-        link.handshakeSucceeded()
+        _ = link.handshakeSucceeded()
         #expect(link.phase == .connecting)
+    }
+
+    /// A broker that restarts forgets the version each device negotiated: a second connection of a welcomed link
+    /// wants a hello in place of its next ping; the first connection's own event, however late, does not.
+    @Test func aNewConnectionAfterTheWelcomeWantsAHello() {
+        var link = BrokerLink(brokers: [Self.first])
+        link.welcomed(Self.emma)
+        _ = link.caughtUp()
+        let late = link.handshakeSucceeded()
+        #expect(!late && !link.helloWanted, "the first connection's event came after its welcome")
+        let reconnected = link.handshakeSucceeded()
+        #expect(reconnected && link.helloWanted && link.isLinked, "up meanwhile: only the next ping becomes a hello")
+        link.welcomed(Self.emma)
+        #expect(!link.helloWanted)
+        _ = link.caughtUp()
+        let again = link.handshakeSucceeded()
+        #expect(again, "the next reconnection too")
+        var fresh = BrokerLink(brokers: [Self.first])
+        let early = fresh.handshakeSucceeded()
+        #expect(!early, "before any welcome the hello is on its way anyway")
+        fresh.welcomed(Self.emma)
+        _ = fresh.caughtUp()
+        let later = fresh.handshakeSucceeded()
+        #expect(later && fresh.helloWanted)
     }
 
     @Test(arguments: phases) func refusedRecordsTheBrokersError(from phase: Phase) {

@@ -24,6 +24,19 @@ extension Fixtures {
         Event(
             memberID: "kid-1", sequence: 7, createdAt: t1,
             body: .ageRange(.promptClosed(id: id1, app: "com.example.app", .declined(.promptTimedOut)))),
+        // Protocol 3: how the age was established, in a pushed change and a prompt's outcome.
+        Event(
+            memberID: "kid-1", sequence: 8, createdAt: t1,
+            body: .ageRange(
+                .answerChanged(
+                    app: "a",
+                    .sharing(DeclaredRange(lowerBound: 18, upperBound: nil, declaration: .governmentIDChecked))))),
+        Event(
+            memberID: "kid-1", sequence: 9, createdAt: t1,
+            body: .ageRange(
+                .promptClosed(
+                    id: id2, app: "a",
+                    .sharing(DeclaredRange(lowerBound: 13, upperBound: 15, declaration: .guardianPaymentChecked))))),
     ]
 
     /// Every Declared Age Range message, most in several variants.

@@ -119,6 +119,11 @@ enum Fixtures {
                 id: 1, kind: .questionExpired, createdAt: Date(timeIntervalSince1970: 1_700_000_000),
                 childMemberID: "emma", questionID: id1, appBundleID: "com.example.chat", answeredBy: nil,
                 choiceID: "decline", text: "expired unanswered, so \"Decline\" for emma: to talk to custom:ß✓")),
+        .parentNotification(
+            ParentNotification(
+                id: 2, kind: .updateAcknowledged, createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+                childMemberID: "emma", questionID: nil, appBundleID: "com.example.chat", answeredBy: nil,
+                choiceID: nil, text: "emma acknowledged a significant update of com.example.chat — \"Adds calls\"")),
     ]
 
     static let messages: [Message] = {

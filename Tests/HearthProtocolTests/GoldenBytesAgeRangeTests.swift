@@ -147,6 +147,21 @@ import Testing
         #expect(Array(MessageCodec.encode(.event(closed))[31...]) == [0x12] + uuid + app + [0x02, 0x03])
     }
 
+    /// docs/PROTOCOL.md §5.8: event 0x10 holding how the age was established, as the log keeps it and as a peer
+    /// below version 3 gets it (who declared).
+    @Test func anAnswerChangedEventWithAnAssuranceAndItsVersionOneForm() {
+        let range = DeclaredRange(lowerBound: 18, upperBound: nil, declaration: .governmentIDChecked)
+        let event = Event(
+            memberID: "k", sequence: 2, createdAt: Date(timeIntervalSince1970: 0),
+            body: .ageRange(.answerChanged(app: "a", .sharing(range))))
+        let whole: [UInt8] = [0x10, 0, 0, 0, 1, 0x61, 0x01, 0x01, 0x12, 0x00, 0x05, 0x00]
+        #expect(Array(MessageCodec.encode(.event(event))[31...]) == whole)
+        #expect(event.peerVersion == 3)
+        let older = event.forPeer(version: 2)
+        #expect(Array(MessageCodec.encode(.event(older))[31...]) == whole.dropLast(2) + [0x01, 0x00])
+        #expect(older.peerVersion == 1 && older.forPeer(version: 1) == older)
+    }
+
     @Test func hostileAgeFieldsAreRefusedByName() throws {
         func failure(_ frame: [UInt8]) -> WireError? {
             do {

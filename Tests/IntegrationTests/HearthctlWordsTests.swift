@@ -115,4 +115,39 @@ struct HearthctlWordsTests {
             #expect(words.contains("at most 280 characters and 1024 bytes of UTF-8"), "\(command): \(help.output)")
         }
     }
+
+    /// `admin add-member --age-assurance` records how the member's age was established, as the family file's
+    /// `ageAssurance` does; a name that is not one of Apple's cases is a usage mistake naming the option and the
+    /// choices, and adds nobody.
+    @Test func aMembersAgeAssuranceIsSetByNameAndAWrongOneIsRefused() async throws {
+        try await Fleet.with(Self.family) { fleet in
+            let state = ["--broker-state", fleet.directory + "/broker"]
+            let wrong = try await hearthctl(
+                [
+                    "admin", "add-member", "ben", "--family", "appleseed", "--role", "adult", "--birth-date",
+                    "1990-01-01",
+                    "--age-assurance", "passportChecked",
+                ] + state)
+            #expect(wrong.status != 0, "\(wrong)")
+            #expect(
+                wrong.output.contains("--age-assurance 'passportChecked' is not one of selfDeclared, guardianDeclared"),
+                "\(wrong.output)")
+            #expect(
+                wrong.output.contains("governmentIDChecked") && wrong.output.contains("confirmed"), "\(wrong.output)")
+            let before = try await hearthctl(["admin", "show"] + state)
+            #expect(before.status == 0 && !before.output.contains("ben"), "\(before.output)")
+
+            let added = try await hearthctl(
+                [
+                    "admin", "add-member", "ben", "--family", "appleseed", "--role", "adult", "--birth-date",
+                    "1990-01-01",
+                    "--age-assurance", "governmentIDChecked",
+                ] + state)
+            #expect(added.status == 0, "\(added.output)")
+            let after = try await hearthctl(["admin", "show"] + state)
+            #expect(after.output.contains("ageAssurance: governmentIDChecked"), "\(after.output)")
+            let help = try await hearthctl(["admin", "add-member", "--help"])
+            #expect(help.output.contains("--age-assurance"), "\(help.output)")
+        }
+    }
 }

@@ -83,8 +83,9 @@ extension Transaction {
         subject: AgeRangeSubject
     ) throws {
         try remember(answer, app: app, gates: gates, firstDay: firstDay, period: period, subject: subject)
-        // A log is read by every device of the member, of any version, and kept: it says who declared, not how.
-        try publish(.ageRange(.answerChanged(app: app, answer.forPeer(version: Wire.minimumVersion))), to: subject.id)
+        // Kept with how the age was established: a device below version 3 gets who declared, in a sync's reply and
+        // on the topic of a member with such a device (`BrokerFrames.forReaders`).
+        try publish(.ageRange(.answerChanged(app: app, answer)), to: subject.id)
     }
 
     private func remember(
@@ -141,9 +142,7 @@ extension Transaction {
         let period = AgeRangeRules.lastAnniversary(of: firstDay, onOrBefore: today)
         let answer: AgeRangeAnswer = share ? .sharing(prompt.range) : .declined(.userDeclined)
         try store.closeAgePrompt(id, status: share ? .shared : .declined)
-        try publish(
-            .ageRange(.promptClosed(id: id, app: prompt.app, answer.forPeer(version: Wire.minimumVersion))),
-            to: member.id)
+        try publish(.ageRange(.promptClosed(id: id, app: prompt.app, answer)), to: member.id)
         try reveal(answer, app: prompt.app, gates: prompt.gates, firstDay: firstDay, period: period, subject: subject)
         return .agePromptAnswered(id: id, answer)
     }

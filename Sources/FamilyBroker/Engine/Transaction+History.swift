@@ -5,13 +5,16 @@ import HearthProtocol
 /// The family's history kept by the broker (docs/FAMILY-RULES.md): each decision, expiry, withdrawal and change to a
 /// child's settings is stored in the transaction that makes it, and read back a page at a time by any guardian.
 extension Transaction {
-    /// Stores `entry` in the child's history of `family`. A settings change also goes to every parent's log as
-    /// `historyRecorded`, so each guardian's devices learn who changed what; a question's ending already reaches them
-    /// as `questionResolved`. Nothing for a child in no family, or when nothing changed (`entry` nil).
+    /// Stores `entry` in the child's history of `family`. A settings change and an acknowledged update also go to
+    /// every parent's log as `historyRecorded`, so each guardian's devices learn who changed what and what the child
+    /// acknowledged; a question's ending already reaches them as `questionResolved`. Nothing for a child in no family, or when nothing changed (`entry` nil).
     mutating func recordHistory(_ entry: HistoryEntry?, family: FamilyID?) throws {
         guard var entry, let family else { return }
-        // Only a settings change's entry is published, with its id.
-        guard entry.kind.isSettingsChange else { return try store.appendHistoryWithoutID(entry, family: family) }
+        // Only a settings change's entry is published, with its id, and an acknowledged update's: an adult is told of
+        // it (`significantAppChangeRequiresAdultNotification`), where a question's outcome reaches them as itself.
+        guard entry.kind.isSettingsChange || entry.kind == .updateAcknowledged else {
+            return try store.appendHistoryWithoutID(entry, family: family)
+        }
         entry.id = try store.appendHistory(entry, family: family)
         for parent in directory.parents(of: family) {
             try publish(.historyRecorded(entry), to: parent)

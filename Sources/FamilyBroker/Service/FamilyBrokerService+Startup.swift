@@ -41,20 +41,25 @@ extension FamilyBrokerService {
         logger.debug("start-up: sockets bound")
         let ownership = (store is PostgresStore) ? Self.ownership(options, sockets: sockets, logger: logger) : nil
         let singles = SingleEventMembers()
+        let versions = DeviceVersions()
         let engine = BrokerEngine(
             storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
             deliver: { output in
                 // On the store's writer, right after the commit: each member's events leave in sequence order.
+                let frames = BrokerFrames.forReaders(events: output.events, frames: output.eventFrames) {
+                    versions.all(directory.current.devices(of: $0), read: $1)
+                }
                 sockets.publish(
-                    BrokerFrames.publications(events: output.events, frames: output.eventFrames, singles: singles.all))
+                    BrokerFrames.publications(events: output.events, frames: frames, singles: singles.all))
                 metrics.record(output)
                 logResolutions(output.events, logger: logger)
             }, ownership: ownership)
         let admin = AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger)
         return RunningBroker(
             options: options, logger: logger, health: health, store: store, engine: engine,
-            intake: CommandIntake(engine: engine, singleEventMembers: singles), gate: gate, hostile: hostile,
-            sockets: sockets, admin: admin, metrics: metrics, sequences: sequences, subscribed: subscribed,
+            intake: CommandIntake(engine: engine, singleEventMembers: singles, deviceVersions: versions), gate: gate,
+            hostile: hostile, sockets: sockets, admin: admin, metrics: metrics, sequences: sequences,
+            subscribed: subscribed,
             cluster: cluster(
                 store, ownership: ownership, engine: engine, options: options, sockets: sockets,
                 admin: admin, logger: logger))

@@ -89,7 +89,9 @@ public enum BrokerFrames {
             .welcome(
                 version: version, familyID: family, memberID: member, deviceID: device, role: role, head: head)
         case .pong(let head): .pong(head: head)
-        case .events(let head, let events): .events(head: head, events: events)
+        case .events(let head, let events):
+            // The log keeps how an age was established; an older peer gets who declared (`Event.forPeer`).
+            .events(head: head, events: events.map { $0.forPeer(version: peerVersion) })
         case .knownHandles(let handles): .knownHandlesResult(handles)
         case .askAccepted(let asked, let resolution): .askAccepted(asked, resolution)
         case .answerAccepted(let resolution): .answerAccepted(resolution)

@@ -31,16 +31,18 @@ public struct CommandIntake: Sendable {
     public let engine: BrokerEngine
     /// Where a `hello` below version 2 is recorded, so that its member's events are published one per frame.
     let singleEventMembers: SingleEventMembers
-    /// What each device negotiated, so that its replies hold only what it reads.
-    let deviceVersions = DeviceVersions()
+    /// What each device negotiated, so that its replies hold only what it reads;
+    /// shared with the publishing of events, which reads them too.
+    let deviceVersions: DeviceVersions
 
     public init(engine: BrokerEngine) {
-        self.init(engine: engine, singleEventMembers: SingleEventMembers())
+        self.init(engine: engine, singleEventMembers: SingleEventMembers(), deviceVersions: DeviceVersions())
     }
 
-    init(engine: BrokerEngine, singleEventMembers: SingleEventMembers) {
+    init(engine: BrokerEngine, singleEventMembers: SingleEventMembers, deviceVersions: DeviceVersions) {
         self.engine = engine
         self.singleEventMembers = singleEventMembers
+        self.deviceVersions = deviceVersions
     }
 
     /// Runs a batch; returns one reply per command, in order, and what the transaction committed. Replies exist only

@@ -18,4 +18,10 @@ final class DeviceVersions: Sendable {
         guard let device else { return Wire.minimumVersion }
         return versions.withLock { $0[device] } ?? Wire.minimumVersion
     }
+
+    /// True when each of `devices` negotiated `version` or later since the broker started (and there is one).
+    func all(_ devices: [DeviceID], read version: UInt8) -> Bool {
+        guard !devices.isEmpty else { return false }
+        return versions.withLock { known in devices.allSatisfy { (known[$0] ?? Wire.minimumVersion) >= version } }
+    }
 }
