@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
         .library(name: "FamilyBroker", targets: ["FamilyBroker"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
+        // The broker HearthFleet runs: family-broker plus the hooks a test injects (docs/decisions/0020). Not shipped.
+        .executable(name: "family-broker-lab", targets: ["family-broker-lab"]),
         .executable(name: "child-device", targets: ["child-device"]),
         .executable(name: "parent-device", targets: ["parent-device"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
@@ -88,6 +90,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: fuzzed
         ),
@@ -127,7 +130,7 @@ let package = Package(
                 "HearthService", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient",
                 "PermissionKit",
                 "DeclaredAgeRange",
-                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice",
+                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthLab",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -137,10 +140,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "family-broker",
+            dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // What the test kit shares with the lab's executables, apart from the fleet: the broker's moved clock.
+        .target(name: "HearthLab", dependencies: ["HearthService"]),
+        .executableTarget(
+            name: "family-broker-lab",
             dependencies: [
-                "FamilyBroker", "HearthService", "HearthCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                "FamilyBroker", "HearthLab", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -224,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "AppleAPITests",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "family-broker", "child-device",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "family-broker-lab", "child-device",
                 "parent-device",
             ]
         ),
@@ -232,7 +239,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
-                "DeviceRuntime", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "DeviceRuntime", "family-broker", "family-broker-lab", "child-device", "parent-device", "hearthctl",
+                "hearth-loadtest",
                 "hearth-fleet", "HearthLoad",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),
