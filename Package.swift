@@ -142,8 +142,15 @@ let package = Package(
             name: "family-broker",
             dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // What the test kit shares with the lab's executables, apart from the fleet: the broker's moved clock.
-        .target(name: "HearthLab", dependencies: ["HearthService"]),
+        // What the test kit shares with the lab's executables and the unit suites, apart from the fleet: the broker's
+        // moved clock, a throwaway PostgreSQL server, TCP relays to cut, a small filesystem.
+        .target(
+            name: "HearthLab",
+            dependencies: [
+                "HearthService", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "family-broker-lab",
             dependencies: [
@@ -208,8 +215,8 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                "FamilyBroker", "HearthService", "ZeroMQ", "HearthFleet",
-                // The PostgreSQL store's tests run on a throwaway server (HearthFleet's `PostgresServer`).
+                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab",
+                // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLab
 import HearthTransport
 
 /// A fleet of several brokers on one PostgreSQL server (`FleetSpec.brokers` > 1), and their faults: kill (-9),

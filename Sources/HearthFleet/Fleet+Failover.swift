@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 
 /// PostgreSQL's own failover under a cluster of brokers: a streaming standby of the fleet's server, and the one
 /// address every broker reaches its database at (each broker's store relay) moved to it once promoted.

@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 
 extension Fleet {
     /// The fleet's PostgreSQL server, when its spec is on `.postgres`.
