@@ -206,6 +206,8 @@ let package = Package(
                 "HearthLoad",
                 "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The engine benchmark builds the broker's engine and store as the broker does.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
