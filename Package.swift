@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
         .library(name: "FamilyBroker", targets: ["FamilyBroker"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
+        // The broker HearthFleet runs: family-broker plus the hooks a test injects (docs/decisions/0020). Not shipped.
+        .executable(name: "family-broker-lab", targets: ["family-broker-lab"]),
         .executable(name: "child-device", targets: ["child-device"]),
         .executable(name: "parent-device", targets: ["parent-device"]),
         .executable(name: "hearthctl", targets: ["hearthctl"]),
@@ -89,6 +91,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: fuzzed
         ),
@@ -128,7 +131,7 @@ let package = Package(
                 "HearthService", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient",
                 "PermissionKit",
                 "DeclaredAgeRange",
-                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice",
+                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthLab",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,10 +141,21 @@ let package = Package(
         ),
         .executableTarget(
             name: "family-broker",
+            dependencies: ["FamilyBroker", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // What the test kit shares with the lab's executables and the unit suites, apart from the fleet: the broker's
+        // moved clock, a throwaway PostgreSQL server, TCP relays to cut, a small filesystem.
+        .target(
+            name: "HearthLab",
             dependencies: [
-                "FamilyBroker", "HearthService", "HearthCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                "HearthService", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "family-broker-lab",
+            dependencies: [
+                "FamilyBroker", "HearthLab", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -194,6 +208,8 @@ let package = Package(
                 "HearthService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                // The engine benchmark builds the broker's engine and store as the broker does.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
@@ -203,8 +219,8 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                "FamilyBroker", "HearthService", "ZeroMQ", "HearthFleet",
-                // The PostgreSQL store's tests run on a throwaway server (HearthFleet's `PostgresServer`).
+                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab",
+                // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -226,7 +242,7 @@ let package = Package(
         .testTarget(
             name: "AppleAPITests",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService", "family-broker",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService", "family-broker-lab",
                 "child-device", "parent-device",
             ]
         ),
@@ -234,7 +250,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
-                "DeviceRuntime", "family-broker", "child-device", "parent-device", "hearthctl", "hearth-loadtest",
+                "DeviceRuntime", "family-broker", "family-broker-lab", "child-device", "parent-device", "hearthctl",
+                "hearth-loadtest",
                 "hearth-fleet", "HearthLoad",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLab
 import HearthTransport
 import Synchronization
 import ZeroMQ
@@ -119,7 +120,7 @@ extension Fleet {
         arguments += ["--store", "postgres://\(server.user)@127.0.0.1:\(store.port)/\(server.database)"]
         arguments += ["--store-password-file", server.passwordFile]
         let daemon = DaemonProcess(
-            name: "family-broker \(name)", executable: try BinaryLocator.directory() + "/family-broker",
+            name: "family-broker \(name)", executable: try BinaryLocator.directory() + "/family-broker-lab",
             arguments: arguments + template.arguments, environment: [:], logFile: root + "/logs/\(name).log")
         return FleetBroker(
             number: number, stateDirectory: state, deviceReadyFile: readyFile, publicKey: keys.publicKey,

@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 import Synchronization
 
 /// PostgreSQL's own failover under a cluster of brokers: a streaming standby of the fleet's server, and the one

@@ -1,6 +1,7 @@
 import FamilyBroker
 public import Foundation
 public import HearthCore
+import HearthLab
 import Synchronization
 
 /// Faults a test injects, the same in both modes: cutting a device off its broker, and moving the broker's clock.
@@ -37,7 +38,7 @@ extension Fleet {
     /// What the broker takes for "now": the real time plus every `advanceClock(by:)` so far.
     public var brokerNow: Date { Date().addingTimeInterval(clockOffset.withLock { $0 }) }
 
-    /// The file holding the broker clock's offset in seconds (family-broker's `--clock-file`).
+    /// The file holding the broker clock's offset in seconds (`family-broker-lab`'s `--clock-file`).
     public var clockFile: String { directory + "/clock" }
 
     /// Starts one pair of relays per device in front of the broker's ports (once; they survive broker restarts on

@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 import Synchronization
 
 extension Fleet {

@@ -5,6 +5,7 @@ import FamilyBroker
 import Foundation
 import HearthClient
 public import HearthCore
+import HearthLab
 import HearthProtocol
 import HearthService
 import HearthTransport
@@ -54,7 +55,8 @@ public final class Fleet: Sendable {
     public static let startTimeout: Duration = .seconds(60)
 
     /// Launches the broker and one daemon per device, and waits until every device is linked.
-    /// `brokerArguments` are added to family-broker's command line, e.g. `["--subscriber-hwm", "10"]`; in-process,
+    /// `brokerArguments` are added to the broker's command line (`family-broker-lab`: family-broker's flags and the
+    /// lab's hooks, e.g. `["--subscriber-hwm", "10"]` or `["--commit-delay-file", path]`); in-process,
     /// only `--heartbeat` and `--subscriber-hwm` are understood. With `deviceDaemons` false only the brokers run (the
     /// devices' key files are written), for programs that speak the protocol themselves.
     public static func launch(
@@ -192,7 +194,8 @@ public final class Fleet: Sendable {
 
     typealias BrokerMaker = @Sendable (String, String) -> any FleetDaemon
 
-    /// The broker and device daemons as processes of the package's executables.
+    /// The broker and device daemons as processes of the package's executables: the broker is `family-broker-lab`,
+    /// whose `--clock-file` is how `advanceClock(by:)` reaches it.
     private static func processDaemons(
         roles: [DeviceID: MemberRole], sockets: [DeviceID: String], root: String, clockFile: String,
         brokerArguments: [String], brokers: Int
@@ -202,7 +205,7 @@ public final class Fleet: Sendable {
         let list = (1...max(1, brokers)).map { clusterReadyFile(root: root, number: $0) }.joined(separator: ", ")
         let makeBroker: BrokerMaker = { ingress, egress in
             DaemonProcess(
-                name: "family-broker", executable: bin + "/family-broker",
+                name: "family-broker", executable: bin + "/family-broker-lab",
                 arguments: [
                     "--state", root + "/broker", "--families", root + "/families.yaml", "--ingress", ingress,
                     "--egress", egress, "--heartbeat", "0.5", "--log-level", "debug", "--clock-file", clockFile,

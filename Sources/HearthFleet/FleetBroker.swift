@@ -1,4 +1,5 @@
 import Foundation
+import HearthLab
 
 /// One broker of a fleet of several on one PostgreSQL server (`FleetSpec.brokers` > 1): its own key, ports, state
 /// directory and `brokerName`, and three relays a test can cut: devices to its ingress, devices to its egress, and

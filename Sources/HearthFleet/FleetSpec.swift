@@ -1,4 +1,5 @@
 public import HearthCore
+import HearthLab
 
 /// Families to launch, declared in Swift: members, their roles and their devices.
 public struct FleetSpec: Sendable {

@@ -41,6 +41,9 @@ struct ModuleRulesTests {
         #expect(!allowed["DeviceRuntime", default: []].contains("FamilyBroker"))
         let fleetUsers = allowed.filter { $0.value.contains("HearthFleet") }.keys
         #expect(Set(fleetUsers) == ["HearthLoad", "hearth-fleet", "hearth-loadtest"])
+        // The test kit's hooks reach the broker through the lab's build only, never the shipped one.
+        let labUsers = allowed.filter { $0.value.contains("HearthLab") }.keys
+        #expect(Set(labUsers) == ["HearthFleet", "family-broker-lab"])
         #expect(allowed["hearthctl", default: []].isDisjoint(with: ["HearthFleet", "FamilyBroker", "DeviceRuntime"]))
     }
 

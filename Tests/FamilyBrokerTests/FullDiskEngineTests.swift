@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HearthCore
-import HearthFleet
+import HearthLab
 import HearthProtocol
 import Testing
 

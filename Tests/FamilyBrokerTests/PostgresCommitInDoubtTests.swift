@@ -1,5 +1,5 @@
 import Foundation
-import HearthFleet
+import HearthLab
 import PostgresNIO
 import Synchronization
 import Testing

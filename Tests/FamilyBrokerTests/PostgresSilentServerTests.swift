@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HearthFleet
+import HearthLab
 import PostgresNIO
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import HearthFleet
+import HearthLab
 import HearthProtocol
 import PostgresNIO
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import HearthFleet
+import HearthLab
 import Testing
 
 /// Whether this run tests on PostgreSQL: a server must be installed (`PostgresServer.binaries`), and

@@ -46,6 +46,23 @@ struct ConfigurationRefusalTests {
             "nothing is created before the configuration is accepted")
     }
 
+    /// The test kit's hooks (a moved clock, a slow disk, a slow hash) are family-broker-lab's: the shipped broker's
+    /// parser refuses each as an unknown flag before it creates anything, and its help does not name them.
+    @Test(arguments: ["--clock-file", "--commit-delay-file", "--passcode-cost"])
+    func aTestHookIsNotAFlagOfTheShippedBroker(_ hook: String) async throws {
+        let dir = try Self.brokerFixture()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, output) = try await Self.broker(dir, [hook, "18"])
+        #expect(status == 78)
+        #expect(output.contains("\(hook): unknown flag"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state/broker.sqlite"))
+        let (helpStatus, help) = try await ExecutableRun.run("family-broker", ["--help"])
+        #expect(helpStatus == 0)
+        #expect(help.contains("--subscriber-hwm") && !help.contains(hook), "\(help)")
+        let (_, labHelp) = try await ExecutableRun.run("family-broker-lab", ["--help"])
+        #expect(labHelp.contains(hook) && labHelp.contains("--subscriber-hwm"), "\(labHelp)")
+    }
+
     @Test func badEnvironmentValueIsRefusedNamingTheVariable() async throws {
         let dir = try Self.brokerFixture()
         defer { try? FileManager.default.removeItem(atPath: dir) }

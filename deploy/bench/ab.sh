@@ -13,6 +13,11 @@ options=("$@")
 [ ${#options[@]} -gt 0 ] || options=(--families 200 --closed --in-flight 512 --duration 30 --warmup 5 --baseline)
 loadtest=${HEARTH_LOADTEST:-$new/hearth-loadtest}
 mkdir -p "$out"
+# The load test's fleets run family-broker-lab (docs/decisions/0020); a build from before it has family-broker only,
+# which takes the same flags: copy it to family-broker-lab in that directory.
+for dir in "$base" "$new"; do
+    [ -x "$dir/family-broker-lab" ] || { echo "$dir has no family-broker-lab (see docs/decisions/0020)" >&2; exit 2; }
+done
 for ((i = 1; i <= pairs; i++)); do
     for side in base new; do
         dir=$base

@@ -4,7 +4,8 @@
 # writes its JSON report to OUT (default .hearth/bench/<UTC time>), closed-loop runs also the broker's CPU per thread
 # name (thread-cpu.sh over the measured window); summary.txt collects every run's line (summary.sh).
 #
-# HEARTH_BENCH_BIN: a directory holding hearth-loadtest and family-broker to use instead of building them (e.g. to
+# HEARTH_BENCH_BIN: a directory holding hearth-loadtest, family-broker and family-broker-lab (the broker the load
+# test's fleets run, docs/decisions/0020) to use instead of building them (e.g. to
 # try the script on a debug build); HEARTH_BENCH_SCALE: a factor for every duration (e.g. 0.2 for a quick look);
 # HEARTH_BENCH_RUNS: closed-loop runs (default 3).
 # Figures are only comparable between runs on the same machine in the same hour: read the load averages printed
@@ -24,6 +25,7 @@ if [ -n "${HEARTH_BENCH_BIN:-}" ]; then
     bin=$HEARTH_BENCH_BIN
 else
     swift build -c release --product family-broker
+    swift build -c release --product family-broker-lab
     swift build -c release --product hearth-loadtest
     bin=$(swift build -c release --show-bin-path)
 fi

@@ -5,8 +5,9 @@ import Metrics
 import Synchronization
 
 /// The broker's metrics (swift-metrics; exported in Prometheus form by the daemon), counted from the frames and
-/// the engine's output around each batch, so the engine itself stays free of instrumentation.
-final class BrokerMetrics: Sendable {
+/// the engine's output around each batch, so the engine itself stays free of instrumentation. `package`: hearth-loadtest's
+/// engine benchmark records as the broker does.
+package final class BrokerMetrics: Sendable {
     /// Every command read from ingress, duplicates and link commands (hello, ping, sync) included.
     private let commandsReceived = Counter(label: "hearth_broker_commands_total")
     private let asks = Counter(label: "hearth_broker_asks_total")
@@ -37,7 +38,7 @@ final class BrokerMetrics: Sendable {
     /// A device counts as connected while it was heard from this recently: devices ping every second.
     static let connectedWindow: Duration = .seconds(5)
 
-    init() {
+    package init() {
         var defaults: [Resolution.Reason: Counter] = [:]
         for reason in Resolution.Reason.allCases where reason != .parentAnswered {
             defaults[reason] = Counter(
@@ -83,7 +84,7 @@ final class BrokerMetrics: Sendable {
 
     /// Counts what a committed transaction publishes (commands, expiry sweeps, admin changes alike): events, and
     /// resolutions by reason.
-    func record(_ output: BrokerEngine.Output) {
+    package func record(_ output: BrokerEngine.Output) {
         if !output.events.isEmpty { events.increment(by: output.events.count) }
         for event in output.events {
             // Each resolution is published once to the child (and once to each parent): count the child's copy.

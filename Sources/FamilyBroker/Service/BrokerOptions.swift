@@ -43,11 +43,11 @@ public struct BrokerOptions: Sendable {
     public var storeConnectRetry: Duration = .zero
     /// How long a PostgreSQL statement may go unanswered before the broker closes its connection and fails it.
     public var storeStatementTimeout = PostgresStore.defaultStatementTimeout
-    /// Tests only (family-broker's hidden `--commit-delay-file`): a file holding the seconds each SQLite commit is
-    /// held before it commits, to make a slow disk.
-    public var commitDelayFile: String?
-    /// Tests only (family-broker's hidden `--passcode-cost`): scrypt's cost for new passcode hashes, to make hashing
-    /// slow; nil: `PasscodeHash.defaultCost`.
+    /// Tests only (set by the test kit's `family-broker-lab`, never by `family-broker`'s flags): how long each SQLite
+    /// commit is held before it commits, asked before each commit, to make a slow disk; nil: no wait.
+    public var commitDelay: (@Sendable () -> Duration)?
+    /// Tests only (as `commitDelay`): scrypt's cost for new passcode hashes, to make hashing slow; nil:
+    /// `PasscodeHash.defaultCost`.
     public var passcodeCost: Int?
     /// The broker's part in a cluster of brokers sharing one PostgreSQL store (unused on SQLite).
     public var cluster = ClusterOptions()

@@ -94,6 +94,16 @@ extension FamilyBrokerService {
             maxFamilyMembers: policy.maxFamilyMembers)
     }
 
+    /// `startupDirectory` on the SQLite store, for hearth-loadtest's engine benchmark (the storage seam is internal).
+    package static func startupDirectory(
+        _ store: BrokerStore, sequences: SequenceBook, policy: BrokerPolicy, logger: Logger,
+        clock: @escaping @Sendable () -> Date, configuration: () throws -> Directory
+    ) async throws -> (directory: DirectoryBox, applied: BrokerEngine.Output) {
+        try await startupDirectory(
+            store as any BrokerStorage, sequences: sequences, policy: policy, logger: logger, clock: clock,
+            configuration: configuration)
+    }
+
     /// The directory the broker starts with, the stored one with the family file applied, and what applying it
     /// produced. Throws, storing nothing, as applying the file to the stored directory does.
     ///

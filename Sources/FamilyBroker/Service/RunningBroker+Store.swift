@@ -8,15 +8,9 @@ extension FamilyBrokerService {
     static func openStore(_ options: BrokerOptions, logger: Logger) async throws -> any BrokerStorage {
         switch options.store {
         case .sqlite:
-            // Tests only: a slow disk, each commit held for the seconds in this file (read as `OffsetClock` reads).
-            var commitDelay: (@Sendable () -> Duration)?
-            if let path = options.commitDelayFile {
-                let file = OffsetClock(path: path)
-                commitDelay = { Duration.milliseconds(Int64(file.offset * 1000)) }
-            }
             // Creating, migrating and syncing the file waits on the disk, and a previous broker's closing checkpoint
             // can hold it for up to `busyTimeout`: not on the cooperative pool, which an in-process fleet shares.
-            let delay = commitDelay
+            let delay = options.commitDelay
             return try await BlockingWork.run {
                 let store = try BrokerStore(path: options.databasePath, commitDelay: delay)
                 try store.startBackgroundCheckpoints(logger: logger)

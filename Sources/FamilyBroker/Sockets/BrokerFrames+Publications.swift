@@ -3,16 +3,16 @@ import HearthProtocol
 
 extension BrokerFrames {
     /// One frame on one member's topic.
-    struct Publication: Sendable {
-        var member: MemberID
-        var frame: [UInt8]
+    package struct Publication: Sendable {
+        package var member: MemberID
+        package var frame: [UInt8]
     }
 
     /// The frames publishing what one commit stored (`frames[i]` is `events[i]`'s `event` frame): each member's
     /// events in sequence order, a run of consecutive ones in one `eventBatch` frame (as many as fit in a frame, at
     /// most `Wire.maxEventsPerBatch`), so a member costs one message per commit instead of one per event. Members in
     /// `singles` get their `event` frames unchanged. Members come in the order of their first event.
-    static func publications(events: [Event], frames: [[UInt8]], singles: Set<MemberID>) -> [Publication] {
+    package static func publications(events: [Event], frames: [[UInt8]], singles: Set<MemberID>) -> [Publication] {
         if events.count < 2 { return zip(events, frames).map { Publication(member: $0.memberID, frame: $1) } }
         var order: [MemberID] = []
         var grouped: [[Int]] = []

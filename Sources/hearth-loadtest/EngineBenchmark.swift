@@ -1,3 +1,4 @@
+import FamilyBroker
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -6,34 +7,35 @@ import ZeroMQ
 
 /// The engine and its SQLite store in one process, without sockets: batches of asks and answers shaped as the
 /// closed-loop load test makes them, run through `CommandIntake` as the broker runs them, timed by the writer
-/// thread's CPU (`hearth-loadtest engine`, docs/PERFORMANCE.md).
+/// thread's CPU (`hearth-loadtest engine`, docs/PERFORMANCE.md). Here, not in FamilyBroker, so that the shipped broker
+/// does not carry it: it reaches the broker's insides through their `package` access.
 ///
 /// Families `f<i>` have an organizer `p<i>` and a child `c<i>`, one device each, as `hearth-loadtest cycle` enrols
 /// them. Each batch holds up to `batch / 2` new asks, children taken in turn, and the answers to the previous batch's
 /// asks by their organizers: one cycle per ask. The store is a real file with the broker's durable settings and its
 /// background checkpointer, and each commit's events are framed for publication on the writer, as the broker does.
-public final class EngineBenchmark {
+final class EngineBenchmark {
     /// What to run.
-    public struct Options: Sendable {
-        public var families = 200
+    struct Options: Sendable {
+        var families = 200
         /// Commands per batch (one transaction), asks and answers together.
-        public var batch = 256
+        var batch = 256
         /// Random question ids (as apps make them) instead of ascending ones.
-        public var randomIDs = false
+        var randomIDs = false
 
-        public init() {}
+        init() {}
     }
 
     /// What one round of batches cost.
-    public struct Round: Sendable {
+    struct Round: Sendable {
         /// Answered asks.
-        public var cycles: Int
-        public var transactions: Int
+        var cycles: Int
+        var transactions: Int
         /// The writer thread's CPU time inside the transactions (`BrokerStore.writerCPUTime`).
-        public var writerCPU: Duration
+        var writerCPU: Duration
         /// The whole process: decoding and encoding on the cooperative pool, the checkpointer, the driver.
-        public var processCPU: Duration
-        public var wall: Duration
+        var processCPU: Duration
+        var wall: Duration
     }
 
     let options: Options
@@ -45,7 +47,7 @@ public final class EngineBenchmark {
     private var unanswered: [(question: UUID, family: Int)] = []
 
     /// Enrols the families in a new store in `directory` (created; `remove()` deletes it).
-    public init(_ options: Options, directory: String) async throws {
+    init(_ options: Options, directory: String) async throws {
         self.options = options
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -63,7 +65,7 @@ public final class EngineBenchmark {
         ) { try Directory(file: file, keysDirectory: directory, source: "engine benchmark", rules: policy.regions) }
         let metrics = BrokerMetrics()
         let engine = BrokerEngine(
-            storage: store, directory: box, sequences: sequences, logger: logger, policy: policy, clock: Date.init,
+            store: store, directory: box, sequences: sequences, logger: logger, policy: policy, clock: Date.init,
             deliver: { output in
                 // What the broker's `deliver` does on the writer, but for handing the frames to the socket loop.
                 let publications = BrokerFrames.publications(
@@ -76,7 +78,7 @@ public final class EngineBenchmark {
     }
 
     /// Runs `batches` batches; throws if any command was refused.
-    public func round(batches: Int) async throws -> Round {
+    func round(batches: Int) async throws -> Round {
         let prepared = (0..<batches).map { _ in nextBatch() }
         let cycles = prepared.reduce(0) { $0 + $1.answers }
         let writer = store.writerCPUTime
@@ -92,7 +94,7 @@ public final class EngineBenchmark {
     }
 
     /// Deletes the store's directory.
-    public func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
 
     /// The next batch: the previous batch's asks answered, and new asks, interleaved.
     private func nextBatch() -> (commands: [CommandIntake.Inbound], answers: Int) {

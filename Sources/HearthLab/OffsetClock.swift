@@ -5,7 +5,8 @@ import Synchronization
 /// forward (question expiry, birthdays) without waiting. The file holds one decimal number; it is re-read only when
 /// its inode, size or modification time change, so `now()` costs one `stat` per call.
 ///
-/// A missing or unreadable file means no offset. Used by family-broker's hidden `--clock-file` flag and by HearthFleet.
+/// A missing or unreadable file means no offset. Used by `family-broker-lab`'s `--clock-file` and
+/// `--commit-delay-file` and by HearthFleet's clock faults; the shipped `family-broker` has no such clock.
 public final class OffsetClock: Sendable {
     /// The file holding the offset in seconds.
     public let path: String
