@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 
 extension Event {
     /// The lowest protocol version a peer must have negotiated to read the event as it is: 3 for an age range

@@ -1,5 +1,6 @@
 import DeclaredAgeRange
 import Foundation
+import HearthCore
 import HearthFleet
 import HearthService
 import Testing

@@ -1,5 +1,6 @@
 import DeclaredAgeRange
 import Foundation
+import HearthCore
 import PermissionKit
 
 // Every non-UI symbol of Apple's PermissionKit and DeclaredAgeRange up to iOS 27.0, spelled as developer.apple.com

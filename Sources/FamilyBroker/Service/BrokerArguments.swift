@@ -1,5 +1,5 @@
-import ArgumentParser
-import Foundation
+public import ArgumentParser
+public import Foundation
 import HearthCore
 import HearthService
 import Logging

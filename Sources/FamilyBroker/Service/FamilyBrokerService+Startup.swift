@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import HearthProtocol
 import HearthService
 import HearthTransport
-import Logging
+public import Logging
 import ZeroMQ
 
 extension FamilyBrokerService {

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 import HearthProtocol
 
 extension BrokerFrames {
