@@ -108,14 +108,17 @@ extension AgeRangeService {
         /// The user's region requires a parent's consent before a significant change of the app: ask with
         /// PermissionKit's `askSignificantChangePermission(for:permissionFlow:in:)`. Apple made this an option set
         /// member in iOS 26.2 and moved the signal to `requiredRegulatoryFeatures` in 26.4; the broker sets both, from
-        /// the region rules file.
-        public static let significantAppChangeApprovalRequired = ParentalControls(rawValue: 2)
+        /// the region rules file. Deprecated as Apple deprecated it in 26.4: it still compiles and is still set.
+        @available(*, deprecated, message: "Use requiredRegulatoryFeatures")
+        public static let significantAppChangeApprovalRequired = approvalRequired
+        /// The flag's value, for this file's own use without the deprecation warning.
+        static let approvalRequired = ParentalControls(rawValue: 2)
 
         /// The controls' names, for debugging: `[communicationLimits, significantAppChangeApprovalRequired]`.
         public var description: String {
             let names: [(ParentalControls, String)] = [
                 (.communicationLimits, "communicationLimits"),
-                (.significantAppChangeApprovalRequired, "significantAppChangeApprovalRequired"),
+                (.approvalRequired, "significantAppChangeApprovalRequired"),
             ]
             var listed = names.filter { contains($0.0) }.map(\.1)
             let unknown = rawValue & ~names.reduce(0) { $0 | $1.0.rawValue }

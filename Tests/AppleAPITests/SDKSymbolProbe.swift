@@ -84,6 +84,7 @@ enum SDKSymbolProbe {
     }
 
     /// The 26.0 spellings, deprecated by `AskCenter` in 26.2 and still working.
+    @available(*, deprecated, message: "probes Apple's deprecated spellings")
     @MainActor
     static func communicationLimits(
         _ question: PermissionQuestion<CommunicationTopic>, in anchor: ChatViewController
@@ -106,6 +107,8 @@ enum SDKSymbolProbe {
 
     // MARK: DeclaredAgeRange
 
+    /// Deprecated only so that it may use the 26.2 flag Apple deprecated in 26.4 without a warning.
+    @available(*, deprecated, message: "probes Apple's deprecated spellings")
     @MainActor
     static func ageRange(_ service: AgeRangeService, in anchor: ChatViewController) async throws -> [String] {
         let shared: AgeRangeService = .shared
@@ -117,8 +120,7 @@ enum SDKSymbolProbe {
             seen.append(declaration(range.ageRangeDeclaration))
             let controls: AgeRangeService.ParentalControls = range.activeParentalControls
             let all = AgeRangeService.ParentalControls(rawValue: controls.rawValue)
-            let flags: AgeRangeService.ParentalControls = [.communicationLimits, .significantAppChangeApprovalRequired]
-            seen.append(all.description + "\(flags.contains(.communicationLimits))")
+            seen.append(all.description + "\(deprecatedFlags().contains(.communicationLimits))")
         case .declinedSharing:
             seen.append("declinedSharing")
         }
@@ -137,6 +139,12 @@ enum SDKSymbolProbe {
         let acknowledge = SignificantUpdateAction(service: service)
         try await acknowledge(updateDescription: "Adds a public feed.")
         return seen
+    }
+
+    /// Deprecated by Apple in 26.4 for `requiredRegulatoryFeatures`, and still set.
+    @available(*, deprecated, message: "probes Apple's deprecated spellings")
+    static func deprecatedFlags() -> AgeRangeService.ParentalControls {
+        [.communicationLimits, .significantAppChangeApprovalRequired]
     }
 
     static func declaration(_ declaration: AgeRangeService.AgeRangeDeclaration?) -> String {

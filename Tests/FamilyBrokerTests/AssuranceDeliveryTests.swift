@@ -26,7 +26,7 @@ import Testing
     @Test func aMemberWithAnOlderDeviceGetsWhoDeclaredOnItsTopic() throws {
         let events = [Self.event("ben", sequence: 1), Self.event("ana", sequence: 1)]
         let frames = events.map { BrokerFrames.event($0).frame }
-        let published = BrokerFrames.forReaders(events: events, frames: frames) { member, _ in member == "ana" }
+        let published = BrokerFrames.forReaders(events: events, frames: frames) { $0.intersection(["ana"]) }
         #expect(try Self.declaration(in: published[0]) == .selfDeclared, "ben has a device below version 3")
         #expect(published[1] == frames[1], "ana's devices all read version 3: the frame as stored")
         #expect(try Self.declaration(in: published[1]) == .governmentIDChecked)
@@ -37,9 +37,9 @@ import Testing
         let events = [Self.event("ben", sequence: 1, derived)]
         let frames = events.map { BrokerFrames.event($0).frame }
         var asked = 0
-        let published = BrokerFrames.forReaders(events: events, frames: frames) { _, _ in
+        let published = BrokerFrames.forReaders(events: events, frames: frames) { _ in
             asked += 1
-            return false
+            return []
         }
         #expect(published == frames)
         #expect(asked == 0, "no directory scan when no event holds an assurance")
@@ -58,7 +58,7 @@ import Testing
         #expect(try declaration(3) == .governmentIDChecked)
     }
 
-    @Test func aMemberReadsAssuranceOnlyOnceEachDeviceNegotiatedThree() {
+    @Test func aMemberReadsAssuranceOnlyOnceEachDeviceNegotiatedThree() throws {
         let versions = DeviceVersions()
         versions.record(3, for: "b1")
         #expect(!versions.all(["b1", "b2"], read: 3), "b2 has said no hello since the start")
@@ -67,6 +67,10 @@ import Testing
         versions.record(3, for: "b2")
         #expect(versions.all(["b1", "b2"], read: 3))
         #expect(!versions.all([], read: 3), "a member without devices has nobody to read it")
+        let directory = try TestFamily.directory()
+        let emma = directory.devices.values.filter { $0.memberID == "emma" }.map(\.id)
+        for device in emma { versions.record(3, for: device) }
+        #expect(versions.readers(of: 3, among: ["emma", "alice"], in: directory) == ["emma"])
     }
 
     /// An acknowledged update goes to a parent's log (history kind 11, version 3): a parent device below version 3
@@ -84,7 +88,7 @@ import Testing
         }
         #expect(kind == 6 && reason == "history entry kind 11 needs protocol 3")
         let frames = [BrokerFrames.event(event).frame]
-        let published = BrokerFrames.forReaders(events: [event], frames: frames) { _, version in version < 3 }
+        let published = BrokerFrames.forReaders(events: [event], frames: frames) { _ in [] }
         guard case .event(let sent) = try MessageCodec.decode(published[0]).message else {
             Issue.record("not an event frame")
             return

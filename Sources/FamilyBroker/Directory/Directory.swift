@@ -131,11 +131,6 @@ public struct Directory: Sendable {
         devices[id].flatMap { members[$0.memberID] }
     }
 
-    /// The devices enrolled for `member`: a scan of every device, for the rare caller that needs them.
-    public func devices(of member: MemberID) -> [DeviceID] {
-        devices.values.compactMap { $0.memberID == member ? $0.id : nil }
-    }
-
     /// How long a family's questions wait, and when their parents are reminded.
     public func questionTimes(of family: FamilyID?) -> QuestionTimes {
         family.flatMap { questionTimesByFamily[$0] } ?? .standard

@@ -47,7 +47,7 @@ extension FamilyBrokerService {
             deliver: { output in
                 // On the store's writer, right after the commit: each member's events leave in sequence order.
                 let frames = BrokerFrames.forReaders(events: output.events, frames: output.eventFrames) {
-                    versions.all(directory.current.devices(of: $0), read: $1)
+                    versions.readers(of: Wire.ageSignalsVersion, among: $0, in: directory.current)
                 }
                 sockets.publish(
                     BrokerFrames.publications(events: output.events, frames: frames, singles: singles.all))

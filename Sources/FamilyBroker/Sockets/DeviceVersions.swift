@@ -24,4 +24,14 @@ final class DeviceVersions: Sendable {
         guard !devices.isEmpty else { return false }
         return versions.withLock { known in devices.allSatisfy { (known[$0] ?? Wire.minimumVersion) >= version } }
     }
+
+    /// Those of `members` each of whose devices in `directory` negotiated `version` or later: one pass over the
+    /// directory's devices, however many members are asked about.
+    func readers(of version: UInt8, among members: Set<MemberID>, in directory: Directory) -> Set<MemberID> {
+        var devices: [MemberID: [DeviceID]] = [:]
+        for device in directory.devices.values where members.contains(device.memberID) {
+            devices[device.memberID, default: []].append(device.id)
+        }
+        return members.filter { all(devices[$0] ?? [], read: version) }
+    }
 }
