@@ -6,12 +6,9 @@ extension DeviceContext {
     /// the message's `brokerDeadline`.
     public func forward(_ message: Message, timeout: Duration? = nil) async -> Message {
         let timeout = timeout ?? message.brokerDeadline
-        // A link being re-established (a sync after a missed heartbeat, a broker restart) is worth a short wait.
-        let deadline = ContinuousClock.now + .seconds(3)
-        while !isLinked, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        guard isLinked else {
+        // A link being re-established (a sync after a missed heartbeat, a broker restart) is worth a short wait; the
+        // command goes as soon as the link is up.
+        guard await waitUntilLinked(within: .seconds(3)) else {
             let reason = "\(daemonName) is not connected to its broker; try again when it is"
             return .error(ErrorReply(.brokerUnavailable, reason))
         }

@@ -13,6 +13,8 @@ public protocol DeviceContext: Sendable {
     var identity: DeviceIdentity? { get }
     /// Whether the link to the broker is up (welcomed, caught up, pings answered).
     var isLinked: Bool { get }
+    /// `isLinked` now, then each time it changes, until the caller stops iterating: the link's changes are pushed.
+    func linkChanges() -> AsyncStream<Bool>
     /// Whether the broker's last word on this device's key was a refusal.
     var isRefusedByBroker: Bool { get }
     /// The device's public key, as enrolled in the broker's family file.
@@ -34,6 +36,25 @@ extension DeviceContext {
     /// Pushes a message to a local client.
     public func sendLocal(_ message: Message, to routingID: [UInt8]) {
         sendLocal(message, to: routingID, requestID: 0)
+    }
+
+    /// Whether the link is up, waiting at most `limit` for it to come up; wakes as soon as it does.
+    public func waitUntilLinked(within limit: Duration) async -> Bool {
+        let changes = linkChanges()
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await linked in changes where linked { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            // The first to end decides; cancelling the other ends its wait (and stops the listening).
+            let linked = await group.next() ?? false
+            group.cancelAll()
+            return linked
+        }
     }
 
     /// This run's identity, else the one remembered from an earlier run.

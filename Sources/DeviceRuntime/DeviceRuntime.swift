@@ -29,7 +29,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     let keys: CurveKeyPair
     let loop: SocketLoop
     private let tracker: RequestTracker
-    let link: Mutex<BrokerLink>
+    let link: LinkCell
     /// Bumped at each move to another broker: the handshake monitor of each DEALER gets an endpoint of its own.
     let monitorGeneration = Atomic<Int>(0)
     private let metrics = DeviceMetrics()
@@ -48,7 +48,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         }
         keys = try KeyFiles.loadOrGenerate(secretPath: options.secretKeyFile)
         self.store = store
-        link = Mutex(BrokerLink(brokers: options.brokers))
+        link = LinkCell(BrokerLink(brokers: options.brokers))
         sockets = Mutex((options.brokers[0], false))
         tracker = RequestTracker(peer: "family-broker")
         let keys = self.keys
@@ -79,6 +79,9 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
 
     /// Whether the link to the broker is up (welcome received and pings answered).
     public var isLinked: Bool { link.withLock { $0.isLinked } }
+
+    /// Whether the link is up, then each change: every change of the link goes through `LinkCell`, which pushes it.
+    public func linkChanges() -> AsyncStream<Bool> { link.changes() }
 
     /// Whether the broker's last word on this device's key was a refusal (its ZAP handler said it is not enrolled).
     public var isRefusedByBroker: Bool { link.withLock { $0.isKeyRefused } }

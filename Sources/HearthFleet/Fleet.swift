@@ -22,7 +22,7 @@ import ZeroMQ
 public final class Fleet: Sendable {
     /// Where the daemons run.
     public enum Mode: String, Sendable, Codable {
-        /// Each daemon is a separate process (the executables `family-broker`, `child-device`, `parent-device`).
+        /// Each daemon is a separate process (the executables `family-broker-lab`, `child-device`, `parent-device`).
         case processes
         /// The same services run inside the calling process: faster to start; `pause`/`resume` are not supported and
         /// `crash` is a graceful stop (see `InProcessDaemon`).

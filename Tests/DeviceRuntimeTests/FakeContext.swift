@@ -19,6 +19,7 @@ final class FakeContext: DeviceContext {
         var identity: DeviceIdentity?
         var remembered: (MemberID?, DeviceID?) = (nil, nil)
         var linked = false
+        var linkWatchers: [AsyncStream<Bool>.Continuation] = []
         var refused = false
         var requests: [Message] = []
         var sent: [Sent] = []
@@ -45,9 +46,21 @@ final class FakeContext: DeviceContext {
 
     func setLinked(_ linked: Bool, as identity: DeviceIdentity? = nil) {
         state.withLock { state in
+            if state.linked != linked {
+                for watcher in state.linkWatchers { watcher.yield(linked) }
+            }
             state.linked = linked
             if let identity { state.identity = identity }
         }
+    }
+
+    func linkChanges() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
+        state.withLock { state in
+            state.linkWatchers.append(continuation)
+            continuation.yield(state.linked)
+        }
+        return stream
     }
 
     func setRemembered(member: MemberID?, device: DeviceID?) { state.withLock { $0.remembered = (member, device) } }

@@ -166,6 +166,7 @@ struct LocalRunTests {
         for path in ["Package.swift", "Sources/A/a.swift"] {
             try files.setAttributes([.modificationDate: past], ofItemAtPath: tree + "/" + path)
         }
+        var called = ""
         func run(_ extra: [String: String] = [:]) async throws -> Bool {
             try? files.removeItem(atPath: calls)
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
@@ -173,10 +174,17 @@ struct LocalRunTests {
             environment["HEARTH_STATE"] = tree + "/state"
             _ = try await ExecutableRun.run(
                 path: tree + "/deploy/local/run", [], environment: environment.merging(extra) { $1 })
-            let called = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+            called = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
             return called.contains("build -c debug")
         }
         #expect(try await run(), "the first run builds")
+        // Only what it runs: the four products, one build each, and nothing else (not the test kit or the lab).
+        let builds = called.split(separator: "\n").filter { $0.hasPrefix("build -c debug") }
+        #expect(
+            builds
+                == ["family-broker", "parent-device", "child-device", "hearthctl"].map {
+                    "build -c debug --product \($0)"
+                }, "\(called)")
         #expect(files.fileExists(atPath: tree + "/.build/local-run.built"))
         #expect(try await run() == false, "nothing changed: no build")
         #expect(try await run(["HEARTH_REBUILD": "1"]), "HEARTH_REBUILD=1 builds")
