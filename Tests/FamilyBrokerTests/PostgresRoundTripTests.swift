@@ -112,9 +112,62 @@ struct PostgresRoundTripTests {
                     return sent
                 }, committed: { _ in })
             // The read alone; nothing written, nothing to undo; SAVEPOINT, the question, the three events; unguarded:
-            // the events alone.
-            #expect(sent == [1, 0, 3, 1])
+            // nothing yet (its events go with the commit).
+            #expect(sent == [1, 0, 3, 0])
             #expect(try await store.storedHeads() == ["emma": 2, "mum": 1, "dad": 1])
+        }
+    }
+
+    /// A batch of unguarded commands holds all their events until the commit and sends them as one insert; a command
+    /// that fails before writing loses its own events, and those of the commands before and after it commit.
+    @Test func anUnguardedBatchSendsItsCommandsEventsInOneInsertAtCommit() async throws {
+        try await withStore { store in
+            let asked = contract.asked(["pal"])
+            let (sentByCommands, held) = try await store.transaction(
+                { (writer) throws -> (Int, Int) in
+                    guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
+                    let before = tx.held.statements
+                    try tx.unguarded { try contract.append(contract.event("emma", 1), to: tx) }
+                    try? tx.unguarded {
+                        try contract.append(contract.event("mum", 1, "failed"), to: tx)
+                        throw ContractError()
+                    }
+                    try tx.unguarded {
+                        _ = try tx.question(asked.question.id)
+                        try tx.insert(asked, resolution: nil)
+                        try contract.append(contract.event("emma", 2), to: tx)
+                        try contract.append(contract.event("dad", 1), to: tx)
+                    }
+                    return (tx.held.statements - before, tx.held.mark.events)
+                }, committed: { _ in })
+            #expect(sentByCommands == 2, "the read and the question; no events before the commit")
+            #expect(held == 3, "the failed command's event is gone")
+            #expect(try await store.storedHeads() == ["emma": 2, "dad": 1])
+        }
+    }
+
+    /// A pending question and its reminder go in one statement; with no reminder, the question alone is stored.
+    @Test func aPendingQuestionAndItsReminderAreOneStatement() async throws {
+        try await withStore { store in
+            let (reminded, unreminded) = (contract.asked(["reminded"]), contract.asked(["unreminded"]))
+            let remindAt = Date(timeIntervalSince1970: 1_000)
+            let sent = try await store.transaction(
+                { (writer) throws -> Int in
+                    guard let tx = writer as? PostgresTransaction else { throw NotPostgres() }
+                    let before = tx.held.statements
+                    try tx.unguarded { try tx.insert(reminded, remindAt: remindAt) }
+                    try tx.unguarded { try tx.insert(unreminded, remindAt: nil) }
+                    return tx.held.statements - before
+                }, committed: { _ in })
+            #expect(sent == 2)
+            let (due, stored) = try await store.reading { reader in
+                (
+                    try reader.dueReminders(at: remindAt, limit: 10),
+                    try [reminded, unreminded].map { try reader.question($0.question.id)?.asked }
+                )
+            }
+            #expect(due == [reminded.question.id])
+            #expect(stored == [reminded, unreminded])
         }
     }
 

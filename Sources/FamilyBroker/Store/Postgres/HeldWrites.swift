@@ -10,8 +10,10 @@ import PostgresNIO
 /// - A command's savepoint is opened only before its first write: a command that only reads (hello, ping, sync, a
 ///   refused ask) costs none, and a command that fails before writing has nothing to undo. A batch of devices'
 ///   commands runs first with none at all (`unguarded`), and again with them only if a command failed after a write.
-/// - Events are held and sent as one multi-row insert when the command ends, or before a query of `event` (so that
-///   it sees them): most commands append two to four.
+/// - Events are held and sent as one multi-row insert: a guarded command's when it ends (inside its savepoint), an
+///   unguarded batch's for all its commands before `COMMIT`, and any before a query of `event` (so that it sees
+///   them). Most commands append two to four; a batch of devices' commands sends one insert where it sent one or two
+///   per command.
 /// - Writes whose result the engine does not need, the savepoint and the events are sent without waiting: postgres-nio
 ///   runs them in order, and the next statement waited for (a read, the command's end, the commit) checks them.
 /// - An ask's reads are sent as one statement before the first of them is waited for (`willCheckAsk`), and a read
@@ -27,6 +29,12 @@ final class HeldWrites: @unchecked Sendable {
     var members: [String] = []
     var sequences: [Int64] = []
     var bodies: [ByteBuffer] = []
+    /// History entries appended without their ids (`appendHistoryWithoutID`) and not sent yet, as rows of `history`,
+    /// held and sent as the events are.
+    var historyFamilies: [String] = []
+    var historyChildren: [String] = []
+    var historyTimes: [Int64] = []
+    var historyEntries: [ByteBuffer] = []
 
     /// Inside a command: whether it wrote, so its `SAVEPOINT` was sent (nil outside a command).
     var savepointOpen: Bool?
@@ -47,12 +55,22 @@ final class HeldWrites: @unchecked Sendable {
     var aheadTail: StatementAnswer<[PostgresRow]>?
     /// Whether `inFlight` holds statements of a command that ended unguarded without waiting for them.
     var unchecked = false
+    /// Whether the events or history entries held include some of a command that ended unguarded: once sent, they
+    /// are `unchecked`.
+    var eventsUnchecked = false
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
     var statements = 0
     /// Statements the writer's thread waited for in this transaction (each wait is a wake-up: its tests count them).
     var waits = 0
 
-    var isEmpty: Bool { members.isEmpty }
+    /// Whether no event and no history entry is held.
+    var isEmpty: Bool { members.isEmpty && historyFamilies.isEmpty }
+
+    /// How many events and history entries are held: where a command's own begin.
+    struct Mark {
+        var events: Int
+        var history: Int
+    }
 
     /// A read sent ahead: the statement and its parameters.
     struct ReadAhead: Hashable {
@@ -79,10 +97,35 @@ final class HeldWrites: @unchecked Sendable {
         bodies.append(ByteBuffer(bytes: body))
     }
 
-    /// Forgets the events held (sent, or their command failed).
+    /// How many events and history entries are held now.
+    var mark: Mark { Mark(events: members.count, history: historyFamilies.count) }
+
+    func appendHistory(family: FamilyID, child: MemberID, recordedAt: Int64, entry: Data) {
+        historyFamilies.append(family)
+        historyChildren.append(child)
+        historyTimes.append(recordedAt)
+        historyEntries.append(ByteBuffer(bytes: entry))
+    }
+
+    /// Forgets the events and history entries held (sent, or their command failed).
     func clear() {
-        members.removeAll(keepingCapacity: true)
-        sequences.removeAll(keepingCapacity: true)
-        bodies.removeAll(keepingCapacity: true)
+        truncate(to: Mark(events: 0, history: 0))
+        eventsUnchecked = false
+    }
+
+    /// Forgets the events and history entries held after `mark`: those of a command that failed, while the commands
+    /// before it that ended unguarded keep theirs.
+    func truncate(to mark: Mark) {
+        if mark.events < members.count {
+            members.removeSubrange(mark.events...)
+            sequences.removeSubrange(mark.events...)
+            bodies.removeSubrange(mark.events...)
+        }
+        if mark.history < historyFamilies.count {
+            historyFamilies.removeSubrange(mark.history...)
+            historyChildren.removeSubrange(mark.history...)
+            historyTimes.removeSubrange(mark.history...)
+            historyEntries.removeSubrange(mark.history...)
+        }
     }
 }

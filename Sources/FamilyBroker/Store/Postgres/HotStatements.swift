@@ -7,9 +7,9 @@ enum HotStatements {
     /// Every hot statement, in the order a new connection prepares them.
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
-        KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, Resolve.self,
-        ScheduleReminder.self,
-        RemoveReminder.self, AppendHistory.self, AddKnownHandles.self, InsertEvents.self,
+        KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
+        Resolve.self, ScheduleReminder.self,
+        RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
     struct TransactionID: HotStatement {
@@ -120,6 +120,22 @@ enum HotStatements {
         let bindings: PostgresBindings
     }
 
+    /// `InsertQuestion` and its reminder (`ScheduleReminder`, none when $9 is NULL) in one statement: $1 … $8 as
+    /// `InsertQuestion`'s, $9: when to remind (ms). The insert in `WITH` runs whatever the reminder's `WHERE`.
+    struct InsertPendingQuestion: HotStatement {
+        static let sql = """
+            WITH asked AS (
+                INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
+                VALUES ($1::uuid, $2::text, $3::text, $4::bytea, $5::bigint, $6::integer, $7::bytea, $8::bigint)
+                RETURNING id
+            )
+            INSERT INTO question_reminder (question_id, remind_at) SELECT id, $9::bigint FROM asked
+            WHERE $9::bigint IS NOT NULL
+            ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
+            """
+        let bindings: PostgresBindings
+    }
+
     /// $1: the encoded resolution, $2: the question's id.
     struct Resolve: HotStatement {
         static let sql = "UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid"
@@ -146,6 +162,19 @@ enum HotStatements {
         static let sql = """
             INSERT INTO history (family_id, child_id, recorded_at, entry)
             VALUES ($1::text, $2::text, $3::bigint, $4::bytea) RETURNING id
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// History entries whose ids are not needed, in one insert: $1: families, $2: children, $3: recorded at (ms),
+    /// $4: the encoded entries, one entry per position. Ids are taken in the arrays' order.
+    struct InsertHistory: HotStatement {
+        static let sql = """
+            INSERT INTO history (family_id, child_id, recorded_at, entry)
+            SELECT family, child, recorded, entry
+            FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[])
+                WITH ORDINALITY AS h (family, child, recorded, entry, n)
+            ORDER BY n
             """
         let bindings: PostgresBindings
     }

@@ -7,14 +7,19 @@ import PostgresNIO
 /// lease), so within a child's history ids increase in commit order and a cursor skips nothing.
 extension PostgresTransaction {
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64 {
+        // The entries held take their ids first: ids follow the order entries were appended in.
+        try flush()
         let id = try writtenRows(try Self.appendHistory(entry, family: family)).first?.decode(Int64.self)
         guard let id else { throw PostgresStore.RolledBack(command: "INSERT INTO history returned no id") }
         return UInt64(id)
     }
 
-    /// Sent without waiting: the next wait checks it.
+    /// Held, as events are, and sent with the other entries held in one insert (`flush`): at the command's end when
+    /// it is guarded, before the commit when unguarded, before a query of `history`.
     func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
-        post(try Self.appendHistory(entry, family: family))
+        held.appendHistory(
+            family: family, child: entry.childMemberID, recordedAt: Self.milliseconds(entry.recordedAt),
+            entry: BrokerStore.encodedHistoryBody(entry))
     }
 
     private static func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> HotStatements.AppendHistory {
@@ -23,6 +28,7 @@ extension PostgresTransaction {
     }
 
     func history(of child: MemberID, family: FamilyID, query: HistoryQuery, limit: Int) throws -> [HistoryEntry] {
+        try flush()
         let since = query.since.map(Self.milliseconds) ?? Int64.min
         let cursor = Int64(clamping: query.cursor)
         let found =
@@ -44,7 +50,8 @@ extension PostgresTransaction {
     }
 
     func historyHas(_ id: UInt64, child: MemberID, family: FamilyID) throws -> Bool {
-        try !rows(
+        try flush()
+        return try !rows(
             """
             SELECT 1 FROM history WHERE id = \(Int64(clamping: id)) AND child_id = \(child) AND family_id = \(family)
             """

@@ -23,6 +23,8 @@ extension PostgresTransaction {
         // What was sent before the command is not the command's to undo (unguarded, nothing is undone: its first
         // wait checks it).
         if guarded { try settle() }
+        // Unguarded, the events of the commands before this one are still held: only this one's are its own.
+        let heldBefore = held.mark
         held.savepointOpen = false
         held.commandFailed = false
         held.unguarded = !guarded
@@ -38,14 +40,16 @@ extension PostgresTransaction {
                 try settle()
             } else {
                 // Not waited for: a failure among them fails the batch at the next wait, and it runs again guarded.
-                try flush()
+                // Its events stay held, to go with the other commands' in one insert before the commit.
                 held.unchecked = !held.inFlight.isEmpty
+                if !held.isEmpty { held.eventsUnchecked = true }
             }
             return result
         } catch {
-            held.clear()
-            // Whatever the command sent is answered (or failed) before it is undone.
-            _ = try? settle()
+            held.truncate(to: heldBefore)
+            // Whatever the command sent is answered (or failed) before it is undone; the events of the commands
+            // before it stay held.
+            _ = try? settle(flushing: guarded)
             if guarded { try undoCommand(after: error) }
             if !guarded, !PostgresSession.isConnectionLoss(error), held.savepointOpen == true || held.commandFailed {
                 throw SavepointNeeded()
@@ -73,6 +77,8 @@ extension PostgresTransaction {
 
     /// A savepoint inside a command's, sent at once and released.
     private func nestedSavepoint<T>(_ body: () throws -> T) throws -> T {
+        // The events held so far are sent before it, or rolling back to it would not undo them.
+        try settle()
         try write("SAVEPOINT nested")
         do {
             let result = try body()
@@ -172,7 +178,8 @@ extension PostgresTransaction {
             held.aheadTail = nil
         }
         let result = Result { try answer.wait() }
-        try settle()
+        // A read of `event` sends the events held before it (`flush`); other statements leave them held.
+        try settle(flushing: false)
         do {
             return try result.get()
         } catch {

@@ -65,19 +65,31 @@ struct PostgresTransaction: StorageWriter {
     /// How many rows a statement changed.
     func changes(_ query: PostgresQuery) throws -> Int { try write(query).metadata.rows ?? 0 }
 
-    /// Sends the events held, as one insert (in the current command's savepoint), without waiting for it.
+    /// Sends the events held, as one insert, and the history entries held, as another (in the current command's
+    /// savepoint), without waiting for them.
     func flush() throws {
         guard !held.isEmpty else { return }
         openSavepoint()
-        send(HotStatements.InsertEvents("\(held.members) \(held.sequences) \(held.bodies)"))
+        if !held.members.isEmpty {
+            send(HotStatements.InsertEvents("\(held.members) \(held.sequences) \(held.bodies)"))
+        }
+        if !held.historyFamilies.isEmpty {
+            send(
+                HotStatements.InsertHistory(
+                    """
+                    \(held.historyFamilies) \(held.historyChildren) \(held.historyTimes) \(held.historyEntries)
+                    """))
+        }
+        // Some are of commands that ended unguarded: a failure of this insert is theirs.
+        if held.eventsUnchecked { held.unchecked = true }
         held.clear()
     }
 
-    /// Sends what is held and waits for everything sent; throws the first failure, or `SavepointNeeded` when a
-    /// command that ended unguarded sent some of it (only a batch run again with savepoints can undo that command
-    /// alone).
-    func settle() throws {
-        try flush()
+    /// Sends what is held (unless not `flushing` its events, which a later statement sends) and waits for everything
+    /// sent; throws the first failure, or `SavepointNeeded` when a command that ended unguarded sent some of it (only
+    /// a batch run again with savepoints can undo that command alone).
+    func settle(flushing: Bool = true) throws {
+        if flushing { try flush() }
         let sent = held.inFlight
         let unchecked = held.unchecked
         held.inFlight.removeAll(keepingCapacity: true)
@@ -178,17 +190,28 @@ struct PostgresTransaction: StorageWriter {
     }
 
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
+        post(HotStatements.InsertQuestion(bindings: try Self.questionRow(asked, resolution: resolution)))
+    }
+
+    /// A pending question and its reminder in one statement, where they were two.
+    func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
+        var bindings = try Self.questionRow(asked, resolution: nil)
+        bindings.append(remindAt.map(Self.milliseconds))
+        post(HotStatements.InsertPendingQuestion(bindings: bindings))
+    }
+
+    /// The bindings of a row of `question` (`HotStatements.InsertQuestion`'s $1 … $8).
+    static func questionRow(_ asked: AskedQuestion, resolution: Resolution?) throws -> PostgresBindings {
         var w = WireWriter()
         w.askedQuestion(asked)
         let expires = asked.question.expirationDate.map(Self.milliseconds)
         let status: Int32 = resolution == nil ? 0 : 1
-        try post(
-            HotStatements.InsertQuestion(
-                """
-                \(asked.question.id) \(asked.childMemberID) \(BrokerStore.handlesKey(asked.question.handles)) \
-                \(Data(w.bytes)) \(expires) \(status) \(resolution.map(Self.encodeResolution)) \
-                \(Self.milliseconds(asked.askedAt))
-                """))
+        let row: PostgresQuery = try """
+        \(asked.question.id) \(asked.childMemberID) \(BrokerStore.handlesKey(asked.question.handles)) \
+        \(Data(w.bytes)) \(expires) \(status) \(resolution.map(Self.encodeResolution)) \
+        \(Self.milliseconds(asked.askedAt))
+        """
+        return row.binds
     }
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
