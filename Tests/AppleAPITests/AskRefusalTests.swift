@@ -35,10 +35,10 @@ struct AskRefusalTests {
         }
     }
 
-    /// The deprecated spelling, which Apple keeps behaving as `AskCenter.shared.ask(_:in:)`.
-    @available(*, deprecated)
+    /// The deprecated spelling, which Apple keeps behaving as `AskCenter.shared.ask(_:in:)`, called through a
+    /// protocol it satisfies so the test compiles without a deprecation warning.
     static func askTheOldWay(
-        _ limits: CommunicationLimits, _ question: PermissionQuestion<CommunicationTopic>
+        _ limits: any TalkEraAsking, _ question: PermissionQuestion<CommunicationTopic>
     )
         async throws
     {
@@ -114,3 +114,10 @@ struct AskRefusalTests {
         await fleet.shutdown()
     }
 }
+
+/// The 26.0 spelling `CommunicationLimits.ask(_:in:)`, deprecated by Apple in 26.2.
+protocol TalkEraAsking: Sendable {
+    func ask<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws
+}
+
+extension CommunicationLimits: TalkEraAsking {}
