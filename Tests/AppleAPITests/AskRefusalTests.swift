@@ -82,7 +82,8 @@ struct AskRefusalTests {
         }
     }
 
-    @Test func aChildDeviceNeverSyncedWithItsBrokerRefusesApplesAskUntilItHas() async throws {
+    @Test func aChildDeviceNeverSyncedWithItsBrokerRefusesApplesAskUntilItHasAndQueuesItWhenOfflineLater() async throws
+    {
         let fleet = try Fleet.prepare(Self.family)
         do {
             try await fleet.startBroker()
@@ -105,6 +106,19 @@ struct AskRefusalTests {
             let alice = try await fleet.parent(on: "alice-phone")
             _ = try await alice.waitForQuestion(asked.id)
             #expect(try await alice.pending().map(\.question.id) == [asked.id])
+
+            // Synced once, then offline: the limits cannot be read, so the question is queued at once, as before.
+            try await fleet.cut("emma-tablet")
+            try await fleet.eventually("emma-tablet is unlinked") {
+                try await !fleet.status(of: "emma-tablet").linked
+            }
+            let offline = Self.question("lee")
+            let start = ContinuousClock.now
+            try await center.ask(offline, in: nil)
+            let took = ContinuousClock.now - start
+            #expect(took < .seconds(2), "an offline ask took \(took)")
+            try fleet.restore("emma-tablet")
+            _ = try await alice.waitForQuestion(offline.id, timeout: .seconds(20))
             await alice.close()
             await center.communicationLimits.close()
         } catch {
