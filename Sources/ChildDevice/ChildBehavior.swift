@@ -73,6 +73,10 @@ public final class ChildBehavior: DeviceBehavior {
             return await handleApp(envelope.message, app: app, context: context)
         case .listPending:
             return await waitingList(context: context)
+        case .getLimits where !context.isLinked && isApp(routingID):
+            // An app reads the limits right before it asks (Apple's spelling): offline, it asks at once rather than
+            // after the short wait for the link a person's console gets.
+            return .error(ErrorReply(.brokerUnavailable, "child-device is not connected to its broker"))
         case .getLimits, .editContacts, .approveInPerson:
             // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
             return await context.forward(envelope.message)
@@ -80,6 +84,11 @@ public final class ChildBehavior: DeviceBehavior {
             let type = String(envelope.message.typeCode, radix: 16)
             return .error(ErrorReply(.unknownMessageType, "child-device does not handle message type 0x\(type)"))
         }
+    }
+
+    /// Whether `routingID` is an app that said hello (not a person's console).
+    private func isApp(_ routingID: [UInt8]) -> Bool {
+        sessions.withLock { [now] in $0.app(of: routingID, at: now()) } != nil
     }
 
     /// The child's questions nobody has answered yet, oldest first: those the broker holds, then those still in the

@@ -9,10 +9,13 @@ public import Foundation
 public enum AskError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// Something unexpected failed: the daemon answered what this library does not understand.
     case unknown
-    /// Communication Limits are off. Hearth never throws it: the question gets its default response instead, as
-    /// the talk describes for a child whose parents did not turn them on.
+    /// The child's Communication Limits are off: a communication question asked through Apple's spellings is
+    /// refused, with nothing stored or sent. (Hearth's `CommunicationLimits.ask(_:)` gives the question's default
+    /// response instead, as the talk describes.)
     case communicationLimitsNotEnabled
-    /// The child's contacts are not synced. Hearth never throws it: contacts live in the family file.
+    /// The child-device has not synced with its broker yet (it was never welcomed, so it has neither the child's
+    /// contacts nor the people parents approved): a communication question asked through Apple's spellings is
+    /// refused, with nothing stored or sent.
     case contactSyncNotSetup
     /// The question breaks a rule: no people, a default not among the choices, expired, too large, a bad note.
     case invalidQuestion

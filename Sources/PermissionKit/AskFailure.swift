@@ -7,9 +7,11 @@ public import Foundation
 /// `askError` is the case an `AskFailure` becomes there, and `AskError.systemError(underlyingError:)` carries the
 /// `AskFailure` itself when the system (the daemon, its socket) failed.
 public enum AskFailure: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// Apple's case. Hearth never throws it: with limits off, the question gets the default response instead.
+    /// Apple's case, thrown only by Apple's spellings (as `AskError`): Hearth's `ask(_:)` gives the question its
+    /// default response when Communication Limits are off.
     case communicationLimitsNotEnabled
-    /// Apple's case. Hearth never throws it: a child's contacts live in the family file, always in sync.
+    /// Apple's case, thrown only by Apple's spellings (as `AskError`): the child-device has not synced with its
+    /// broker yet.
     case contactSyncNotSetup
     /// The question breaks a rule; `reason` names it (no handles, default not among the choices, expired…).
     case invalidQuestion(reason: String)

@@ -73,6 +73,21 @@ actor ChildDeviceConnection {
         }
     }
 
+    /// The child the daemon serves. When its last welcome named nobody (the daemon had never been welcomed by its
+    /// broker), the app says hello again first: the daemon may have been welcomed since.
+    func servedMember() async throws -> MemberID? {
+        let client = try await connectedClient()
+        if memberID == nil {
+            do {
+                try await hello(on: client)
+            } catch {
+                await discard(client, after: error)
+                throw error
+            }
+        }
+        return memberID
+    }
+
     /// Tells the daemon the app has taken inbox entry `inboxID`. Without a connection it does nothing: the daemon
     /// pushes the entry again after the next hello, and the hub acknowledges it then.
     func acknowledge(_ inboxID: UInt64) async {
