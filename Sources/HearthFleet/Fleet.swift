@@ -127,6 +127,8 @@ public final class Fleet: Sendable {
         } catch {
             let logs = logs()
             await shutdown()
+            // A cancelled start is the caller's doing, not a fault of the fleet: it stays a cancellation.
+            if error is CancellationError { throw error }
             throw FleetError("fleet did not start: \(error)", logs: logs)
         }
     }

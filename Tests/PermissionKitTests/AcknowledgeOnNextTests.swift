@@ -25,10 +25,10 @@ import Testing
             daemon.push(inboxID: 62, .init(asked: asked2, resolution: resolution2))
             let second = await iterator.next(isolation: nil)
             #expect(second?.question.id == uuid(2))
-            #expect(await eventually { daemon.acks == [61] })
+            #expect(await eventually(timeout: .seconds(30)) { daemon.acks == [61] })
             // The app acknowledges the second itself and leaves.
             if let second { limits.acknowledge(second) }
-            #expect(await eventually { daemon.acks == [61, 62] })
+            #expect(await eventually(timeout: .seconds(30)) { daemon.acks == [61, 62] })
             #expect(limits.hub.heldCount == 0)
         }
     }
