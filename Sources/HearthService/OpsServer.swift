@@ -52,7 +52,6 @@ public final class OpsServer: Service, Sendable {
             throw ConfigurationError(source: "metrics", key: "metrics", reason: "cannot listen on \(address): \(error)")
         }
         let listening = ListenAddress(host: address.host, port: UInt16(port))
-        bound.withLock { $0 = listening }
         defer { if let addressFile { try? FileManager.default.removeItem(atPath: addressFile) } }
         if let addressFile {
             let directory = (addressFile as NSString).deletingLastPathComponent
@@ -65,6 +64,8 @@ public final class OpsServer: Service, Sendable {
                 logger.error("metrics address not written", metadata: ["file": "\(addressFile)", "error": "\(error)"])
             }
         }
+        // Published after the file: whoever sees the bound address also finds it written.
+        bound.withLock { $0 = listening }
         logger.info("metrics and health checks listening", metadata: ["address": "http://\(listening)"])
         // Until the group shuts down (or cancels): gracefulShutdown() throws on cancellation, either ends here.
         try? await gracefulShutdown()

@@ -26,10 +26,9 @@ struct LinkChangesTests {
         let forwarded = Task { await context.forward(.ping) }
         try? await Task.sleep(for: .milliseconds(300))
         #expect(context.requests.isEmpty, "nothing goes to the broker while the link is down")
-        let linked = ContinuousClock.now
         context.setLinked(true, as: Fixtures.emma)
+        // Woken by the change: a wait that ran to its limit would answer that the broker is unavailable.
         #expect(await forwarded.value == .pong(head: 7))
-        #expect(ContinuousClock.now - linked < .seconds(1))
         #expect(context.requests == [.ping])
     }
 
