@@ -59,8 +59,7 @@ import Testing
 
     /// docs/CONFIGURATION.md's family-broker table lists every key, in the declared order, with its flag.
     @Test func theDocumentationListsEveryKey() throws {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let root = RepositoryRoot.url
         let text = try String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         let section = try #require(text.components(separatedBy: "### family-broker").dropFirst().first)
         let table = section.components(separatedBy: "\n\n").first { $0.contains("| key (file) |") } ?? ""

@@ -6,10 +6,7 @@ import Testing
 /// only that the page shows what it must.
 @Suite("hearth-loadtest report")
 struct LoadtestReportTests {
-    static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }
+    static var repository: URL { RepositoryRoot.url }
     /// Two `cycle --json` reports of short debug runs (20/s and 40/s), outside the test target's folder.
     static var fixtures: URL { repository.appendingPathComponent("Tests/LoadtestFixtures") }
 
