@@ -58,6 +58,12 @@ let package = Package(
         .target(name: "HearthCore", swiftSettings: fuzzed),
         .target(name: "HearthProtocol", dependencies: ["HearthCore"], swiftSettings: fuzzed),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
+        // The family file read and written as YAML: what the broker, hearthctl and the fleet share, without the
+        // daemons' service code.
+        .target(
+            name: "FamilyFileYAML",
+            dependencies: ["HearthCore", "HearthProtocol", .product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "HearthService",
             dependencies: [
@@ -79,7 +85,7 @@ let package = Package(
         .target(
             name: "FamilyBroker",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService", "FamilyFileYAML",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -129,7 +135,7 @@ let package = Package(
             name: "HearthFleet",
             dependencies: [
                 "HearthService", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient",
-                "PermissionKit",
+                "FamilyFileYAML", "PermissionKit",
                 "DeclaredAgeRange",
                 "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthLab",
                 .product(name: "Yams", package: "Yams"),
@@ -178,7 +184,7 @@ let package = Package(
                 // Neither HearthFleet (a test kit) nor FamilyBroker: a shipped tool links what a client needs.
                 "HearthCore",
                 "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthClient", "ZeroMQ", "HearthProtocol",
-                "HearthTransport", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HearthTransport", "FamilyFileYAML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The client side of the daemons' local sockets: a person's consoles (parent, age range) and the ops probes.
@@ -204,8 +210,7 @@ let package = Package(
             name: "hearth-loadtest",
             dependencies: [
                 "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport",
-                "HearthLoad",
-                "HearthService",
+                "HearthLoad", "HearthService", "FamilyFileYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 // The engine benchmark builds the broker's engine and store as the broker does.
@@ -219,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab",
+                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab", "FamilyFileYAML",
                 // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import FamilyFileYAML
 public import Foundation
 import HearthProtocol
 import HearthService

@@ -82,9 +82,9 @@ struct LoadtestReportTests {
         let banner = try await browser.execute(
             "const b = document.getElementById('debug-banner'); return b ? b.textContent : ''")
         #if DEBUG
-            #expect((banner as? String)?.hasPrefix("DEBUG BUILD") == true, "\(String(describing: banner))")
+        #expect((banner as? String)?.hasPrefix("DEBUG BUILD") == true, "\(String(describing: banner))")
         #else
-            #expect((banner as? String)?.isEmpty == true, "\(String(describing: banner))")
+        #expect((banner as? String)?.isEmpty == true, "\(String(describing: banner))")
         #endif
         let rows = try await browser.execute(
             "return document.querySelector('#figures tr[data-row=messagespercycle] td').textContent")
