@@ -6,8 +6,10 @@ import Foundation
 enum RepositoryRoot {
     static let url: URL = {
         var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/", !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
-        {
+        func holdsManifest(_ url: URL) -> Bool {
+            FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
+        }
+        while url.path != "/", !holdsManifest(url) {
             url.deleteLastPathComponent()
         }
         return url
