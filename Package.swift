@@ -31,6 +31,14 @@ let package = Package(
         .executable(name: "hearth-fleet", targets: ["hearth-fleet"]),
         .library(name: "HearthClient", targets: ["HearthClient"]),
     ],
+    // The PostgreSQL store (and the cluster it carries) is a trait, on by default: built without it
+    // (`--disable-default-traits`, or a package depending on this one with `traits: []`, as the fuzzers do), the broker
+    // compiles neither postgres-nio nor swift-nio-ssl and its BoringSSL, and refuses a postgres:// store
+    // (docs/decisions/0023-postgresql-trait.md).
+    traits: [
+        .default(enabledTraits: ["PostgreSQL"]),
+        .trait(name: "PostgreSQL", description: "The broker's PostgreSQL store and its cluster of brokers."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -94,7 +102,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -226,7 +234,7 @@ let package = Package(
             dependencies: [
                 "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab", "FamilyFileYAML",
                 // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -20,8 +20,10 @@ struct RunningBroker: Sendable {
     let metrics: BrokerMetrics
     let sequences: SequenceBook
     let subscribed: SubscribedMembers
-    /// The broker's part in its cluster, on the PostgreSQL store.
-    let cluster: BrokerCluster?
+    #if PostgreSQL
+    /// The broker's part in its cluster, on the PostgreSQL store (set once open, nil on SQLite).
+    var cluster: BrokerCluster? = nil
+    #endif
 
     /// Writes the ready file, logs where it listens, and reports ready.
     func announce() throws {

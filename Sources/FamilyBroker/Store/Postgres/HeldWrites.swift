@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import NIOCore
@@ -129,3 +130,4 @@ final class HeldWrites: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Logging
 import NIOCore
 import NIOPosix
@@ -51,3 +52,4 @@ extension ClientBootstrap {
         #endif
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 public import Logging
@@ -151,3 +152,4 @@ extension PostgresStore: BrokerStorage {
         }
     }
 }
+#endif

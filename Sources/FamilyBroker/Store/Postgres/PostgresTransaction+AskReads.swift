@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -57,3 +58,4 @@ extension PostgresTransaction {
         .init("\(child) \(BrokerStore.handlesKey(handles)) \(milliseconds(now))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import HearthCore
 import PostgresNIO
 
@@ -30,3 +31,4 @@ extension PostgresTransaction: ClusterStorage {
         try post("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Logging
 import NIOCore
 import PostgresNIO
@@ -193,3 +194,4 @@ extension PostgresTransaction {
         if held.savepointOpen != nil { held.commandFailed = true }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -317,3 +318,4 @@ extension PostgresStore {
         var description: String { "the transaction was rolled back at commit (\(command))" }
     }
 }
+#endif
