@@ -8,7 +8,7 @@ public struct PostgreSQLNotBuilt: Error, Sendable, Equatable, CustomStringConver
     public init(url: PostgresURL) { self.url = url }
 
     public var description: String {
-        "store \(url) is a PostgreSQL database, but this family-broker was built without the PostgreSQL trait: "
+        "\(url) is a PostgreSQL database, but this family-broker was built without the PostgreSQL trait: "
             + "build it with the package's default traits (no --disable-default-traits), or set store to sqlite"
     }
 }
