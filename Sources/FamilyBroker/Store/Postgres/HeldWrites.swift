@@ -58,6 +58,11 @@ final class HeldWrites: @unchecked Sendable {
     /// Whether the events or history entries held include some of a command that ended unguarded: once sent, they
     /// are `unchecked`.
     var eventsUnchecked = false
+    /// What this transaction changed of the owner cache's rows, or read of them, in order: applied once it commits
+    /// (`OwnerCache.apply`), cut back with a command that is undone.
+    var cacheChanges: [OwnerCache.Change] = []
+    /// The owner cache's generation when this transaction began.
+    var cacheGeneration = 0
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
     var statements = 0
     /// Statements the writer's thread waited for in this transaction (each wait is a wake-up: its tests count them).

@@ -8,7 +8,7 @@ enum HotStatements {
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
-        Resolve.self, ScheduleReminder.self,
+        Resolve.self, ResolveApproving.self, ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -139,6 +139,19 @@ enum HotStatements {
     /// $1: the encoded resolution, $2: the question's id.
     struct Resolve: HotStatement {
         static let sql = "UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid"
+        let bindings: PostgresBindings
+    }
+
+    /// `Resolve` and `AddKnownHandles` in one statement, for an approval whose new handles the owner cache knows:
+    /// $1: the encoded resolution, $2: the question's id, $3: the child, $4: the kinds, $5: the values. The update in
+    /// `WITH` runs although nothing refers to it.
+    struct ResolveApproving: HotStatement {
+        static let sql = """
+            WITH resolved AS (UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid)
+            INSERT INTO known_handle (child_id, kind, value, question_id)
+            SELECT $3::text, kind, value, $2::uuid FROM unnest($4::integer[], $5::text[]) AS h (kind, value)
+            ON CONFLICT DO NOTHING
+            """
         let bindings: PostgresBindings
     }
 

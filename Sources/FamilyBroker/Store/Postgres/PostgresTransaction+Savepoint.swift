@@ -25,6 +25,7 @@ extension PostgresTransaction {
         if guarded { try settle() }
         // Unguarded, the events of the commands before this one are still held: only this one's are its own.
         let heldBefore = held.mark
+        let cacheBefore = held.cacheChanges.count
         held.savepointOpen = false
         held.commandFailed = false
         held.unguarded = !guarded
@@ -47,6 +48,8 @@ extension PostgresTransaction {
             return result
         } catch {
             held.truncate(to: heldBefore)
+            // Undone, or the batch runs again: what the command staged for the cache is not stored.
+            held.cacheChanges.removeSubrange(cacheBefore...)
             // Whatever the command sent is answered (or failed) before it is undone; the events of the commands
             // before it stay held.
             _ = try? settle(flushing: guarded)
@@ -80,6 +83,7 @@ extension PostgresTransaction {
         // The events held so far are sent before it, or rolling back to it would not undo them.
         try settle()
         try write("SAVEPOINT nested")
+        let cacheBefore = held.cacheChanges.count
         do {
             let result = try body()
             try settle()
@@ -87,6 +91,7 @@ extension PostgresTransaction {
             return result
         } catch {
             held.clear()
+            held.cacheChanges.removeSubrange(cacheBefore...)
             _ = try? settle()
             try execute("ROLLBACK TO SAVEPOINT nested")
             try execute("RELEASE SAVEPOINT nested")

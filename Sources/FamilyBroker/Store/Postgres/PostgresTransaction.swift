@@ -13,6 +13,8 @@ struct PostgresTransaction: StorageWriter {
     let logger: Logger
     /// What this transaction has not sent or not waited for yet (a read's stays empty).
     let held = HeldWrites()
+    /// The owner's rows in memory (a write transaction of a cluster's broker): reads it answers are not sent.
+    var cache: OwnerCache?
 
     /// Runs a statement as it is, apart from held writes and savepoints: transaction control.
     @discardableResult
@@ -148,7 +150,10 @@ struct PostgresTransaction: StorageWriter {
     // MARK: questions and known handles
 
     func question(_ id: UUID) throws -> Stored.Question? {
-        try rows(Self.readQuestion(id)).first.map { try AskReadRow($0).question() }
+        if let cached = cachedQuestion(id) { return cached }
+        let found = try rows(Self.readQuestion(id)).first.map { try AskReadRow($0).question() }
+        if let found { stage(.question(found)) }
+        return found
     }
 
     func pendingQuestion(
@@ -191,6 +196,7 @@ struct PostgresTransaction: StorageWriter {
 
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
         post(HotStatements.InsertQuestion(bindings: try Self.questionRow(asked, resolution: resolution)))
+        stage(.question(Stored.Question(asked: asked, resolution: resolution)))
     }
 
     /// A pending question and its reminder in one statement, where they were two.
@@ -198,6 +204,7 @@ struct PostgresTransaction: StorageWriter {
         var bindings = try Self.questionRow(asked, resolution: nil)
         bindings.append(remindAt.map(Self.milliseconds))
         post(HotStatements.InsertPendingQuestion(bindings: bindings))
+        stage(.question(Stored.Question(asked: asked, resolution: nil)))
     }
 
     /// The bindings of a row of `question` (`HotStatements.InsertQuestion`'s $1 … $8).
@@ -217,12 +224,21 @@ struct PostgresTransaction: StorageWriter {
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         let encoded = Self.encodeResolution(resolution)
         try post(HotStatements.Resolve("\(encoded) \(id)"))
+        stageResolution(id, resolution)
     }
 
     func addKnownHandles(
         _ handles: [CommunicationHandle], child: MemberID, question: UUID?
     ) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
+        if let known = try approvedSet(of: child) {
+            let added = Self.unknown(handles, in: known)
+            guard !added.isEmpty else { return [] }
+            let (kinds, values) = Self.columns(of: added)
+            post(HotStatements.AddKnownHandles("\(child) \(question) \(kinds) \(values)"))
+            stage(.handles(child, known.union(added)))
+            return added
+        }
         let (kinds, values) = Self.columns(of: handles)
         var added = try handleSet(writtenRows(HotStatements.AddKnownHandles("\(child) \(question) \(kinds) \(values)")))
         // In `handles`' order, each once.
@@ -240,6 +256,7 @@ struct PostgresTransaction: StorageWriter {
                 AND (kind, value) IN (SELECT * FROM unnest(\(kinds)::integer[], \(values)::text[]))
                 RETURNING kind, value
                 """))
+        if let known = cachedHandles(of: child) { stage(.handles(child, known.subtracting(removed))) }
         return distinct.filter(removed.contains)
     }
 
@@ -249,7 +266,7 @@ struct PostgresTransaction: StorageWriter {
     }
 
     /// The handles of rows whose first columns are (kind, value).
-    private func handleSet(_ rows: [PostgresRow]) throws -> Set<CommunicationHandle> {
+    func handleSet(_ rows: [PostgresRow]) throws -> Set<CommunicationHandle> {
         var handles = Set<CommunicationHandle>()
         for row in rows {
             let (kind, value) = try row.decode((Int32, String).self)
