@@ -8,7 +8,7 @@ enum HotStatements {
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
-        Resolve.self, ResolveApproving.self, ScheduleReminder.self,
+        Resolve.self, ResolveApproving.self, ApprovedHandles.self, ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -152,6 +152,12 @@ enum HotStatements {
             SELECT $3::text, kind, value, $2::uuid FROM unnest($4::integer[], $5::text[]) AS h (kind, value)
             ON CONFLICT DO NOTHING
             """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child. All of its approved handles, for the owner cache (once per child per adoption).
+    struct ApprovedHandles: HotStatement {
+        static let sql = "SELECT kind, value FROM known_handle WHERE child_id = $1::text"
         let bindings: PostgresBindings
     }
 

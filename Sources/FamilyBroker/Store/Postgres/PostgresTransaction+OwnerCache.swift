@@ -31,7 +31,7 @@ extension PostgresTransaction {
     func approvedSet(of child: MemberID) throws -> Set<CommunicationHandle>? {
         guard usesCache else { return nil }
         if let known = cachedHandles(of: child) { return known }
-        let known = try handleSet(rows("SELECT kind, value FROM known_handle WHERE child_id = \(child)"))
+        let known = try handleSet(rows(HotStatements.ApprovedHandles("\(child)")))
         stage(.handles(child, known))
         return known
     }
