@@ -91,6 +91,40 @@ struct OwnerCacheTests {
         await server.remove()
     }
 
+    /// An owner sends an ask's question with the next ask's reads, which do not see it: the asks of one transaction
+    /// still count it against the ask limit and find it as the pending question about the same handles.
+    @Test func asksOfOneTransactionSeeTheQuestionsSentWithTheirReads() async throws {
+        try await ClusterLeaseTests.withDatabase { url, password in
+            var defaults = ChildDefaults.builtIn
+            defaults.askLimit = .init(count: 3, perSeconds: 3600)
+            let a = try await Broker(
+                "a", url: url, password: password, policy: BrokerPolicy(childDefaults: defaults, passcodeCost: 10))
+            await a.keeper.round()
+            let ids = (0..<5).map { _ in UUID() }
+            let asks = zip(ids, ["p", "p", "q", "r", "s"]).map { id, value in
+                BrokerRequest(
+                    deviceID: "e1", memberID: "emma",
+                    command: .ask(app: "com.example.chat", question: question([value], id: id)))
+            }
+            let outcomes = await a.engine.process(asks).outcomes
+            let accepted = outcomes.map { outcome -> UUID? in
+                guard case .success(.askAccepted(let asked, nil)) = outcome else { return nil }
+                return asked.question.id
+            }
+            #expect(accepted[0] == ids[0])
+            #expect(accepted[1] == ids[0], "the second ask about p gets the first, pending: \(outcomes[1])")
+            #expect(accepted[2] == ids[2])
+            #expect(accepted[3] == ids[3])
+            guard case .failure(let refused) = outcomes[4] else {
+                Issue.record("a fourth question in the hour was stored: \(outcomes[4])")
+                return
+            }
+            #expect(refused.code == .rateLimited)
+            let stored = try await a.store.reading { reader in try ids.map { try reader.question($0) != nil } }
+            #expect(stored == [true, false, true, true, false])
+        }
+    }
+
     /// Moves every partition from `old` to `new`: `old`'s leases and heartbeat lapse, and `new` takes them.
     static func move(from old: Broker, to new: Broker) async throws {
         try await new.sql("UPDATE partition_lease SET expires_at = '-infinity'")

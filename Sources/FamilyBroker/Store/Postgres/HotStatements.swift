@@ -8,7 +8,8 @@ enum HotStatements {
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
-        Resolve.self, ResolveApproving.self, ApprovedHandles.self, ScheduleReminder.self,
+        AskReadsInserting.self, InsertPendingQuestions.self, Resolve.self, ResolveApproving.self, ApprovedHandles.self,
+        ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -108,6 +109,41 @@ enum HotStatements {
             AND (expires_at IS NULL OR expires_at > $7::bigint)
             ORDER BY 1, 4
             """
+        let bindings: PostgresBindings
+    }
+
+    /// Pending questions held (`HeldQuestions`) inserted with their reminders, as `WITH` parts named `asked` and
+    /// `reminded`: $first … $first + 6: ids (text), children, handles' keys, the encoded questions, expiries (ms, -1
+    /// for none), asked at (ms), reminders (ms, -1 for none). Both run whatever the query after them reads, and it
+    /// does not see their rows.
+    static func insertingQuestions(from first: Int) -> String {
+        let p = (0..<7).map { "$\(first + $0)" }
+        return """
+            WITH asked AS (
+                INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
+                SELECT id::uuid, child, handles, asked, NULLIF(expires, -1), 0, NULL, at
+                FROM unnest(\(p[0])::text[], \(p[1])::text[], \(p[2])::text[], \(p[3])::bytea[], \(p[4])::bigint[],
+                    \(p[5])::bigint[]) WITH ORDINALITY AS q (id, child, handles, asked, expires, at, n)
+                ORDER BY n
+            ), reminded AS (
+                INSERT INTO question_reminder (question_id, remind_at)
+                SELECT id::uuid, at FROM unnest(\(p[0])::text[], \(p[6])::bigint[]) AS r (id, at) WHERE at >= 0
+                ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
+            )
+
+            """
+    }
+
+    /// `AskReads` ($1 … $7) sending the pending questions held ($8 … $14, `insertingQuestions`) in the same
+    /// statement.
+    struct AskReadsInserting: HotStatement {
+        static let sql = insertingQuestions(from: 8) + AskReads.sql
+        let bindings: PostgresBindings
+    }
+
+    /// The pending questions held alone ($1 … $7, `insertingQuestions`).
+    struct InsertPendingQuestions: HotStatement {
+        static let sql = insertingQuestions(from: 1) + "SELECT 1"
         let bindings: PostgresBindings
     }
 

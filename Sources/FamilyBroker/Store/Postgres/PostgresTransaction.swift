@@ -19,6 +19,7 @@ struct PostgresTransaction: StorageWriter {
     /// Runs a statement as it is, apart from held writes and savepoints: transaction control.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        sendHeldQuestions()
         held.forgetAhead()
         held.statements += 1
         held.waits += 1
@@ -70,6 +71,8 @@ struct PostgresTransaction: StorageWriter {
     /// Sends the events held, as one insert, and the history entries held, as another (in the current command's
     /// savepoint), without waiting for them.
     func flush() throws {
+        guard !held.isEmpty else { return }
+        sendHeldQuestions()
         guard !held.isEmpty else { return }
         openSavepoint()
         if !held.members.isEmpty {
@@ -159,8 +162,18 @@ struct PostgresTransaction: StorageWriter {
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
-        let found = try rows(Self.readPendingQuestion(child: child, handles: handles, now: now))
-        return try found.lazy.map { try AskReadRow($0).question() }.first { $0.asked.appBundleID == app }
+        let read = Self.readPendingQuestion(child: child, handles: handles, now: now)
+        let unseen = unseenQuestions(answering: read)
+        let found = try rows(read)
+        let stored = try found.lazy.map { try AskReadRow($0).question() }
+        if let first = stored.first(where: { $0.asked.appBundleID == app }) { return first }
+        // Asked in this transaction and sent with these reads, which did not see it (`HeldQuestions`).
+        let key = BrokerStore.handlesKey(handles)
+        let pending = unseen.first { held in
+            held.asked.childMemberID == child && held.handlesKey == key && held.asked.appBundleID == app
+                && held.asked.question.expirationDate.map { Self.milliseconds($0) > Self.milliseconds(now) } ?? true
+        }
+        return pending.map { Stored.Question(asked: $0.asked, resolution: nil) }
     }
 
     func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
@@ -183,8 +196,13 @@ struct PostgresTransaction: StorageWriter {
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
         // The engine reads the child's settings next (an ask): sent now, answered with the count.
         readAhead(Self.readSettings(of: child))
-        let counted = try rows(Self.readAskCount(child: child, since: since, limit: limit))
-        return try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
+        let read = Self.readAskCount(child: child, since: since, limit: limit)
+        let unseen = unseenQuestions(answering: read).filter {
+            $0.asked.childMemberID == child && Self.milliseconds($0.asked.askedAt) >= Self.milliseconds(since)
+        }
+        let counted = try rows(read)
+        let stored = try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
+        return min(stored + unseen.count, limit)
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
@@ -201,10 +219,15 @@ struct PostgresTransaction: StorageWriter {
 
     /// A pending question and its reminder in one statement, where they were two.
     func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
+        if usesCache {
+            // Sent with the next statement: the next ask's reads, or alone before any other.
+            held.questions.append(asked, remindAt: remindAt)
+            stage(.question(Stored.Question(asked: asked, resolution: nil)))
+            return
+        }
         var bindings = try Self.questionRow(asked, resolution: nil)
         bindings.append(remindAt.map(Self.milliseconds))
         post(HotStatements.InsertPendingQuestion(bindings: bindings))
-        stage(.question(Stored.Question(asked: asked, resolution: nil)))
     }
 
     /// The bindings of a row of `question` (`HotStatements.InsertQuestion`'s $1 … $8).
