@@ -2,9 +2,9 @@
 # pg-statements.sh [SECONDS] [DIR]: what a cycle asks of PostgreSQL, from a run of `hearth-loadtest cycle --store
 # postgres` (or --brokers N) already under way on this machine. Turns on the throwaway server's statement log
 # (log_min_duration_statement = 0, by ALTER SYSTEM and a reload) for SECONDS (default 5), turns it off, and prints
-# each statement's executions per cycle and mean time on the server. A cycle is counted as one question inserted
-# (`hearth_InsertPendingQuestion`, or `hearth_InsertQuestion` before it; every cycle of the load test inserts one
-# question). DIR: the server's directory (default: the newest
+# each statement's executions per cycle and mean time on the server. A cycle is counted as one ask's reads
+# (`hearth_AskReads`, or `hearth_AskReadsInserting`, which also inserts the questions an owner held; every cycle of the
+# load test asks once). DIR: the server's directory (default: the newest
 # /tmp/hearth-pg-*). The log itself slows the server: read the counts, and the times only relative to each other.
 set -euo pipefail
 seconds=${1:-5}
@@ -32,10 +32,10 @@ tail -n +"$((start + 1))" "$dir/server.log" | awk '
         gsub(/[0-9]+/, "N", name); name = substr(name, 1, 60)
         if (phase == "execute") count[name]++
         time[name] += ms
-        if (name ~ /^hearth_Insert(Pending)?Question$/ && phase == "execute") cycles++
+        if (name ~ /^hearth_AskReads(Inserting)?$/ && phase == "execute") cycles++
     }
     END {
-        if (!cycles) { print "no cycles seen (no question inserted)"; exit 1 }
+        if (!cycles) { print "no cycles seen (no ask read)"; exit 1 }
         printf "%d cycles in the window\n%9s %11s  %s\n", cycles, "per cycle", "ms each", "statement" >"/dev/stderr"
         for (n in count) printf "%9.2f %11.4f  %s\n", count[n] / cycles, time[n] / count[n], n | "sort -n -r"
     }' 2>&1

@@ -10,6 +10,15 @@ protocol ClusterStorage {
     func heads(of members: [MemberID]) throws -> [MemberID: UInt64]
     /// Tells every broker, once this transaction commits, that the directory changed (`NOTIFY`).
     func announceDirectoryChange(by broker: String) throws
+    /// Partitions are being adopted: the store forgets what it kept in memory of the rows of any partition (another
+    /// broker may have written them meanwhile) and may keep them from now on, this broker being their only writer.
+    func resetOwnerCache()
+}
+
+/// A store that keeps a partition owner's rows in memory (`OwnerCache`): told when a lease is lost.
+protocol OwnerCaching: Sendable {
+    /// Forgets every row kept in memory.
+    func forgetOwnerCache()
 }
 
 /// One partition's lease as stored: its owner (nil before anyone took it) and epoch.

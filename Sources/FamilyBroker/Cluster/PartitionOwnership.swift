@@ -19,6 +19,8 @@ public final class PartitionOwnership: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Run after partitions stop being served (`whenDropping`).
+    private let onDrop = Mutex<[@Sendable () -> Void]>([])
 
     public init(
         partitioning: Partitioning, brokerName: String, logger: Logger = Logger(label: "family-broker.cluster")
@@ -53,7 +55,14 @@ public final class PartitionOwnership: Sendable {
     /// Stops serving `partitions` at once; returns those that were served.
     @discardableResult
     func drop(_ partitions: some Sequence<Int>) -> [Int] {
-        state.withLock { state in partitions.filter { state.served.removeValue(forKey: $0) != nil } }
+        let dropped = state.withLock { state in partitions.filter { state.served.removeValue(forKey: $0) != nil } }
+        if !dropped.isEmpty { for action in onDrop.withLock({ $0 }) { action() } }
+        return dropped
+    }
+
+    /// Runs `action` whenever partitions stop being served.
+    func whenDropping(_ action: @escaping @Sendable () -> Void) {
+        onDrop.withLock { $0.append(action) }
     }
 
     /// Replaces the registry's view of who owns which partition.

@@ -28,6 +28,7 @@ extension BrokerEngine {
         let sequences = self.sequences
         let adopted = try await store.transaction(
             { store in
+                (store as? any ClusterStorage)?.resetOwnerCache()
                 let admitted = try ownership.admit(Set(leases.keys), in: store, expected: leases)
                 let members = directory.current.members.values.lazy
                     .filter { admitted.contains(ownership.partition(of: $0.familyID)) }.map(\.id)

@@ -64,6 +64,10 @@ public final class BrokerEngine: Sendable {
         ownership: PartitionOwnership? = nil, maxCommandsPerTransaction: Int? = nil
     ) {
         self.ownership = ownership
+        if let ownership, let cache = storage as? any OwnerCaching {
+            // A lease lost: its rows may be written by the next owner.
+            ownership.whenDropping { cache.forgetOwnerCache() }
+        }
         self.maxCommandsPerTransaction = maxCommandsPerTransaction ?? storage.maxCommandsPerTransaction
         self.store = storage
         self.directory = directory

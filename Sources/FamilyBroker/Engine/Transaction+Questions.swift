@@ -179,15 +179,13 @@ extension Transaction {
     }
 
     private mutating func record(_ resolution: Resolution, of asked: AskedQuestion, child: Directory.Member) throws {
-        try store.resolve(asked.question.id, with: resolution)
+        let approved = resolution.choice.answer == .approval ? asked.question.handles : []
+        let added = try store.resolve(asked.question.id, with: resolution, approving: approved, child: child.id)
         try recordHistory(
             HistoryEntry(asked: asked, resolution: resolution, deviceID: commandDevice), family: child.familyID)
         let resolved = SharedEventBody(.questionResolved(asked, resolution))
         try publish(resolved, to: child.id)
-        if resolution.choice.answer == .approval {
-            let added = try store.addKnownHandles(asked.question.handles, child: child.id, question: asked.question.id)
-            if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id) }
-        }
+        if !added.isEmpty { try publish(.handlesChanged(added: added, removed: []), to: child.id) }
         for parent in directory.parents(of: child.familyID) {
             try publish(resolved, to: parent)
         }

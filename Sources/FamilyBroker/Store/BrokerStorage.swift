@@ -135,6 +135,11 @@ protocol StorageWriter: StorageReader {
     func addKnownHandles(
         _ handles: [CommunicationHandle], child: MemberID, question: UUID?
     ) throws -> [CommunicationHandle]
+    /// Resolves a question approving `handles` for the child (none for a denial): `resolve`, then `addKnownHandles`
+    /// (default), or one write where the store knows which handles are new. Returns those that were not known.
+    func resolve(
+        _ id: UUID, with resolution: Resolution, approving handles: [CommunicationHandle], child: MemberID
+    ) throws -> [CommunicationHandle]
     /// Removes approved handles; returns those that were known.
     func removeKnownHandles(_ handles: [CommunicationHandle], child: MemberID) throws -> [CommunicationHandle]
     /// Keeps a reminder for the stored `question` due at `date` (replacing one it had). The question is stored first:
@@ -204,5 +209,13 @@ extension StorageWriter {
 
     func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
         _ = try appendHistory(entry, family: family)
+    }
+
+    func resolve(
+        _ id: UUID, with resolution: Resolution, approving handles: [CommunicationHandle], child: MemberID
+    ) throws -> [CommunicationHandle] {
+        try resolve(id, with: resolution)
+        guard !handles.isEmpty else { return [] }
+        return try addKnownHandles(handles, child: child, question: id)
     }
 }

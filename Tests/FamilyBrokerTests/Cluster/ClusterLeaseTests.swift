@@ -18,7 +18,10 @@ struct ClusterLeaseTests {
         let engine: BrokerEngine
         let keeper: LeaseKeeper
 
-        init(_ name: String, url: PostgresURL, password: String, partitions: Int = 4) async throws {
+        init(
+            _ name: String, url: PostgresURL, password: String, partitions: Int = 4,
+            policy: BrokerPolicy = BrokerHarness.policy
+        ) async throws {
             store = try await PostgresStore.opened(url: url, password: password, leaseDuration: .seconds(2))
             try await store.prepareCluster(partitions: partitions)
             ownership = PartitionOwnership(
@@ -26,7 +29,7 @@ struct ClusterLeaseTests {
             sequences = SequenceBook(try await store.storedHeads())
             engine = BrokerEngine(
                 storage: store, directory: DirectoryBox(try TestFamily.directory()), sequences: sequences,
-                logger: quietLogger, policy: BrokerHarness.policy, clock: Date.init, deliver: { _ in },
+                logger: quietLogger, policy: policy, clock: Date.init, deliver: { _ in },
                 ownership: ownership)
             keeper = LeaseKeeper(
                 session: store.leaseSession(), ownership: ownership, engine: engine,

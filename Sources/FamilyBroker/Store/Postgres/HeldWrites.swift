@@ -36,6 +36,13 @@ final class HeldWrites: @unchecked Sendable {
     var historyChildren: [String] = []
     var historyTimes: [Int64] = []
     var historyEntries: [ByteBuffer] = []
+    /// Pending questions asked and not sent yet (a partition owner's transaction only: `HeldQuestions`).
+    var questions = HeldQuestions()
+    /// How many of `questions` the current command found held when it began: those after are its own.
+    var questionsBeforeCommand = 0
+    /// The questions sent with the ask's reads sent ahead (`AskReadsInserting`), which those reads do not see;
+    /// forgotten with them.
+    var unseenQuestions: [HeldQuestions.Question] = []
 
     /// Inside a command: whether it wrote, so its `SAVEPOINT` was sent (nil outside a command).
     var savepointOpen: Bool?
@@ -59,18 +66,24 @@ final class HeldWrites: @unchecked Sendable {
     /// Whether the events or history entries held include some of a command that ended unguarded: once sent, they
     /// are `unchecked`.
     var eventsUnchecked = false
+    /// What this transaction changed of the owner cache's rows, or read of them, in order: applied once it commits
+    /// (`OwnerCache.apply`), cut back with a command that is undone.
+    var cacheChanges: [OwnerCache.Change] = []
+    /// The owner cache's generation when this transaction began.
+    var cacheGeneration = 0
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
     var statements = 0
     /// Statements the writer's thread waited for in this transaction (each wait is a wake-up: its tests count them).
     var waits = 0
 
-    /// Whether no event and no history entry is held.
-    var isEmpty: Bool { members.isEmpty && historyFamilies.isEmpty }
+    /// Whether no event, history entry or question is held.
+    var isEmpty: Bool { members.isEmpty && historyFamilies.isEmpty && questions.isEmpty }
 
     /// How many events and history entries are held: where a command's own begin.
     struct Mark {
         var events: Int
         var history: Int
+        var questions = 0
     }
 
     /// A read sent ahead: the statement and its parameters.
@@ -90,6 +103,7 @@ final class HeldWrites: @unchecked Sendable {
     func forgetAhead() {
         ahead.removeAll()
         aheadTail = nil
+        unseenQuestions.removeAll()
     }
 
     func append(member: MemberID, sequence: UInt64, body: ArraySlice<UInt8>) {
@@ -99,7 +113,7 @@ final class HeldWrites: @unchecked Sendable {
     }
 
     /// How many events and history entries are held now.
-    var mark: Mark { Mark(events: members.count, history: historyFamilies.count) }
+    var mark: Mark { Mark(events: members.count, history: historyFamilies.count, questions: questions.count) }
 
     func appendHistory(family: FamilyID, child: MemberID, recordedAt: Int64, entry: Data) {
         historyFamilies.append(family)
@@ -128,6 +142,7 @@ final class HeldWrites: @unchecked Sendable {
             historyTimes.removeSubrange(mark.history...)
             historyEntries.removeSubrange(mark.history...)
         }
+        questions.truncate(to: mark.questions)
     }
 }
 #endif

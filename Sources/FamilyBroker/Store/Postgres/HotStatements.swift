@@ -9,7 +9,8 @@ enum HotStatements {
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
-        Resolve.self, ScheduleReminder.self,
+        AskReadsInserting.self, InsertPendingQuestions.self, Resolve.self, ResolveApproving.self, ApprovedHandles.self,
+        ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -112,6 +113,41 @@ enum HotStatements {
         let bindings: PostgresBindings
     }
 
+    /// Pending questions held (`HeldQuestions`) inserted with their reminders, as `WITH` parts named `asked` and
+    /// `reminded`: $first … $first + 6: ids (text), children, handles' keys, the encoded questions, expiries (ms, -1
+    /// for none), asked at (ms), reminders (ms, -1 for none). Both run whatever the query after them reads, and it
+    /// does not see their rows.
+    static func insertingQuestions(from first: Int) -> String {
+        let p = (0..<7).map { "$\(first + $0)" }
+        return """
+            WITH asked AS (
+                INSERT INTO question (id, child_id, handles_key, asked, expires_at, status, resolution, asked_at)
+                SELECT id::uuid, child, handles, asked, NULLIF(expires, -1), 0, NULL, at
+                FROM unnest(\(p[0])::text[], \(p[1])::text[], \(p[2])::text[], \(p[3])::bytea[], \(p[4])::bigint[],
+                    \(p[5])::bigint[]) WITH ORDINALITY AS q (id, child, handles, asked, expires, at, n)
+                ORDER BY n
+            ), reminded AS (
+                INSERT INTO question_reminder (question_id, remind_at)
+                SELECT id::uuid, at FROM unnest(\(p[0])::text[], \(p[6])::bigint[]) AS r (id, at) WHERE at >= 0
+                ON CONFLICT (question_id) DO UPDATE SET remind_at = excluded.remind_at
+            )
+
+            """
+    }
+
+    /// `AskReads` ($1 … $7) sending the pending questions held ($8 … $14, `insertingQuestions`) in the same
+    /// statement.
+    struct AskReadsInserting: HotStatement {
+        static let sql = insertingQuestions(from: 8) + AskReads.sql
+        let bindings: PostgresBindings
+    }
+
+    /// The pending questions held alone ($1 … $7, `insertingQuestions`).
+    struct InsertPendingQuestions: HotStatement {
+        static let sql = insertingQuestions(from: 1) + "SELECT 1"
+        let bindings: PostgresBindings
+    }
+
     /// $1 … $8: id, child, handles' key, the encoded question, expiry (ms), status, resolution, asked at (ms).
     struct InsertQuestion: HotStatement {
         static let sql = """
@@ -140,6 +176,25 @@ enum HotStatements {
     /// $1: the encoded resolution, $2: the question's id.
     struct Resolve: HotStatement {
         static let sql = "UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid"
+        let bindings: PostgresBindings
+    }
+
+    /// `Resolve` and `AddKnownHandles` in one statement, for an approval whose new handles the owner cache knows:
+    /// $1: the encoded resolution, $2: the question's id, $3: the child, $4: the kinds, $5: the values. The update in
+    /// `WITH` runs although nothing refers to it.
+    struct ResolveApproving: HotStatement {
+        static let sql = """
+            WITH resolved AS (UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid)
+            INSERT INTO known_handle (child_id, kind, value, question_id)
+            SELECT $3::text, kind, value, $2::uuid FROM unnest($4::integer[], $5::text[]) AS h (kind, value)
+            ON CONFLICT DO NOTHING
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the child. All of its approved handles, for the owner cache (once per child per adoption).
+    struct ApprovedHandles: HotStatement {
+        static let sql = "SELECT kind, value FROM known_handle WHERE child_id = $1::text"
         let bindings: PostgresBindings
     }
 

@@ -25,6 +25,8 @@ public final class PostgresStore: Sendable {
     let statementTimeout: Duration
     /// A commit whose reply was lost with the connection, settled before the writer's next transaction.
     let unsettled = UnsettledCommit()
+    /// A partition owner's rows in memory, once this broker adopted partitions (`OwnerCache`).
+    let ownerCache = OwnerCache()
 
     /// Connects to `url` and brings its schema up to date; throws `StoreUnavailable` when the server cannot be
     /// reached, `PostgresStore.SchemaTooNew` when the database was migrated by a newer broker. With a
@@ -115,10 +117,13 @@ extension PostgresStore: BrokerStorage {
         let logger = self.logger
         let session = writer
         let unsettled = self.unsettled
+        let cache = ownerCache
         // On the writer's serial queue: `committed` runs there too, before the next transaction starts.
         return try await writer.run { _ in
             _ = try unsettled.settle(session: session, logger: logger)
-            let tx = PostgresTransaction(connection: try session.connected(), logger: logger)
+            let tx = PostgresTransaction(connection: try session.connected(), logger: logger, cache: cache)
+            cache.check(incarnation: session.incarnation)
+            tx.held.cacheGeneration = cache.generation
             let xid: Int64
             let result: T
             do {
@@ -134,6 +139,8 @@ extension PostgresStore: BrokerStorage {
                 // What the commands sent and did not wait for is checked by the commit's one wait.
                 try tx.commit()
             } catch let error where PostgresSession.isConnectionLoss(error) || tx.connection.isClosed {
+                // What the cache was to learn may or may not be stored: it starts again from the server.
+                cache.forget()
                 // Committed or not: only the server knows. Ask it again on a new connection (now, or before the
                 // next transaction), and run `committed` then if it did commit.
                 unsettled.pending = UnsettledCommit.Pending(xid: xid, incarnation: session.incarnation) {
@@ -147,9 +154,14 @@ extension PostgresStore: BrokerStorage {
                 _ = try? tx.execute("ROLLBACK")
                 throw error
             }
+            cache.apply(tx.held.cacheChanges, since: tx.held.cacheGeneration)
             committed(result)
             return result
         }
     }
+}
+
+extension PostgresStore: OwnerCaching {
+    func forgetOwnerCache() { ownerCache.forget() }
 }
 #endif

@@ -31,7 +31,13 @@ extension PostgresTransaction {
             \(id) \(child) \(Self.milliseconds(since)) \(Int64(limit)) \(handles.map(\.value)) \
             \(BrokerStore.handlesKey(handles)) \(Self.milliseconds(now))
             """)
-        readAhead(combined, answering: reads)
+        guard !held.questions.isEmpty else { return readAhead(combined, answering: reads) }
+        // The questions held go in the same statement; its reads do not see them, and the calls add them.
+        let questions = takeHeldQuestions()
+        var bindings = combined.bindings
+        questions.bind(into: &bindings)
+        readAhead(HotStatements.AskReadsInserting(bindings: bindings), answering: reads)
+        held.unseenQuestions = questions.questions
     }
 
     static func readQuestion(_ id: UUID) -> HotStatements.QuestionByID { .init("\(id)") }

@@ -27,6 +27,13 @@ extension PostgresTransaction: ClusterStorage {
         return heads
     }
 
+    func resetOwnerCache() {
+        guard let cache else { return }
+        cache.reset()
+        held.cacheChanges.removeAll()
+        held.cacheGeneration = cache.generation
+    }
+
     func announceDirectoryChange(by broker: String) throws {
         try post("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
     }

@@ -26,6 +26,8 @@ extension PostgresTransaction {
         if guarded { try settle() }
         // Unguarded, the events of the commands before this one are still held: only this one's are its own.
         let heldBefore = held.mark
+        let cacheBefore = held.cacheChanges.count
+        held.questionsBeforeCommand = held.questions.count
         held.savepointOpen = false
         held.commandFailed = false
         held.unguarded = !guarded
@@ -48,6 +50,8 @@ extension PostgresTransaction {
             return result
         } catch {
             held.truncate(to: heldBefore)
+            // Undone, or the batch runs again: what the command staged for the cache is not stored.
+            held.cacheChanges.removeSubrange(cacheBefore...)
             // Whatever the command sent is answered (or failed) before it is undone; the events of the commands
             // before it stay held.
             _ = try? settle(flushing: guarded)
@@ -81,6 +85,7 @@ extension PostgresTransaction {
         // The events held so far are sent before it, or rolling back to it would not undo them.
         try settle()
         try write("SAVEPOINT nested")
+        let cacheBefore = held.cacheChanges.count
         do {
             let result = try body()
             try settle()
@@ -88,6 +93,7 @@ extension PostgresTransaction {
             return result
         } catch {
             held.clear()
+            held.cacheChanges.removeSubrange(cacheBefore...)
             _ = try? settle()
             try execute("ROLLBACK TO SAVEPOINT nested")
             try execute("RELEASE SAVEPOINT nested")
@@ -107,17 +113,19 @@ extension PostgresTransaction {
     /// Sends a statement without waiting for it; `settle` checks it.
     @discardableResult
     func send(_ query: PostgresQuery) -> StatementAnswer<PostgresQueryResult> {
-        sent(connection.send(query, logger: logger))
+        sendHeldQuestions()
+        return sent(connection.send(query, logger: logger))
     }
 
     /// Sends a hot statement without waiting for it; `settle` checks it.
     @discardableResult
     func send(_ statement: some HotStatement) -> StatementAnswer<[PostgresRow]> {
-        sent(connection.send(statement, logger: logger))
+        sendHeldQuestions()
+        return sent(connection.send(statement, logger: logger))
     }
 
     @discardableResult
-    private func sent<T: Sendable>(_ answer: StatementAnswer<T>) -> StatementAnswer<T> {
+    func sent<T: Sendable>(_ answer: StatementAnswer<T>) -> StatementAnswer<T> {
         held.statements += 1
         held.inFlight.append { _ = try answer.wait() }
         return answer
@@ -126,7 +134,8 @@ extension PostgresTransaction {
     /// Runs a statement and waits for it. A statement sent before it that failed is the cause of its failure
     /// (the transaction was aborted), so that failure is thrown.
     func waited(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try waited(connection.send(query, logger: logger))
+        sendHeldQuestions()
+        return try waited(connection.send(query, logger: logger))
     }
 
     /// Runs a hot statement and waits for its rows, as `waited(_:)` a query; a read sent ahead
@@ -143,6 +152,7 @@ extension PostgresTransaction {
             guard let part = read.part else { return rows }
             return try rows.filter { try $0.decode(Int32.self) == part }
         }
+        sendHeldQuestions()
         return try waited(connection.send(statement, logger: logger))
     }
 
@@ -151,6 +161,7 @@ extension PostgresTransaction {
     func readAhead(_ statement: some HotStatement) {
         let key = Self.key(of: statement)
         guard held.ahead[key] == nil else { return }
+        sendHeldQuestions()
         let answer = sent(connection.send(statement, logger: logger))
         held.ahead[key] = HeldWrites.SentRead(answer: answer, part: nil)
         held.aheadTail = answer

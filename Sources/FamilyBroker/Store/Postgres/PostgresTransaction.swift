@@ -14,10 +14,13 @@ struct PostgresTransaction: StorageWriter {
     let logger: Logger
     /// What this transaction has not sent or not waited for yet (a read's stays empty).
     let held = HeldWrites()
+    /// The owner's rows in memory (a write transaction of a cluster's broker): reads it answers are not sent.
+    var cache: OwnerCache?
 
     /// Runs a statement as it is, apart from held writes and savepoints: transaction control.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        sendHeldQuestions()
         held.forgetAhead()
         held.statements += 1
         held.waits += 1
@@ -69,6 +72,8 @@ struct PostgresTransaction: StorageWriter {
     /// Sends the events held, as one insert, and the history entries held, as another (in the current command's
     /// savepoint), without waiting for them.
     func flush() throws {
+        guard !held.isEmpty else { return }
+        sendHeldQuestions()
         guard !held.isEmpty else { return }
         openSavepoint()
         if !held.members.isEmpty {
@@ -149,14 +154,27 @@ struct PostgresTransaction: StorageWriter {
     // MARK: questions and known handles
 
     func question(_ id: UUID) throws -> Stored.Question? {
-        try rows(Self.readQuestion(id)).first.map { try AskReadRow($0).question() }
+        if let cached = cachedQuestion(id) { return cached }
+        let found = try rows(Self.readQuestion(id)).first.map { try AskReadRow($0).question() }
+        if let found { stage(.question(found)) }
+        return found
     }
 
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
-        let found = try rows(Self.readPendingQuestion(child: child, handles: handles, now: now))
-        return try found.lazy.map { try AskReadRow($0).question() }.first { $0.asked.appBundleID == app }
+        let read = Self.readPendingQuestion(child: child, handles: handles, now: now)
+        let unseen = unseenQuestions(answering: read)
+        let found = try rows(read)
+        let stored = try found.lazy.map { try AskReadRow($0).question() }
+        if let first = stored.first(where: { $0.asked.appBundleID == app }) { return first }
+        // Asked in this transaction and sent with these reads, which did not see it (`HeldQuestions`).
+        let key = BrokerStore.handlesKey(handles)
+        let pending = unseen.first { held in
+            held.asked.childMemberID == child && held.handlesKey == key && held.asked.appBundleID == app
+                && held.asked.question.expirationDate.map { Self.milliseconds($0) > Self.milliseconds(now) } ?? true
+        }
+        return pending.map { Stored.Question(asked: $0.asked, resolution: nil) }
     }
 
     func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
@@ -179,8 +197,13 @@ struct PostgresTransaction: StorageWriter {
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
         // The engine reads the child's settings next (an ask): sent now, answered with the count.
         readAhead(Self.readSettings(of: child))
-        let counted = try rows(Self.readAskCount(child: child, since: since, limit: limit))
-        return try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
+        let read = Self.readAskCount(child: child, since: since, limit: limit)
+        let unseen = unseenQuestions(answering: read).filter {
+            $0.asked.childMemberID == child && Self.milliseconds($0.asked.askedAt) >= Self.milliseconds(since)
+        }
+        let counted = try rows(read)
+        let stored = try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
+        return min(stored + unseen.count, limit)
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
@@ -192,10 +215,17 @@ struct PostgresTransaction: StorageWriter {
 
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
         post(HotStatements.InsertQuestion(bindings: try Self.questionRow(asked, resolution: resolution)))
+        stage(.question(Stored.Question(asked: asked, resolution: resolution)))
     }
 
     /// A pending question and its reminder in one statement, where they were two.
     func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
+        if usesCache {
+            // Sent with the next statement: the next ask's reads, or alone before any other.
+            held.questions.append(asked, remindAt: remindAt)
+            stage(.question(Stored.Question(asked: asked, resolution: nil)))
+            return
+        }
         var bindings = try Self.questionRow(asked, resolution: nil)
         bindings.append(remindAt.map(Self.milliseconds))
         post(HotStatements.InsertPendingQuestion(bindings: bindings))
@@ -218,12 +248,21 @@ struct PostgresTransaction: StorageWriter {
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         let encoded = Self.encodeResolution(resolution)
         try post(HotStatements.Resolve("\(encoded) \(id)"))
+        stageResolution(id, resolution)
     }
 
     func addKnownHandles(
         _ handles: [CommunicationHandle], child: MemberID, question: UUID?
     ) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
+        if let known = try approvedSet(of: child) {
+            let added = Self.unknown(handles, in: known)
+            guard !added.isEmpty else { return [] }
+            let (kinds, values) = Self.columns(of: added)
+            post(HotStatements.AddKnownHandles("\(child) \(question) \(kinds) \(values)"))
+            stage(.handles(child, known.union(added)))
+            return added
+        }
         let (kinds, values) = Self.columns(of: handles)
         var added = try handleSet(writtenRows(HotStatements.AddKnownHandles("\(child) \(question) \(kinds) \(values)")))
         // In `handles`' order, each once.
@@ -241,6 +280,7 @@ struct PostgresTransaction: StorageWriter {
                 AND (kind, value) IN (SELECT * FROM unnest(\(kinds)::integer[], \(values)::text[]))
                 RETURNING kind, value
                 """))
+        if let known = cachedHandles(of: child) { stage(.handles(child, known.subtracting(removed))) }
         return distinct.filter(removed.contains)
     }
 
@@ -250,7 +290,7 @@ struct PostgresTransaction: StorageWriter {
     }
 
     /// The handles of rows whose first columns are (kind, value).
-    private func handleSet(_ rows: [PostgresRow]) throws -> Set<CommunicationHandle> {
+    func handleSet(_ rows: [PostgresRow]) throws -> Set<CommunicationHandle> {
         var handles = Set<CommunicationHandle>()
         for row in rows {
             let (kind, value) = try row.decode((Int32, String).self)

@@ -1,0 +1,73 @@
+#if PostgreSQL
+import Foundation
+import HearthCore
+import HearthProtocol
+import NIOCore
+import PostgresNIO
+
+/// Pending questions asked in a write transaction of a partition's owner and not sent yet, as rows of `question` and
+/// `question_reminder`: sent with the next ask's reads, in the same statement (`HotStatements.AskReadsInserting`), or
+/// alone before any other statement (`HotStatements.InsertPendingQuestions`). An ask then costs one statement, its
+/// reads, where it cost two. The reads of that statement do not see the rows it inserts (one snapshot): the store
+/// adds them to what it reads (`PostgresTransaction.askCount`, `pendingQuestion`), and the owner cache answers a read
+/// of one by id.
+struct HeldQuestions {
+    /// A question held, as the reads that did not see it need it.
+    struct Question {
+        var asked: AskedQuestion
+        var handlesKey: String
+    }
+
+    var questions: [Question] = []
+    private var ids: [String] = []
+    private var children: [String] = []
+    private var keys: [String] = []
+    private var encoded: [ByteBuffer] = []
+    /// -1 for none (NULL in the statement).
+    private var expiries: [Int64] = []
+    private var askedAt: [Int64] = []
+    /// -1 for none: no reminder row.
+    private var reminders: [Int64] = []
+
+    var isEmpty: Bool { questions.isEmpty }
+    var count: Int { questions.count }
+
+    mutating func append(_ asked: AskedQuestion, remindAt: Date?) {
+        var w = WireWriter()
+        w.askedQuestion(asked)
+        let key = BrokerStore.handlesKey(asked.question.handles)
+        questions.append(Question(asked: asked, handlesKey: key))
+        ids.append(asked.question.id.uuidString)
+        children.append(asked.childMemberID)
+        keys.append(key)
+        encoded.append(ByteBuffer(bytes: w.bytes))
+        expiries.append(asked.question.expirationDate.map(BrokerStore.milliseconds) ?? -1)
+        askedAt.append(BrokerStore.milliseconds(asked.askedAt))
+        reminders.append(remindAt.map(BrokerStore.milliseconds) ?? -1)
+    }
+
+    /// Forgets the questions after the first `count` (those of a command that failed).
+    mutating func truncate(to count: Int) {
+        guard count < questions.count else { return }
+        questions.removeSubrange(count...)
+        ids.removeSubrange(count...)
+        children.removeSubrange(count...)
+        keys.removeSubrange(count...)
+        encoded.removeSubrange(count...)
+        expiries.removeSubrange(count...)
+        askedAt.removeSubrange(count...)
+        reminders.removeSubrange(count...)
+    }
+
+    /// The parameters of `HotStatements.insertingQuestions` (seven, in its order), appended to `bindings`.
+    func bind(into bindings: inout PostgresBindings) {
+        bindings.append(ids)
+        bindings.append(children)
+        bindings.append(keys)
+        bindings.append(encoded)
+        bindings.append(expiries)
+        bindings.append(askedAt)
+        bindings.append(reminders)
+    }
+}
+#endif
