@@ -31,6 +31,14 @@ let package = Package(
         .executable(name: "hearth-fleet", targets: ["hearth-fleet"]),
         .library(name: "HearthClient", targets: ["HearthClient"]),
     ],
+    // The PostgreSQL store (and the cluster it carries) is a trait, on by default: built without it
+    // (`--disable-default-traits`, or a package depending on this one with `traits: []`, as the fuzzers do), the broker
+    // compiles neither postgres-nio nor swift-nio-ssl and its BoringSSL, and refuses a postgres:// store
+    // (docs/decisions/0023-postgresql-trait.md).
+    traits: [
+        .default(enabledTraits: ["PostgreSQL"]),
+        .trait(name: "PostgreSQL", description: "The broker's PostgreSQL store and its cluster of brokers."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -58,6 +66,12 @@ let package = Package(
         .target(name: "HearthCore", swiftSettings: fuzzed),
         .target(name: "HearthProtocol", dependencies: ["HearthCore"], swiftSettings: fuzzed),
         .target(name: "HearthTransport", dependencies: ["ZeroMQ", "HearthProtocol"]),
+        // The family file read and written as YAML: what the broker, hearthctl and the fleet share, without the
+        // daemons' service code.
+        .target(
+            name: "FamilyFileYAML",
+            dependencies: ["HearthCore", "HearthProtocol", .product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "HearthService",
             dependencies: [
@@ -79,7 +93,7 @@ let package = Package(
         .target(
             name: "FamilyBroker",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
+                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService", "FamilyFileYAML",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,7 +102,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -129,7 +143,7 @@ let package = Package(
             name: "HearthFleet",
             dependencies: [
                 "HearthService", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient",
-                "PermissionKit",
+                "FamilyFileYAML", "PermissionKit",
                 "DeclaredAgeRange",
                 "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthLab",
                 .product(name: "Yams", package: "Yams"),
@@ -178,7 +192,7 @@ let package = Package(
                 // Neither HearthFleet (a test kit) nor FamilyBroker: a shipped tool links what a client needs.
                 "HearthCore",
                 "PermissionKit", "DeclaredAgeRange", "ParentKit", "HearthClient", "ZeroMQ", "HearthProtocol",
-                "HearthTransport", "HearthService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HearthTransport", "FamilyFileYAML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The client side of the daemons' local sockets: a person's consoles (parent, age range) and the ops probes.
@@ -204,8 +218,7 @@ let package = Package(
             name: "hearth-loadtest",
             dependencies: [
                 "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport",
-                "HearthLoad",
-                "HearthService",
+                "HearthLoad", "HearthService", "FamilyFileYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 // The engine benchmark builds the broker's engine and store as the broker does.
@@ -219,9 +232,9 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab",
+                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab", "FamilyFileYAML",
                 // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

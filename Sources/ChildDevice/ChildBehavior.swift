@@ -274,10 +274,11 @@ public final class ChildBehavior: DeviceBehavior {
             return state.delay
         }
         guard let delay else { return }
-        Task {
-            try? await Task.sleep(for: delay)
+        context.addTask { [self] in
+            let waited = (try? await Task.sleep(for: delay)) != nil
             retry.withLock { $0.scheduled = false }
-            await flushOutbox(context: context)
+            // Cancelled: the daemon is stopping, and its next run flushes the outbox once linked.
+            if waited { await flushOutbox(context: context) }
         }
     }
 

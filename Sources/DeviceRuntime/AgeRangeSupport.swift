@@ -166,8 +166,9 @@ public final class AgeRangeSupport<Base: DeviceBehavior>: DeviceBehavior {
             context.sendLocal(.ageRange(.update(app: app, promptID: id, done)), to: routingID)
             return
         }
-        Task { [self] in
-            try? await Task.sleep(for: .milliseconds(Int(milliseconds) + 500))
+        context.addTask { [self] in
+            // A daemon stopping cancels the wait: the prompt has not timed out, so the app is told nothing.
+            guard (try? await Task.sleep(for: .milliseconds(Int(milliseconds) + 500))) != nil else { return }
             finish(prompt: id, app: app, answer: .declined(.promptTimedOut), context: context, remember: false)
         }
     }

@@ -25,6 +25,11 @@ public protocol DeviceContext: Sendable {
     func request(_ message: Message, timeout: Duration) async throws -> Message
     /// Sends a message to a local client (a reply, or a push with request id 0).
     func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64)
+    /// Runs `work` beside the daemon, as a child of the task group its run owns (a behaviour's timer or retry, set
+    /// off by a command or an event): when the daemon stops, `work` is cancelled and awaited, so it never outlives
+    /// the daemon; handed over once the daemon is stopping, it does not run. Cancelled `work` should end without
+    /// acting, as the daemon is going away.
+    func addTask(_ work: @escaping @Sendable () async -> Void)
 }
 
 extension DeviceContext {

@@ -33,6 +33,8 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     /// Bumped at each move to another broker: the handshake monitor of each DEALER gets an endpoint of its own.
     let monitorGeneration = Atomic<Int>(0)
     private let metrics = DeviceMetrics()
+    /// Work set off while the daemon runs (local requests, syncs, behaviours' timers), run by `run()`'s task group.
+    private let owned = OwnedWork()
     /// The broker the sockets are connected to, and whether a move to another is under way.
     let sockets: Mutex<(on: BrokerAddress, moving: Bool)>
 
@@ -116,8 +118,28 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
                 "broker": "\(options.brokers[0].ingress)", "socket": "\(options.localSocket)",
                 "publicKey": "\(keys.publicKey)",
             ])
-        let link = Task { await maintainLink() }
-        let beside = Task { await behavior.serve(context: self) }
+        // Everything the daemon runs is a child of this group: the link, the behaviour's own service, the reading of
+        // the sockets, and each piece of work set off meanwhile (`owned`). A stop cancels them all and waits for them,
+        // with the sockets still open, so a command in flight is answered (or cancelled) and nothing outlives `run`.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.maintainLink() }
+            group.addTask { await self.behavior.serve(context: self) }
+            group.addTask {
+                await self.receive()
+                self.owned.finish()
+            }
+            await owned.run(in: &group)
+            // Stopping: requests to the broker fail at once rather than at their deadlines, then the rest is cancelled.
+            tracker.close()
+            group.cancelAll()
+        }
+        await loop.stop()
+        unlink(options.localSocket)
+        logger.info("\(behavior.name) stopped")
+    }
+
+    /// Handles what the sockets bring until a graceful shutdown (or a cancellation) stops the reading.
+    private func receive() async {
         await withGracefulShutdownHandler {
             for await batch in loop.inbound {
                 await handle(batch)
@@ -125,13 +147,11 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
         } onGracefulShutdown: { [loop] in
             loop.inbound.finish()
         }
-        link.cancel()
-        beside.cancel()
-        await beside.value
-        tracker.close()
-        await loop.stop()
-        unlink(options.localSocket)
-        logger.info("\(behavior.name) stopped")
+    }
+
+    /// Runs `work` as a child of the daemon's task group: cancelled and awaited when the daemon stops.
+    public func addTask(_ work: @escaping @Sendable () async -> Void) {
+        owned.add(work)
     }
 
     // MARK: requests
@@ -238,7 +258,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
             sendLocal(status, to: routingID, requestID: envelope.requestID)
             return
         }
-        Task { [self] in
+        owned.add { [self] in
             if let reply = await behavior.handleLocal(envelope, from: routingID, context: self) {
                 sendLocal(reply, to: routingID, requestID: envelope.requestID)
             }
@@ -327,7 +347,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
     /// Starts a sync unless one runs; one running will sync again when it ends.
     private func startSync() {
         guard link.withLock({ $0.syncWanted() }) else { return }
-        Task { [self] in
+        owned.add { [self] in
             repeat {
                 try? await syncToHead()
             } while link.withLock { $0.syncEnded() }

@@ -1,7 +1,7 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Reads a daemon's HTTP ops endpoint (`--metrics HOST:PORT`): its metrics, liveness and readiness.

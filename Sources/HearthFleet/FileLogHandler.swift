@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A swift-log handler appending lines to a file, formatted like `StreamLogHandler`, so an in-process daemon's log

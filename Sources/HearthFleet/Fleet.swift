@@ -2,6 +2,7 @@ import ChildDevice
 public import DeclaredAgeRange
 import DeviceRuntime
 import FamilyBroker
+import FamilyFileYAML
 import Foundation
 import HearthClient
 public import HearthCore

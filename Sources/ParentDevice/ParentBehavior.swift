@@ -23,6 +23,8 @@ public final class ParentBehavior: DeviceBehavior {
     }
 
     let watch = Mutex(Watch())
+    /// Each batch of applied events, told to whoever waits for one (the page, after an answer).
+    let appliedEvents = AppliedSignal()
     static var maxWatchers: Int { 1024 }
     /// A watcher that has not renewed its watch for this long is forgotten (clients renew every few seconds).
     static var watcherLifetime: Duration { .seconds(60) }
@@ -43,6 +45,7 @@ public final class ParentBehavior: DeviceBehavior {
     }
 
     public func applied(_ events: [Event], context: any DeviceContext) async {
+        appliedEvents.signal()
         log(events, context: context)
         await notify(context: context)
     }

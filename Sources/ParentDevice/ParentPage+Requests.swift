@@ -105,19 +105,32 @@ extension ParentPage {
         switch await context.forward(.answer(questionID: id, choiceID: choice, message: message)) {
         case .answerAccepted(let resolution):
             // The page shown next should no longer list it: wait (briefly) for the broker's event to be applied.
-            let deadline = ContinuousClock.now + .seconds(2)
-            while ContinuousClock.now < deadline,
-                (try? await behavior.store.pending(maxBytes: Wire.maxReplyBodyBytes))?.contains(where: {
-                    $0.question.id == id
-                }) ?? false
-            {
-                try? await Task.sleep(for: .milliseconds(50))
-            }
+            await waitUntilAnswered(id, behavior: behavior, within: .seconds(2))
             return PageWords.notice(resolution, asked: asked)
         case .error(let reply):
             return "Not answered: \(reply.message)"
         default:
             return "Not answered: the daemon gave an unexpected reply."
+        }
+    }
+
+    /// Returns once question `id` no longer waits in the store (or the store cannot be read), or after `limit`. It
+    /// checks at once, then each time events are applied: the event that resolves it wakes the wait.
+    private func waitUntilAnswered(_ id: UUID, behavior: ParentBehavior, within limit: Duration) async {
+        let applied = behavior.appliedEvents.changes()
+        let store = behavior.store
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in applied {
+                    guard let pending = try? await store.pending(maxBytes: Wire.maxReplyBodyBytes),
+                        pending.contains(where: { $0.question.id == id })
+                    else { return }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            // The first to end decides; cancelling the other ends its wait (and stops the listening).
+            await group.next()
+            group.cancelAll()
         }
     }
 

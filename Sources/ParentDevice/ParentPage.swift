@@ -50,9 +50,19 @@ public final class ParentPage: Sendable {
         } catch {
             context.logger.error("parent page not served", metadata: ["error": "\(error)"])
         }
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        await Self.untilCancelled()
         await listener.stop()
         try? FileManager.default.removeItem(atPath: urlFile)
+    }
+
+    /// Returns when the calling task is cancelled (the daemon's stop), without waking before.
+    private static func untilCancelled() async {
+        let (never, end) = AsyncStream<Never>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in never {}
+        } onCancel: {
+            end.finish()
+        }
     }
 
     /// Writes the token for scripts and the address with the URL token, each readable by this user only.

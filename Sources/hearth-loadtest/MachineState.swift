@@ -14,9 +14,9 @@ struct MachineState: Codable {
     /// The build and the load now, as a run starts.
     static func atStart() -> MachineState {
         #if DEBUG
-            let build = "debug"
+        let build = "debug"
         #else
-            let build = "release"
+        let build = "release"
         #endif
         return MachineState(
             build: build, cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageAtStart: loadAverage(),

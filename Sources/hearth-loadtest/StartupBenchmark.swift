@@ -1,5 +1,6 @@
 import ArgumentParser
 import FamilyBroker
+import FamilyFileYAML
 import Foundation
 import HearthCore
 import HearthFleet

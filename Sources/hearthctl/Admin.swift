@@ -1,8 +1,8 @@
 import ArgumentParser
+import FamilyFileYAML
 import Foundation
 import HearthCore
 import HearthProtocol
-import HearthService
 import HearthTransport
 
 struct Admin: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import Foundation
 import HearthTransport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Which Hearth daemon listens on a local socket, found without sending it anything: the kernel names the listening
@@ -50,28 +50,28 @@ enum DaemonIdentity {
     /// The pid of the process listening on the Unix socket `path`, asked of the kernel.
     private static func listenerPID(_ path: String) -> Int32? {
         #if os(Linux)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard !path.hasPrefix("@"), bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
-            let length = socklen_t(MemoryLayout<sockaddr_un>.size)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
-            }
-            guard connected == 0 else { return nil }
-            // struct ucred: pid, uid, gid (Swift does not import it).
-            var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
-            var size = socklen_t(MemoryLayout.size(ofValue: credentials))
-            guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, credentials.pid > 0 else {
-                return nil
-            }
-            return credentials.pid
-        #else
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard !path.hasPrefix("@"), bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        guard connected == 0 else { return nil }
+        // struct ucred: pid, uid, gid (Swift does not import it).
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, credentials.pid > 0 else {
             return nil
+        }
+        return credentials.pid
+        #else
+        return nil
         #endif
     }
 

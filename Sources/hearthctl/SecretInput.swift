@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Reads passcodes: from a terminal without echo (someone looking over a shoulder, a screen shared or recorded

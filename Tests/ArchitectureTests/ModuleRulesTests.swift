@@ -44,7 +44,10 @@ struct ModuleRulesTests {
         // The test kit's hooks reach the broker through the lab's build only, never the shipped one.
         let labUsers = allowed.filter { $0.value.contains("HearthLab") }.keys
         #expect(Set(labUsers) == ["HearthFleet", "family-broker-lab"])
-        #expect(allowed["hearthctl", default: []].isDisjoint(with: ["HearthFleet", "FamilyBroker", "DeviceRuntime"]))
+        #expect(
+            allowed["hearthctl", default: []].isDisjoint(with: [
+                "HearthFleet", "FamilyBroker", "DeviceRuntime", "HearthService",
+            ]))
     }
 
     /// An import works because Package.swift makes its module a dependency of the target, not because another

@@ -122,4 +122,27 @@ struct AgeRangeSupportTests {
         try await apply([Fixtures.event(1, .ageRange(.promptClosed(id: prompt.id, app: Self.app, declined)))])
         #expect(context.sent(to: [3]) == [.ageRange(.update(app: Self.app, promptID: prompt.id, declined))])
     }
+
+    @Test func aPromptsWaitEndsWithTheDaemonAndTellsTheAppNothing() async throws {
+        let prompt = Self.prompt(createdAt: 1_000)
+        context.setLinked(true, as: Fixtures.emma)
+        context.setBroker { _ in .ageRange(.prompted(id: prompt.id, app: Self.app, timeoutMilliseconds: 30_000)) }
+        _ = await local(.request(app: Self.app, gates: [13, 16]), from: [3])
+        // The daemon stops: the prompt did not time out, so no "declined" goes to the app.
+        await context.cancelTasks()
+        #expect(context.sent(to: [3]).isEmpty)
+    }
+
+    @Test func aPromptNobodyAnswersIsDeclinedToTheAppAfterItsTimeout() async throws {
+        let prompt = Self.prompt(createdAt: 1_000)
+        context.setLinked(true, as: Fixtures.emma)
+        context.setBroker { _ in .ageRange(.prompted(id: prompt.id, app: Self.app, timeoutMilliseconds: 0)) }
+        _ = await local(.request(app: Self.app, gates: [13, 16]), from: [3])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while context.sent(to: [3]).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let timedOut = AgeRangeAnswer.declined(.promptTimedOut)
+        #expect(context.sent(to: [3]) == [.ageRange(.update(app: Self.app, promptID: prompt.id, timedOut))])
+    }
 }

@@ -25,6 +25,8 @@ final class FakeContext: DeviceContext {
         var sent: [Sent] = []
         /// What the broker answers; nil makes a request time out.
         var broker: (@Sendable (Message) throws -> Message?)?
+        /// Work handed to `addTask`, until `cancelTasks()`.
+        var tasks: [Task<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -86,6 +88,22 @@ final class FakeContext: DeviceContext {
 
     func sendLocal(_ message: Message, to routingID: [UInt8], requestID: UInt64) {
         state.withLock { $0.sent.append(Sent(message: message, routingID: routingID, requestID: requestID)) }
+    }
+
+    /// Runs `work` at once, as a daemon would beside its other work; `cancelTasks()` stops it as a daemon's stop does.
+    func addTask(_ work: @escaping @Sendable () async -> Void) {
+        let task = Task { await work() }
+        state.withLock { $0.tasks.append(task) }
+    }
+
+    /// Cancels the work handed to `addTask` and waits for it to end, as a daemon's stop does.
+    func cancelTasks() async {
+        let tasks = state.withLock { state in
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 }
 

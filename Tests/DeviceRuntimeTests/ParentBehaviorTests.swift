@@ -51,6 +51,25 @@ struct ParentBehaviorTests {
         #expect(await local(.listPending) == .pendingList([]))
     }
 
+    @Test func thePageAfterAnAnswerWaitsForItsEventAndWakesAsSoonAsItIsApplied() async throws {
+        let question = Fixtures.question("bob")
+        let asked = Fixtures.asked(question)
+        try await apply([Fixtures.event(1, .questionPending(asked))])
+        let resolution = Fixtures.resolution(question)
+        context.setLinked(true, as: Fixtures.emma)
+        context.setBroker { _ in .answerAccepted(resolution) }
+        let page = ParentPage(stateDirectory: FileManager.default.temporaryDirectory.path)
+        let form = ["question": question.id.uuidString, "choice": "approve"]
+        let started = ContinuousClock.now
+        let notice = Task { [behavior, context] in await page.answer(form, behavior: behavior, context: context) }
+        try await Task.sleep(for: .milliseconds(300))
+        try await apply([Fixtures.event(2, .questionResolved(asked, resolution))])
+        _ = await notice.value
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(300), "the answer's page waited for the event")
+        #expect(elapsed < .milliseconds(1500), "woken by the event, not at the wait's 2 s limit")
+    }
+
     @Test func aParentsCommandsGoToTheBrokerAndOthersAreRefused() async throws {
         let answer = Message.answer(questionID: UUID(), choiceID: "approve")
         context.setLinked(true, as: Fixtures.emma)

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite struct OpsServerTests {

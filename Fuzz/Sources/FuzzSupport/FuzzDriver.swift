@@ -1,14 +1,14 @@
 import Foundation
 
 #if HEARTH_FUZZ
-    /// libFuzzer's driver (LLVM 13 and later), linked in by `-sanitize=fuzzer`.
-    // swift-format-ignore: AlwaysUseLowerCamelCase
-    @_silgen_name("LLVMFuzzerRunDriver")
-    private func LLVMFuzzerRunDriver(
-        _ argc: UnsafeMutablePointer<Int32>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-    ) -> Int32
+/// libFuzzer's driver (LLVM 13 and later), linked in by `-sanitize=fuzzer`.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+@_silgen_name("LLVMFuzzerRunDriver")
+private func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
 #endif
 
 /// A fuzz target's entry: built for fuzzing (HEARTH_FUZZ=1, deploy/fuzz), libFuzzer runs `check` on the inputs it
@@ -21,13 +21,13 @@ public enum FuzzDriver {
         name: String, check: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
     ) -> Int32 {
         #if HEARTH_FUZZ
-            var argc = CommandLine.argc
-            var argv = CommandLine.unsafeArgv
-            return LLVMFuzzerRunDriver(&argc, &argv, check)
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        return LLVMFuzzerRunDriver(&argc, &argv, check)
         #else
-            return FuzzReplay.run(Array(CommandLine.arguments.dropFirst()), name: name) { bytes in
-                _ = bytes.withUnsafeBufferPointer { check($0.baseAddress, $0.count) }
-            }
+        return FuzzReplay.run(Array(CommandLine.arguments.dropFirst()), name: name) { bytes in
+            _ = bytes.withUnsafeBufferPointer { check($0.baseAddress, $0.count) }
+        }
         #endif
     }
 

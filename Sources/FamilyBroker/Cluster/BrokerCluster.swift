@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Logging
 import Synchronization
@@ -40,3 +41,4 @@ struct BrokerCluster: Sendable {
         }
     }
 }
+#endif

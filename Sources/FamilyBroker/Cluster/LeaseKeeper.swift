@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import Logging
@@ -175,3 +176,4 @@ final class LeaseKeeper: Sendable {
         session.close()
     }
 }
+#endif

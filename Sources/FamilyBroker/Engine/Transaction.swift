@@ -211,13 +211,13 @@ struct Transaction {
         // Encoded once: the published frame and the stored body are the same bytes (an event too large for a frame
         // is stored and published trimmed, or omitted).
         let event = Event(memberID: member, sequence: sequence, createdAt: now, body: body)
-        let (stored, frame) = BrokerFrames.event(event)
+        let (stored, frame) = event.publicationFrame()
         try stage(stored, frame: frame)
     }
 
     /// `publish(_:to:)` of a body encoded once for all its members.
     mutating func publish(_ shared: SharedEventBody, to member: MemberID) throws {
-        // Over the size limit the event is trimmed or omitted (`BrokerFrames.event`): the rare case keeps its path.
+        // Over the size limit the event is trimmed or omitted (`Event.publicationFrame`): the rare case keeps its path.
         guard MessageCodec.eventHeadBytes(member: member) + shared.encoded.count <= Wire.maxEventBytes else {
             return try publish(shared.body, to: member)
         }
@@ -229,7 +229,7 @@ struct Transaction {
 
     /// Stores an event with its frame and stages its member's new head.
     private mutating func stage(_ event: Event, frame: [UInt8]) throws {
-        try store.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: frame))
+        try store.appendEvent(event, body: Event.storedBody(ofFrame: frame))
         eventFrames.append(frame)
         // One hash of the member for the head and its undo entry.
         headUndo.append((event.memberID, changedHeads.updateValue(event.sequence, forKey: event.memberID)))

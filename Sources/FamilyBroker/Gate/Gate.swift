@@ -94,7 +94,7 @@ struct Gate: Sendable {
             return .hostile("a subscription of \(frame.count) bytes, longer than any topic")
         }
         guard let kind = frame.first, kind <= 1 else { return .hostile("a message that is no subscription") }
-        guard frame.count == 1 || frame.dropFirst().elementsEqual(BrokerFrames.topic(of: member.id)) else {
+        guard frame.count == 1 || frame.dropFirst().elementsEqual(Wire.topic(for: member.id)) else {
             return .hostile("a subscription to a topic not its member's")
         }
         guard kind == 1 else { return .nothing }
@@ -105,7 +105,7 @@ struct Gate: Sendable {
     /// What happens to one message read from the ingress socket.
     enum Admission: Sendable {
         /// It goes to the engine.
-        case admit(CommandIntake.Inbound)
+        case admit(AdmittedCommand)
         /// It is answered at once with this frame, to this routing id.
         case answer(routingID: [UInt8], frame: [UInt8])
         /// Nothing goes back: a revoked key, or a flood already told.
@@ -133,7 +133,7 @@ struct Gate: Sendable {
             guard frames.count == 2 else { return .drop }
             let what = ping ? "pings" : "commands"
             let error = ErrorReply(.rateLimited, "too many \(what) from \(device); at most \(Int(limiter.rate))/s")
-            return .answer(routingID: routing, frame: BrokerFrames.error(error, answering: frames[1]))
+            return .answer(routingID: routing, frame: Self.error(error, answering: frames[1]))
         case .drop:
             return .drop
         }
@@ -142,9 +142,14 @@ struct Gate: Sendable {
             let error = WireError.wrongFrameCount(expected: 1, got: frames.count - 1)
             return .answer(
                 routingID: routing,
-                frame: BrokerFrames.error(ErrorReply(error.code, error.description), answering: last))
+                frame: Self.error(ErrorReply(error.code, error.description), answering: last))
         }
         return .admit(.init(routingID: routing, deviceID: device, frame: frames[1]))
+    }
+
+    /// An error reply to a frame the engine never saw, addressed by the request id in its header if intact.
+    private static func error(_ error: ErrorReply, answering frame: [UInt8]) -> [UInt8] {
+        MessageCodec.encode(.error(error), requestID: MessageCodec.peekRequestID(frame))
     }
 
     /// Whether `frames` are one `ping` frame: its type byte, without decoding (the engine decodes what is admitted).

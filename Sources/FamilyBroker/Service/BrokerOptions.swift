@@ -41,8 +41,10 @@ public struct BrokerOptions: Sendable {
     public var store: StoreLocation = .sqlite
     /// How long the broker keeps trying to reach its PostgreSQL store at start before it exits 78 (zero: once).
     public var storeConnectRetry: Duration = .zero
-    /// How long a PostgreSQL statement may go unanswered before the broker closes its connection and fails it.
-    public var storeStatementTimeout = PostgresStore.defaultStatementTimeout
+    /// How long a PostgreSQL statement may go unanswered before the broker closes its connection and fails it (as
+    /// `PostgresStore.defaultStatementTimeout`, spelled here too: a broker built without the PostgreSQL trait has the
+    /// setting but not the store).
+    public var storeStatementTimeout: Duration = .seconds(15)
     /// Tests only (set by the test kit's `family-broker-lab`, never by `family-broker`'s flags): how long each SQLite
     /// commit is held before it commits, asked before each commit, to make a slow disk; nil: no wait.
     public var commitDelay: (@Sendable () -> Duration)?

@@ -60,7 +60,12 @@ public struct BrokerSettings: Sendable {
             "sqlite (<state>/broker.sqlite) or postgres://USER@HOST:PORT/DB, without a password in it."
         ) { s, key, b in
             let file = b.storePasswordFile
-            b.options.store = try s.get(key, default: .sqlite) { try StoreLocation.parse($0, passwordFile: file) }
+            do {
+                b.options.store = try s.get(key, default: .sqlite) { try StoreLocation.parse($0, passwordFile: file) }
+            } catch let notBuilt as PostgreSQLNotBuilt {
+                // A configuration error like any other (exit 78), named by where the setting came from.
+                throw try s.problem(key, notBuilt.description)
+            }
         },
         Setting(
             "storeConnectRetry", default: "0", "seconds",
@@ -73,7 +78,7 @@ public struct BrokerSettings: Sendable {
             "Seconds a PostgreSQL statement may go unanswered before the broker drops the connection (1 to 3600)."
         ) { s, key, b in
             b.options.storeStatementTimeout = try s.get(
-                key, default: PostgresStore.defaultStatementTimeout, SettingParsers.seconds(in: 1...3600))
+                key, default: b.options.storeStatementTimeout, SettingParsers.seconds(in: 1...3600))
         },
         Setting(
             "partitions", default: "64", "count",

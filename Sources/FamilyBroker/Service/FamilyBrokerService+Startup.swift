@@ -1,3 +1,4 @@
+import FamilyFileYAML
 public import Foundation
 import HearthProtocol
 import HearthService
@@ -39,7 +40,11 @@ extension FamilyBrokerService {
             options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, hostile: hostile,
             logger: logger)
         logger.debug("start-up: sockets bound")
+        #if PostgreSQL
         let ownership = (store is PostgresStore) ? Self.ownership(options, sockets: sockets, logger: logger) : nil
+        #else
+        let ownership: PartitionOwnership? = nil
+        #endif
         let singles = SingleEventMembers()
         let versions = DeviceVersions()
         let engine = BrokerEngine(
@@ -55,14 +60,20 @@ extension FamilyBrokerService {
                 logResolutions(output.events, logger: logger)
             }, ownership: ownership)
         let admin = AdminEndpoint(engine: engine, sockets: sockets, configuration: configuration, logger: logger)
-        return RunningBroker(
+        let broker = RunningBroker(
             options: options, logger: logger, health: health, store: store, engine: engine,
             intake: CommandIntake(engine: engine, singleEventMembers: singles, deviceVersions: versions), gate: gate,
             hostile: hostile, sockets: sockets, admin: admin, metrics: metrics, sequences: sequences,
-            subscribed: subscribed,
-            cluster: cluster(
-                store, ownership: ownership, engine: engine, options: options, sockets: sockets,
-                admin: admin, logger: logger))
+            subscribed: subscribed)
+        #if PostgreSQL
+        var clustered = broker
+        clustered.cluster = cluster(
+            store, ownership: ownership, engine: engine, options: options, sockets: sockets, admin: admin,
+            logger: logger)
+        return clustered
+        #else
+        return broker
+        #endif
     }
 
     static func loadPolicy(_ options: BrokerOptions) throws -> BrokerPolicy {
@@ -144,6 +155,7 @@ extension FamilyBrokerService {
             brokerName: options.cluster.name(boundIngress: sockets.ingress), logger: logger)
     }
 
+    #if PostgreSQL
     /// The broker's part in its cluster, on the PostgreSQL store (nil on SQLite).
     static func cluster(
         _ store: any BrokerStorage, ownership: PartitionOwnership?, engine: BrokerEngine, options: BrokerOptions,
@@ -164,4 +176,5 @@ extension FamilyBrokerService {
             store: postgres, ownership: ownership, engine: engine, options: options.cluster, advertised: advertised,
             logger: logger, cutOff: { keys in await admin.cutOff(keys: keys) })
     }
+    #endif
 }

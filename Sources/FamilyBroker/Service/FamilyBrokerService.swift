@@ -30,22 +30,28 @@ public final class FamilyBrokerService: Service {
 
     public func run() async throws {
         let broker = try await Self.open(options: options, logger: logger, clock: clock, health: health)
+        #if PostgreSQL
         // A cluster's broker takes its share of the partitions before it says it is ready.
         await broker.cluster?.keeper.round()
+        #endif
         try broker.announce()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await broker.heartbeats() }
             group.addTask { await broker.sweeps() }
             group.addTask { await broker.storeProbes() }
+            #if PostgreSQL
             if let cluster = broker.cluster {
                 group.addTask { await cluster.keeper.run() }
                 group.addTask { await cluster.listener.run() }
             }
+            #endif
             await broker.serve()
             group.cancelAll()
         }
+        #if PostgreSQL
         // The others take this broker's partitions at once rather than after a lease.
         await broker.cluster?.keeper.resign()
+        #endif
         await broker.close()
     }
 }

@@ -9,9 +9,9 @@ enum FreedMemory {
     /// `malloc_trim(0)` where the C library has it (glibc); Swift's Glibc module does not export `malloc.h`.
     static func release() {
         #if os(Linux)
-            typealias Trim = @convention(c) (Int) -> Int32
-            guard let symbol = dlsym(nil, "malloc_trim") else { return }
-            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
         #endif
     }
 }

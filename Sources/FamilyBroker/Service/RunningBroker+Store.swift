@@ -1,10 +1,12 @@
 import Foundation
+import HearthCore
 import HearthService
 import Logging
 
 extension FamilyBrokerService {
     /// Opens the configured store: the SQLite file (checkpointed in the background), or the PostgreSQL database,
-    /// whose unreachable server is a `ConfigurationError` (exit 78) once `storeConnectRetry` has passed.
+    /// whose unreachable server is a `ConfigurationError` (exit 78) once `storeConnectRetry` has passed, as is a
+    /// PostgreSQL store in a build without the PostgreSQL trait (`PostgreSQLNotBuilt`).
     static func openStore(_ options: BrokerOptions, logger: Logger) async throws -> any BrokerStorage {
         switch options.store {
         case .sqlite:
@@ -17,6 +19,7 @@ extension FamilyBrokerService {
                 return store
             }
         case .postgres(let url, let password):
+            #if PostgreSQL
             let store = try await PostgresStore.connect(
                 url, password: password, retryFor: options.storeConnectRetry,
                 leaseDuration: options.cluster.leaseDuration, statementTimeout: options.storeStatementTimeout,
@@ -24,6 +27,12 @@ extension FamilyBrokerService {
             try await store.prepareCluster(partitions: options.cluster.partitions)
             logger.info("store open", metadata: ["store": "\(url)", "schema": "\(PostgresStore.schemaVersion)"])
             return store
+            #else
+            // The settings refuse the URL already; options made in code (the test kit's) reach here.
+            _ = password
+            throw ConfigurationError(
+                source: "store", key: url.description, reason: PostgreSQLNotBuilt(url: url).description)
+            #endif
         }
     }
 }
@@ -55,13 +64,17 @@ extension RunningBroker {
 
     /// Why the store cannot store now, or nil.
     private func storeProblem() async -> String? {
+        #if PostgreSQL
         if let postgres = store as? PostgresStore { return await postgres.unreachableReason() }
+        #endif
         if let sqlite = store as? BrokerStore, sqlite.writeProblem != nil { return await sqlite.probeWrite() }
         return nil
     }
 
     private var storeName: String {
+        #if PostgreSQL
         if let postgres = store as? PostgresStore { return "\(postgres.url)" }
+        #endif
         return options.databasePath
     }
 }

@@ -20,8 +20,10 @@ struct RunningBroker: Sendable {
     let metrics: BrokerMetrics
     let sequences: SequenceBook
     let subscribed: SubscribedMembers
-    /// The broker's part in its cluster, on the PostgreSQL store.
-    let cluster: BrokerCluster?
+    #if PostgreSQL
+    /// The broker's part in its cluster, on the PostgreSQL store (set once open, nil on SQLite).
+    var cluster: BrokerCluster? = nil
+    #endif
 
     /// Writes the ready file, logs where it listens, and reports ready.
     func announce() throws {
@@ -151,14 +153,19 @@ struct RunningBroker: Sendable {
     /// Batches prepared and not yet taken by the writer, at most: beyond it the socket loop's queue holds the rest.
     static let preparedLimit = 256
 
-    /// The writer's stage: everything prepared since its last commit as one batch (or one per transaction, on a store
-    /// that bounds them), committed, then answered.
+    /// Commands per transaction on a store that sets no bound (SQLite). A flood leaves thousands prepared; one
+    /// transaction of all of them would hold a SIGTERM past its bound, since the batch in hand always finishes. At
+    /// 1,024 the writer's CPU per command is within 7% of an unbounded batch's (decision 0007).
+    static let commandsPerCommit = 1_024
+
+    /// The writer's stage: everything prepared since its last commit, committed in transactions of at most the store's
+    /// bound (`commandsPerCommit` when it has none), each answered once it committed.
     func commitPrepared(_ prepared: Mailbox<CommandIntake.Prepared>, taken: Mailbox<Void>) async {
-        let limit = intake.engine.maxCommandsPerTransaction
+        let limit = intake.engine.maxCommandsPerTransaction ?? Self.commandsPerCommit
         for await batches in prepared {
             taken.push([()])
-            // A store that bounds its transactions (PostgreSQL) answers each group once it committed, not the
-            // whole take at its end.
+            // Each group is answered once it committed, not the whole take at its end; after SIGTERM the groups
+            // not yet started are dropped unacknowledged.
             for batch in CommandIntake.Prepared.grouping(batches, limit: limit) {
                 if health.isStopping { return }
                 let started = ContinuousClock.now

@@ -7,19 +7,8 @@ import HearthProtocol
 /// error reply without costing a savepoint or a place in the transaction. The rest run as one batch; every reply is
 /// encoded here, after the commit, off the writer.
 public struct CommandIntake: Sendable {
-    /// One command as read from the ingress socket.
-    public struct Inbound: Sendable {
-        public var routingID: [UInt8]
-        /// The CURVE-authenticated device (ZAP `User-Id`); nil if the connection carried none.
-        public var deviceID: DeviceID?
-        public var frame: [UInt8]
-
-        public init(routingID: [UInt8], deviceID: DeviceID?, frame: [UInt8]) {
-            self.routingID = routingID
-            self.deviceID = deviceID
-            self.frame = frame
-        }
-    }
+    /// One command as read from the ingress socket, as the gate admitted it.
+    public typealias Inbound = AdmittedCommand
 
     /// The reply to one inbound command, in the order they came.
     public struct Reply: Sendable {

@@ -98,7 +98,7 @@ extension BrokerStore {
     /// The recent part of the map: the log's rows after the last position moved into `event_index`.
     static let recentEventsFilter = "pos > (SELECT pos FROM event_indexed)"
 
-    /// Stores `event`; `body` is its wire encoding (`BrokerFrames.event`), so each event is encoded once. A sequence
+    /// Stores `event`; `body` is its wire encoding (`Event.publicationFrame`), so each event is encoded once. A sequence
     /// number at or below the member's last one moved to `event_index` is refused, and one in the recent part (read
     /// by a scan of its rows): a sequence number is stored once per member. (The writer's `WriterStatements.appendEvent`
     /// applies the same rule from memory.)

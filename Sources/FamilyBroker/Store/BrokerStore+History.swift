@@ -27,7 +27,7 @@ extension BrokerStore {
                         heads[member, default: 0] += 1
                         let event = Event(memberID: member, sequence: heads[member]!, createdAt: now, body: body)
                         try Self.insertEvent(
-                            event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame), in: db)
+                            event, body: Event.storedBody(ofFrame: event.publicationFrame().frame), in: db)
                         count += 1
                     }
                     for q in 0..<questionsPerChild {

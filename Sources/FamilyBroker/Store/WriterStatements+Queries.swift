@@ -10,9 +10,9 @@ extension WriterStatements {
     func question(_ id: UUID, in db: Database) throws -> Stored.Question? {
         guard let entry = questions.entry(id) else { return try storedQuestion(id, in: db) }
         #if DEBUG
-            // Debug builds (the tests) check each question answered from memory against its row.
-            let row = try storedQuestion(id, in: db)
-            assert(row == entry.question, "the writer's memory of question \(id) is not its row")
+        // Debug builds (the tests) check each question answered from memory against its row.
+        let row = try storedQuestion(id, in: db)
+        assert(row == entry.question, "the writer's memory of question \(id) is not its row")
         #endif
         return entry.question
     }
@@ -210,13 +210,13 @@ extension WriterStatements {
     func dueReminders(at now: Date, limit: Int, in db: Database) throws -> [UUID] {
         try reminders.load(db)
         #if DEBUG
-            // Debug builds (the tests) check the memory against the rows.
-            let due = reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
-            let rows = try BrokerStore.dueReminders(at: now, limit: limit, in: db)
-            assert(due == rows, "the writer's memory of the due reminders is not the rows'")
-            return due
+        // Debug builds (the tests) check the memory against the rows.
+        let due = reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
+        let rows = try BrokerStore.dueReminders(at: now, limit: limit, in: db)
+        assert(due == rows, "the writer's memory of the due reminders is not the rows'")
+        return due
         #else
-            return reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
+        return reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
         #endif
     }
 

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -43,3 +44,4 @@ extension PostgresStore {
         var description: String
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Logging
 import PostgresNIO
@@ -63,3 +64,4 @@ struct DirectoryListener: Sendable {
         }
     }
 }
+#endif

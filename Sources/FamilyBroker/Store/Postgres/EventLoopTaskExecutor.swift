@@ -1,3 +1,4 @@
+#if PostgreSQL
 import NIOCore
 import Synchronization
 
@@ -30,3 +31,4 @@ final class EventLoopTaskExecutor: TaskExecutor {
         }
     }
 }
+#endif

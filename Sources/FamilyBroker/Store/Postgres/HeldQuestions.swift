@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -69,3 +70,4 @@ struct HeldQuestions {
         bindings.append(reminders)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import NIOCore
@@ -144,3 +145,4 @@ final class HeldWrites: @unchecked Sendable {
         questions.truncate(to: mark.questions)
     }
 }
+#endif

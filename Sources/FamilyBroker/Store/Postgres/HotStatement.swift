@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Logging
 import NIOCore
 import PostgresNIO
@@ -64,3 +65,4 @@ extension PostgresConnection {
         return answer
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import PostgresNIO
 
 /// The statements of every batch, ask and answer (~80 µs of the server's CPU each when parsed and planned anew;
@@ -253,3 +254,4 @@ enum HotStatements {
         let bindings: PostgresBindings
     }
 }
+#endif

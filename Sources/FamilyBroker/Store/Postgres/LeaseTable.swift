@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import Logging
@@ -129,3 +130,4 @@ struct LeaseTable {
         return leases
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import Synchronization
@@ -107,3 +108,4 @@ final class OwnerCache: Sendable {
         }
     }
 }
+#endif

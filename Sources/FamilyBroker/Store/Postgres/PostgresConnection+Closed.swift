@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Logging
 import NIOCore
 import PostgresNIO
@@ -56,3 +57,4 @@ extension PostgresConnection {
         }
     }
 }
+#endif

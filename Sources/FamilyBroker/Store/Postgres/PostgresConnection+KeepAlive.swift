@@ -1,10 +1,11 @@
+#if PostgreSQL
 import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 extension PostgresConnection {
@@ -41,13 +42,14 @@ extension ClientBootstrap {
     /// probes the kernel drops the connection; Linux only (elsewhere the system's defaults, of hours).
     fileprivate func keepAliveTiming(idle: Int, interval: Int, count: Int) -> ClientBootstrap {
         #if os(Linux)
-            return
-                self
-                .channelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPIDLE)), value: idle)
-                .channelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPINTVL)), value: interval)
-                .channelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPCNT)), value: count)
+        return
+            self
+            .channelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPIDLE)), value: idle)
+            .channelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPINTVL)), value: interval)
+            .channelOption(.tcpOption(NIOBSDSocket.Option(rawValue: TCP_KEEPCNT)), value: count)
         #else
-            return self
+        return self
         #endif
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Dispatch
 import Logging
 import NIOCore
@@ -177,3 +178,4 @@ final class PostgresSession: @unchecked Sendable {
         return "\(error.code)"
     }
 }
+#endif

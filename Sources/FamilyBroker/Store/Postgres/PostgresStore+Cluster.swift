@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import Logging
@@ -76,3 +77,4 @@ extension PostgresStore {
             name: "leases", url: url, password: password, statementTimeout: statementTimeout, logger: logger)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Logging
 import PostgresNIO
@@ -128,3 +129,4 @@ extension PostgresStore {
         CREATE INDEX age_prompt_member ON age_prompt (member_id, app) WHERE status = 0;
         """
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 public import Logging
@@ -163,3 +164,4 @@ extension PostgresStore: BrokerStorage {
 extension PostgresStore: OwnerCaching {
     func forgetOwnerCache() { ownerCache.forget() }
 }
+#endif

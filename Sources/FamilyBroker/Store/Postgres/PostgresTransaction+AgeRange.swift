@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -123,3 +124,4 @@ extension PostgresStore {
         var description: String
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -14,3 +15,4 @@ extension PostgresTransaction {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -63,3 +64,4 @@ extension PostgresTransaction {
         .init("\(child) \(BrokerStore.handlesKey(handles)) \(milliseconds(now))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import HearthCore
 import PostgresNIO
 
@@ -37,3 +38,4 @@ extension PostgresTransaction: ClusterStorage {
         try post("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -172,3 +173,4 @@ extension PostgresTransaction {
             """)
     }
 }
+#endif

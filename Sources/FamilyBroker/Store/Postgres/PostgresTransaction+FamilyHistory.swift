@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -72,3 +73,4 @@ extension PostgresStore {
         CREATE INDEX history_by_child ON history (child_id, id);
         """
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import PostgresNIO
 
 /// Pending questions held until the next statement (`HeldQuestions`).
@@ -29,3 +30,4 @@ extension PostgresTransaction {
         held.ahead[Self.key(of: read)] != nil ? held.unseenQuestions : []
     }
 }
+#endif

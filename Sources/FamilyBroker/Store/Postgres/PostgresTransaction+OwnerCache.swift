@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -76,3 +77,4 @@ extension PostgresTransaction {
         return added
     }
 }
+#endif

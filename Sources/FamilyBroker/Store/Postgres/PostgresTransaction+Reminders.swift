@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -32,3 +33,4 @@ extension PostgresStore {
         CREATE INDEX question_reminder_due ON question_reminder (remind_at);
         """
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Logging
 import NIOCore
 import PostgresNIO
@@ -204,3 +205,4 @@ extension PostgresTransaction {
         if held.savepointOpen != nil { held.commandFailed = true }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -357,3 +358,4 @@ extension PostgresStore {
         var description: String { "the transaction was rolled back at commit (\(command))" }
     }
 }
+#endif

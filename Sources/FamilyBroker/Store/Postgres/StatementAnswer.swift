@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 
 /// The answer to a statement the writer sent, set on the connection's event loop as it arrives. `EventLoopFuture.wait`
@@ -34,3 +35,4 @@ final class StatementAnswer<Value: Sendable>: @unchecked Sendable {
         return try result.get()
     }
 }
+#endif

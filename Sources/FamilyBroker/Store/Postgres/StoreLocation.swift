@@ -12,6 +12,15 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// The environment variable the PostgreSQL password may come from.
     public static let passwordVariable = "HEARTH_STORE_PASSWORD"
 
+    /// Whether this build holds the PostgreSQL store: the package's `PostgreSQL` trait, on by default.
+    public static var postgreSQLBuilt: Bool {
+        #if PostgreSQL
+        true
+        #else
+        false
+        #endif
+    }
+
     public var description: String {
         switch self {
         case .sqlite: "sqlite"
@@ -21,7 +30,10 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses the `store` setting: `sqlite`, or `postgres://USER@HOST:PORT/DB` with the password from
     /// `passwordFile` (owner-only) or else `HEARTH_STORE_PASSWORD`. Errors never show the password nor the query.
-    static func parse(_ text: String, passwordFile: String?) throws -> StoreLocation {
+    /// A valid PostgreSQL URL throws `PostgreSQLNotBuilt` when `postgreSQL` (this build's trait) is false.
+    static func parse(
+        _ text: String, passwordFile: String?, postgreSQL: Bool = postgreSQLBuilt
+    ) throws -> StoreLocation {
         if text == "sqlite" { return .sqlite }
         let url: PostgresURL
         do {
@@ -29,6 +41,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         } catch let invalid as PostgresURL.Invalid {
             throw SettingProblem(invalid.description + " (or sqlite)")
         }
+        // Before the password: a build that cannot use the database has no reason to ask for it.
+        guard postgreSQL else { throw PostgreSQLNotBuilt(url: url) }
         if let passwordFile {
             try checkPasswordFile(passwordFile)
             guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
@@ -57,6 +71,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+#if PostgreSQL
 extension PostgresStore {
     /// Connects as the broker starts: tries for `retryFor` (zero: once) before giving up with a
     /// `ConfigurationError` naming the URL and why, which makes the broker exit 78.
@@ -90,3 +105,4 @@ extension PostgresStore {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Logging
 import PostgresNIO
 import Synchronization
@@ -60,3 +61,4 @@ final class UnsettledCommit: @unchecked Sendable {
         }
     }
 }
+#endif

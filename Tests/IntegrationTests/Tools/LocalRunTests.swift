@@ -15,8 +15,7 @@ struct LocalRunTests {
         let output: String
 
         init(state: String) throws {
-            var root = URL(fileURLWithPath: #filePath)
-            for _ in 0..<3 { root = root.deletingLastPathComponent() }
+            let root = RepositoryRoot.url
             output = state + "/run-\(UUID().uuidString.prefix(6)).out"
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
             environment["HEARTH_BIN_DIR"] = try BinaryLocator.directory()
@@ -141,8 +140,7 @@ struct LocalRunTests {
     @Test func buildsOnlyWhenSourcesChanged() async throws {
         let tree = try ExecutableRun.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: tree) }
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let root = RepositoryRoot.url
         let files = FileManager.default
         for directory in ["deploy/local", "Sources/A", "tools", "bin", "state"] {
             try files.createDirectory(atPath: tree + "/" + directory, withIntermediateDirectories: true)

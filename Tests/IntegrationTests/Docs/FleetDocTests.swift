@@ -28,8 +28,10 @@ struct FleetDocTests {
 
     @Test func theSwiftExampleIsTheCompiledFile() throws {
         let documented = try #require(try Self.blocks("swift", in: Self.root + "/docs/FLEET.md").first)
-        let file = try String(
-            contentsOfFile: Self.root + "/Tests/IntegrationTests/FleetDocExamples.swift", encoding: .utf8)
+        // The compiled file sits beside this one.
+        let compiledFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("FleetDocExamples.swift")
+        let file = try String(contentsOf: compiledFile, encoding: .utf8)
         let compiled = try #require(file.range(of: "import Foundation")).lowerBound
         #expect(
             String(file[compiled...]).trimmingCharacters(in: .newlines) == documented.trimmingCharacters(in: .newlines))

@@ -1,3 +1,4 @@
+import FamilyFileYAML
 import Foundation
 import GRDB
 import HearthCore

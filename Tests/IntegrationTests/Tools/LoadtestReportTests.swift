@@ -6,10 +6,7 @@ import Testing
 /// only that the page shows what it must.
 @Suite("hearth-loadtest report")
 struct LoadtestReportTests {
-    static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }
+    static var repository: URL { RepositoryRoot.url }
     /// Two `cycle --json` reports of short debug runs (20/s and 40/s), outside the test target's folder.
     static var fixtures: URL { repository.appendingPathComponent("Tests/LoadtestFixtures") }
 
@@ -85,9 +82,9 @@ struct LoadtestReportTests {
         let banner = try await browser.execute(
             "const b = document.getElementById('debug-banner'); return b ? b.textContent : ''")
         #if DEBUG
-            #expect((banner as? String)?.hasPrefix("DEBUG BUILD") == true, "\(String(describing: banner))")
+        #expect((banner as? String)?.hasPrefix("DEBUG BUILD") == true, "\(String(describing: banner))")
         #else
-            #expect((banner as? String)?.isEmpty == true, "\(String(describing: banner))")
+        #expect((banner as? String)?.isEmpty == true, "\(String(describing: banner))")
         #endif
         let rows = try await browser.execute(
             "return document.querySelector('#figures tr[data-row=messagespercycle] td').textContent")

@@ -6,8 +6,7 @@ import Testing
 
 @Suite("Regions and birth dates")
 struct RegionRulesTests {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repositoryRoot = RepositoryRoot.url
 
     @Test func configFileEqualsTheCompiledInTable() throws {
         let rules = try RegionFile.load(path: Self.repositoryRoot.appendingPathComponent("config/regions.yaml").path)

@@ -6,7 +6,7 @@ import PermissionKit
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// parent-device's page through a real headless browser (Chromium over WebDriver), and its token.

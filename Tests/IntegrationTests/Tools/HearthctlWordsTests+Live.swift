@@ -39,8 +39,7 @@ extension HearthctlWordsTests {
 
     /// emma as the demo family has her (config/demo-family.yaml), with alice for a parent.
     static func demoFamily() throws -> FleetSpec {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let root = RepositoryRoot.url
         let demo = try String(contentsOf: root.appendingPathComponent("config/demo-family.yaml"), encoding: .utf8)
         let emma = try #require(demo.range(of: "id: emma"))
         let line = try #require(demo[emma.upperBound...].split(separator: "\n").first { $0.contains("birthDate:") })
@@ -89,8 +88,7 @@ extension HearthctlWordsTests {
             ])
             let printed = shared.output.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(printed.hasPrefix("sharing: "), "\(shared)")
-            var root = URL(fileURLWithPath: #filePath)
-            for _ in 0..<3 { root = root.deletingLastPathComponent() }
+            let root = RepositoryRoot.url
             let doc = try String(contentsOf: root.appendingPathComponent("docs/AGE-RANGE.md"), encoding: .utf8)
             let example = try #require(
                 doc.split(separator: "\n").first { $0.hasPrefix("hearthctl age request --gates 13,16 --app") })

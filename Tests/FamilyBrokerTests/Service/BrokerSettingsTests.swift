@@ -59,8 +59,7 @@ import Testing
 
     /// docs/CONFIGURATION.md's family-broker table lists every key, in the declared order, with its flag.
     @Test func theDocumentationListsEveryKey() throws {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let root = RepositoryRoot.url
         let text = try String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         let section = try #require(text.components(separatedBy: "### family-broker").dropFirst().first)
         let table = section.components(separatedBy: "\n\n").first { $0.contains("| key (file) |") } ?? ""
@@ -71,5 +70,22 @@ import Testing
         }
         #expect(documented == BrokerSettings.keys.map(\.name))
         for key in BrokerSettings.keys { #expect(table.contains("`\(key.flag)`"), "\(key.name)'s flag") }
+    }
+
+    /// A broker built without the PostgreSQL trait refuses a postgres:// store by name (the settings make it a
+    /// `ConfigurationError`, exit 78) before asking for its password, and still refuses a password in the URL first.
+    @Test func aBuildWithoutThePostgreSQLTraitRefusesAPostgresStore() throws {
+        let url = "postgres://hearth@db.example:5433/family"
+        let refused = #expect(throws: PostgreSQLNotBuilt.self) {
+            try StoreLocation.parse(url, passwordFile: "/nonexistent/password", postgreSQL: false)
+        }
+        #expect(refused?.url == PostgresURL(user: "hearth", host: "db.example", port: 5433, database: "family"))
+        #expect(refused?.description.contains("built without the PostgreSQL trait") == true)
+        #expect(refused?.description.contains("postgres://hearth@db.example:5433/family") == true)
+        #expect(throws: SettingProblem.self) {
+            try StoreLocation.parse("postgres://hearth:secret@db/family", passwordFile: nil, postgreSQL: false)
+        }
+        #expect(try StoreLocation.parse("sqlite", passwordFile: nil, postgreSQL: false) == .sqlite)
+        #expect(StoreLocation.postgreSQLBuilt, "the tests build the package's default traits")
     }
 }

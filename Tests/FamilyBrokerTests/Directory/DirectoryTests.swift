@@ -1,3 +1,4 @@
+import FamilyFileYAML
 import Foundation
 import HearthCore
 import HearthProtocol

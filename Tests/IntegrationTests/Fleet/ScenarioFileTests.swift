@@ -7,11 +7,7 @@ import Testing
 /// expects the wrong thing fails with exit status 1 and a report that says which step and why.
 @Suite("Scenario files through hearth-fleet", .serialized, .tags(.fleet))
 struct ScenarioFileTests {
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    static let root = RepositoryRoot.path
 
     static var examples: [String] {
         let directory = root + "/config/scenarios"

@@ -171,8 +171,7 @@ struct ConfigurationRefusalTests {
 
     /// Every key is documented, with its flag, variable and default, in docs/CONFIGURATION.md and the config files.
     @Test func everyKeyIsDocumented() throws {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root = root.deletingLastPathComponent() }
+        let root = RepositoryRoot.url
         let docs = try String(contentsOf: root.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         let daemons: [(String, String, [SettingKey])] = [
             ("broker.yaml", BrokerSettings.environmentPrefix, BrokerSettings.keys),

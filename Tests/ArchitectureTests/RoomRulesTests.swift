@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// The broker's rooms as docs/ARCHITECTURE.md draws them: a file names types of its own room and of the rooms its
+/// row talks to, no other.
+@Suite("Broker rooms")
+struct RoomRulesTests {
+    @Test func everyTypeARoomNamesIsItsOwnOrOfARoomItTalksTo() throws {
+        let rules = try RoomRules.fromArchitecture()
+        let owner = try RoomRules.declaredTypes(in: rules.allowed.keys)
+        var strays: [String] = []
+        for (room, allowed) in rules.allowed {
+            for file in RoomRules.files(of: room) {
+                for name in RoomRules.typeNames(in: try RoomRules.code(of: file)).sorted() {
+                    guard let other = owner[name], other != room, !allowed.contains(other) else { continue }
+                    strays.append("\(file) names \(name) of \(other)/")
+                }
+            }
+        }
+        #expect(strays.isEmpty, "\(strays.sorted().joined(separator: "\n"))")
+    }
+
+    @Test func everyFolderOfTheBrokerHasARow() throws {
+        let rows = Set(try RoomRules.fromArchitecture().allowed.keys)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: RoomRules.broker.path).filter { name in
+            var folder: ObjCBool = false
+            return FileManager.default.fileExists(
+                atPath: RoomRules.broker.path + "/" + name, isDirectory: &folder) && folder.boolValue
+        }
+        #expect(rows == Set(folders))
+    }
+
+    @Test func aNameInACommentOrAStringIsNotAUse() {
+        let code = RoomRules.stripped("let a = Gate() // BrokerFrames\nlet s = \"Store \\\"Engine\\\"\", t = Admin()")
+        #expect(RoomRules.typeNames(in: code) == ["Gate", "Admin"])
+        #expect(RoomRules.declaredType("public struct AdmittedCommand: Sendable {") == "AdmittedCommand")
+        #expect(RoomRules.declaredType("    struct Nested {") == nil)
+    }
+}
