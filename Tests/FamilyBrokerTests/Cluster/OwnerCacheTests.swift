@@ -120,8 +120,16 @@ struct OwnerCacheTests {
                 return
             }
             #expect(refused.code == .rateLimited)
-            let stored = try await a.store.reading { reader in try ids.map { try reader.question($0) != nil } }
-            #expect(stored == [true, false, true, true, false])
+            let stored = try await a.store.reading { reader in try ids.map { try reader.question($0) } }
+            #expect(stored.map { $0 != nil } == [true, false, true, true, false])
+            // Stored with the lifetime the engine gave them (as the wire's milliseconds), each with its reminder.
+            for index in [0, 2, 3] {
+                guard case .success(.askAccepted(let asked, nil)) = outcomes[index] else { continue }
+                let expiry = try #require(stored[index]?.asked.question.expirationDate)
+                #expect(abs(expiry.timeIntervalSince(try #require(asked.question.expirationDate))) < 0.002)
+            }
+            let due = try await a.store.reading { try $0.dueReminders(at: .distantFuture, limit: 10) }
+            #expect(Set(due) == [ids[0], ids[2], ids[3]])
         }
     }
 
