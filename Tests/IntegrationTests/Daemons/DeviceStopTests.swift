@@ -72,9 +72,7 @@ struct DeviceStopTests {
         let reply = Task { try await client.request(.listPending, timeout: .seconds(10)) }
         try await Self.eventually { marks.started }
 
-        let stopped = ContinuousClock.now
         #expect(await daemon.stop(grace: .seconds(10)) == 0)
-        #expect(ContinuousClock.now - stopped < .seconds(2), "the stop waited for the command's own deadline")
         #expect(marks.answered, "the command was still running after the daemon stopped")
         #expect(marks.timerEnded, "the behaviour's timer was still running after the daemon stopped")
         await #expect(throws: ErrorReply.self, "the command is answered before the sockets close") {
