@@ -16,7 +16,7 @@ extension BrokerFrames {
         let whole = readers(Set(later.map { events[$0].memberID }))
         var out = frames
         for index in later where !whole.contains(events[index].memberID) {
-            out[index] = event(events[index].forPeer(version: Wire.minimumVersion)).frame
+            out[index] = events[index].forPeer(version: Wire.minimumVersion).publicationFrame().frame
         }
         return out
     }

@@ -62,13 +62,6 @@ public enum BrokerFrames {
         MessageCodec.encode(.error(error), requestID: MessageCodec.peekRequestID(frame))
     }
 
-    /// The event as it can be delivered (`Event.deliverable`: one too large for a frame is trimmed, or omitted) and the
-    /// frame publishing it on its member's topic.
-    public static func event(_ event: Event) -> (event: Event, frame: [UInt8]) { event.publicationFrame() }
-
-    /// The event's wire encoding inside its frame, as the store keeps it: published and stored from one encoding.
-    public static func storedBody(ofEvent frame: [UInt8]) -> ArraySlice<UInt8> { Event.storedBody(ofFrame: frame) }
-
     /// The admin socket's reply (`adminResult` or `error`) to request `requestID`.
     static func admin(_ reply: Message, requestID: UInt64) -> [UInt8] {
         MessageCodec.encode(reply, requestID: requestID)

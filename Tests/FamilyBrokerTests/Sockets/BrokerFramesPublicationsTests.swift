@@ -29,7 +29,7 @@ struct BrokerFramesPublicationsTests {
 
     /// What the publications say, decoded: (member, events of each frame).
     static func published(_ events: [Event], singles: Set<MemberID> = []) throws -> [(MemberID, [Event], Bool)] {
-        let frames = events.map { BrokerFrames.event($0).frame }
+        let frames = events.map { $0.publicationFrame().frame }
         return try BrokerFrames.publications(events: events, frames: frames, singles: singles).map { publication in
             #expect(publication.frame.count <= Wire.maxFrameSize)
             switch try MessageCodec.decode(publication.frame).message {
@@ -55,7 +55,7 @@ struct BrokerFramesPublicationsTests {
 
     @Test func aMemberWithAnOlderDeviceGetsOneFramePerEvent() throws {
         let events = [Self.event("emma", 1), Self.event("alice", 1), Self.event("emma", 2), Self.event("alice", 2)]
-        let frames = events.map { BrokerFrames.event($0).frame }
+        let frames = events.map { $0.publicationFrame().frame }
         let publications = BrokerFrames.publications(events: events, frames: frames, singles: ["alice"])
         #expect(publications.map(\.member) == ["emma", "alice", "alice"])
         // The older device's frames are the events' own, byte for byte.

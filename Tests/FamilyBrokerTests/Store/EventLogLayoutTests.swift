@@ -23,7 +23,7 @@ struct EventLogLayoutTests {
         try await store.transaction(
             { tx in
                 for event in events {
-                    try tx.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
+                    try tx.appendEvent(event, body: Event.storedBody(ofFrame: event.publicationFrame().frame))
                 }
             }, committed: { _ in })
     }
@@ -107,7 +107,7 @@ struct EventLogLayoutTests {
             try BrokerStore.migrator.migrate(queue, upTo: "age-range-v1")
             try await queue.write { db in
                 for event in events {
-                    let body = BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame)
+                    let body = Event.storedBody(ofFrame: event.publicationFrame().frame)
                     try db.execute(
                         sql: "INSERT INTO event (member_id, seq, body) VALUES (?, ?, ?)",
                         arguments: [event.memberID, Int64(event.sequence), Data(body)])
@@ -137,8 +137,8 @@ struct EventLogLayoutTests {
             try BrokerStore.migrator.migrate(queue, upTo: "v4-ask-windows")
             try await queue.write { db in
                 for sequence in 1...12 {
-                    let body = BrokerFrames.storedBody(
-                        ofEvent: BrokerFrames.event(event("emma", UInt64(sequence))).frame)
+                    let body = Event.storedBody(
+                        ofFrame: event("emma", UInt64(sequence)).publicationFrame().frame)
                     try db.execute(
                         sql: "INSERT INTO event_log (member_id, seq, body) VALUES ('emma', ?, ?)",
                         arguments: [sequence, Data(body)])
@@ -171,7 +171,7 @@ struct EventLogLayoutTests {
                 try await store.write { db in
                     try BrokerStore.appendEvent(
                         event("emma", sequence),
-                        body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event("emma", sequence)).frame),
+                        body: Event.storedBody(ofFrame: event("emma", sequence).publicationFrame().frame),
                         in: db)
                 }
             }
@@ -180,7 +180,7 @@ struct EventLogLayoutTests {
         try await append([event("emma", 13)], to: store)
         try await store.write { db in
             try BrokerStore.appendEvent(
-                event("emma", 14), body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event("emma", 14)).frame),
+                event("emma", 14), body: Event.storedBody(ofFrame: event("emma", 14).publicationFrame().frame),
                 in: db)
         }
         let all = try await store.reading { try $0.events(of: "emma", after: 0, limit: 100) }

@@ -17,7 +17,7 @@ struct RecentEventsTests {
     }
 
     func append(_ event: Event, to tx: any StorageWriter) throws {
-        try tx.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
+        try tx.appendEvent(event, body: Event.storedBody(ofFrame: event.publicationFrame().frame))
     }
 
     func append(_ events: [Event], to store: BrokerStore) async throws {

@@ -82,7 +82,7 @@ final class Seen<T: Sendable>: Sendable {
     }
 
     func append(_ event: Event, to store: any StorageWriter) throws {
-        try store.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
+        try store.appendEvent(event, body: Event.storedBody(ofFrame: event.publicationFrame().frame))
     }
 
     func asked(_ handles: [String], child: MemberID = "emma", app: BundleID = "com.example.chat") -> AskedQuestion {

@@ -98,7 +98,7 @@ import Testing
             body: .handlesChanged(added: [handle("h\(sequence)")], removed: []))
         try await store.transaction(
             { tx in
-                try tx.appendEvent(event, body: BrokerFrames.storedBody(ofEvent: BrokerFrames.event(event).frame))
+                try tx.appendEvent(event, body: Event.storedBody(ofFrame: event.publicationFrame().frame))
             }, committed: { _ in })
     }
 }
