@@ -10,9 +10,9 @@ import HearthCore
 /// transaction and taken out again when its savepoint or transaction rolls back, so that the memory is never ahead
 /// of the database. It is forgotten, and loaded again by the next count, after a write outside
 /// `BrokerStore.transaction`, a commit by another connection (`PRAGMA data_version`), or on a new connection; a
-/// count further back than the last (the clock went back) loads it again too. Only the writer uses it, on GRDB's
-/// writer queue. (The PostgreSQL store, whose partitions move between brokers, counts with a query.)
-final class AskWindows: @unchecked Sendable {
+/// count further back than the last (the clock went back) loads it again too. Reached only under
+/// the store's writer lock (decision 0024). (The PostgreSQL store, whose partitions move between brokers, counts with a query.)
+final class AskWindows {
     /// Ask times of each child in milliseconds, ascending: every question asked at or after `from`, and maybe older
     /// ones not yet pruned.
     private var times: [MemberID: [Int64]] = [:]

@@ -11,8 +11,8 @@ extension BrokerStore {
         let chunk = 500
         for start in stride(from: 0, to: families, by: chunk) {
             let end = min(start + chunk, families)
-            written += try await pool.write { [writerStatements] db in
-                writerStatements.forgetMemory()
+            written += try await pool.write { [self] db in
+                writerStatements.withLock { $0.forgetMemory() }
                 var count = 0
                 for f in start..<end {
                     let child = "c\(f)"

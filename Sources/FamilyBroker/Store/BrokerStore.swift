@@ -16,8 +16,11 @@ public final class BrokerStore: Sendable {
     let writeHealth = SQLiteWriteHealth()
     /// Tests only (a slow disk): how long each commit waits, on the writer, before it commits.
     let commitDelay: (@Sendable () -> Duration)?
-    /// The write transaction's prepared statements, on the writer's connection.
-    let writerStatements = WriterStatements()
+    /// The write transaction's prepared statements and the writer's memory of the rows, on the writer's connection.
+    /// Not `Sendable`: reached only under this lock, which a write transaction holds from its start to its commit
+    /// (GRDB already serializes the writer, so the lock is never contended; it is what lets the compiler check that
+    /// nothing else touches them).
+    let writerStatements = Locked(WriterStatements())
     /// The writer thread's CPU time inside write transactions.
     let writerCPU = WriterCPU()
 
@@ -60,7 +63,7 @@ public final class BrokerStore: Sendable {
     deinit {
         checkpoints.stop()
         // No transaction runs any more (each holds the store), and a prepared statement would keep the writer open.
-        writerStatements.finalizeAll()
+        writerStatements.withLock { $0.finalizeAll() }
         // The connections go before the checkpointer their commit hook points to.
         try? pool.close()
     }
@@ -181,10 +184,9 @@ public final class BrokerStore: Sendable {
 
     /// Runs `body` in one write transaction on GRDB's writer queue (not the cooperative pool).
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let statements = writerStatements
-        return try await pool.write { db in
+        try await pool.write { [self] db in
             // Not through the engine's transaction: what the writer keeps in memory may no longer be the rows.
-            statements.forgetMemory()
+            writerStatements.withLock { $0.forgetMemory() }
             return try body(db)
         }
     }

@@ -12,8 +12,9 @@ import GRDB
 /// that rolls back takes its changes back out (and forgets everything if the rows were read inside it: reading them
 /// again costs a pass over the pending questions, so the memory is kept where it can be); `WriterStatements.forgetMemory`
 /// forgets everything. An entry whose question changed otherwise is harmless:
-/// the sweep reads each due question and drops a reminder that is moot. Only the writer uses it, on GRDB's writer queue.
-final class PendingReminders: @unchecked Sendable {
+/// the sweep reads each due question and drops a reminder that is moot. Reached only under the
+/// store's writer lock (decision 0024).
+final class PendingReminders {
     /// A reminder's date in milliseconds since 1970, and its question's number (the order among equal dates).
     struct Reminder: Equatable {
         let at: Int64

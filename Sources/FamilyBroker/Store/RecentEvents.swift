@@ -9,9 +9,9 @@ import HearthCore
 /// Exactly those rows, never ahead of them: loaded in one scan at a transaction's start, when forgotten; each event
 /// the writer appends added in its transaction and taken out again when its savepoint rolls back; emptied by a move.
 /// Forgotten, with the writer's other memory, when its transaction rolls back, after a write outside the engine's
-/// transactions, a commit by another connection, or on a new connection (`WriterStatements.forgetMemory`). Only the
-/// writer uses it, on GRDB's writer queue.
-final class RecentEvents: @unchecked Sendable {
+/// transactions, a commit by another connection, or on a new connection (`WriterStatements.forgetMemory`). Reached
+/// only under the store's writer lock (decision 0024).
+final class RecentEvents {
     /// Each member's entries, in sequence order.
     private var entries: [MemberID: [(sequence: UInt64, position: Int64)]] = [:]
     private var loaded = false

@@ -13,12 +13,12 @@ extension BrokerStore: BrokerStorage {
     ) async throws -> T {
         // On the writer's connection, which GRDB's writer queue serializes wherever the transaction runs: `committed`
         // runs there too, before the next transaction starts.
-        let commitDelay = self.commitDelay
-        let statements = writerStatements
-        let writerCPU = self.writerCPU
-        let measured: @Sendable (Database) throws -> T = { db in
+        let measured: @Sendable (Database) throws -> T = { [self] db in
             try writerCPU.measure {
-                try Self.transaction(db, statements: statements, commitDelay: commitDelay, work, committed: committed)
+                try writerStatements.withLock { statements in
+                    try Self.transaction(
+                        db, statements: statements, commitDelay: commitDelay, work, committed: committed)
+                }
             }
         }
         // On the broker's writer thread the transaction runs inline (GRDB's queue runs a synchronous write on its

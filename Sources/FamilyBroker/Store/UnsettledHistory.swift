@@ -8,8 +8,9 @@ import GRDB
 /// Exactly the rows' count, or unknown: read with one `COUNT(*)` when unknown, then kept by the writer's appends
 /// (`WriterStatements.appendHistory`) and the settling, in its transaction; a command's savepoint that rolls back takes
 /// its appends back out, and a transaction that rolls back forgets the count. Forgotten with the writer's other memory
-/// (`WriterStatements.forgetMemory`). Only the writer uses it, on GRDB's writer queue.
-final class UnsettledHistory: @unchecked Sendable {
+/// (`WriterStatements.forgetMemory`). Reached only under the store's writer
+/// lock (decision 0024).
+final class UnsettledHistory {
     /// The rows' count with the open transaction's changes; nil when unknown.
     private(set) var known: Int?
     /// Rows the open transaction appended, for rolling a savepoint back.

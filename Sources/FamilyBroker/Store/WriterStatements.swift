@@ -6,9 +6,9 @@ import HearthCore
 /// The writer's hottest statements, prepared once on the writer's connection and bound directly.
 ///
 /// Through GRDB each call looked its statement up by hashing the SQL text and boxed its arguments as existentials,
-/// which cost more than SQLite executing these statements (docs/decisions/0017-prepared-statements.md). Only the write
-/// transaction uses them, on GRDB's writer queue; the store finalizes them before it closes its connections.
-final class WriterStatements: @unchecked Sendable {
+/// which cost more than SQLite executing these statements (docs/decisions/0017-prepared-statements.md). Reached only under
+/// the store's writer lock, which a write transaction holds (decision 0024); the store finalizes them before it closes its connections.
+final class WriterStatements {
     /// A statement the writer runs on the hot path; its SQL is the only copy of that statement's text.
     enum Query: Int, CaseIterable {
         case begin, commit

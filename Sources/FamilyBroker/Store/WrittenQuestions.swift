@@ -11,11 +11,11 @@ import HearthProtocol
 /// rolls back takes its changes back out, and a transaction that rolls back forgets everything. Forgotten with the
 /// writer's other memory (`WriterStatements.forgetMemory`): after a write outside the engine's transactions, another
 /// connection's commit, or on a new connection. A question not held is read from its row, so memory may drop entries
-/// at any time: it keeps the last `capacity` questions at most, in two generations. Only the writer uses it, on GRDB's
-/// writer queue.
-final class WrittenQuestions: @unchecked Sendable {
+/// at any time: it keeps the last `capacity` questions at most, in two generations. Reached only under the
+/// store's writer lock (decision 0024).
+final class WrittenQuestions {
     /// A stored question and its row's number: held by reference, so that reading or resolving one copies nothing.
-    final class Entry: @unchecked Sendable {
+    final class Entry {
         let num: Int64
         fileprivate(set) var question: Stored.Question
 

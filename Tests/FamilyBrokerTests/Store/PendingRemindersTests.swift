@@ -34,10 +34,11 @@ struct PendingRemindersTests {
 
     /// What the writer's memory has due at `date`, read on the writer's queue (nil: not read from the rows).
     static func memory(_ store: BrokerStore, at date: Date) async throws -> [UUID]? {
-        let reminders = store.writerStatements.reminders
-        return try await store.transaction(
-            { _ in
-                reminders.count == nil ? nil : reminders.due(at: BrokerStore.milliseconds(date), limit: 100)
+        try await store.transaction(
+            { tx in
+                // The transaction holds the writer's memory: reached through it, as the engine's statements are.
+                let reminders = (tx as! SQLiteTransaction).hot!.reminders
+                return reminders.count == nil ? nil : reminders.due(at: BrokerStore.milliseconds(date), limit: 100)
             }, committed: { _ in })
     }
 
@@ -64,14 +65,14 @@ struct PendingRemindersTests {
             let broker = try await BrokerHarness(temp: temp, clock: clock)
             #expect(try await broker.engine.expireQuestions().events.isEmpty)
             asked = try #require(try await broker.ask(question(["sam"])).reply.accepted).asked
-            #expect(broker.store.writerStatements.reminders.count == 1, "held since the first sweep")
+            #expect(broker.store.writerStatements.withLock { $0.reminders.count } == 1, "held since the first sweep")
         }
         // The memory died with the broker: the next one reads the row.
         let broker = try await BrokerHarness(temp: temp, clock: clock)
-        #expect(broker.store.writerStatements.reminders.count == nil)
+        #expect(broker.store.writerStatements.withLock { $0.reminders.count } == nil)
         clock.advance(by: QuestionTimes.standard.lifetime - QuestionTimes.standard.reminder - 1)
         #expect(try await broker.engine.expireQuestions().events.isEmpty, "not yet")
-        #expect(broker.store.writerStatements.reminders.count == 1)
+        #expect(broker.store.writerStatements.withLock { $0.reminders.count } == 1)
         clock.advance(by: 1)
         let reminded = try await broker.engine.expireQuestions().events
         #expect(reminded.recipients == ["alice", "bob"])
@@ -139,7 +140,7 @@ struct PendingRemindersTests {
                     throw ContractError()
                 }, committed: { _ in })
         }
-        #expect(store.writerStatements.reminders.count == nil)
+        #expect(store.writerStatements.withLock { $0.reminders.count } == nil)
         let due = try await store.transaction(
             { tx in try tx.dueReminders(at: Self.now, limit: 10) }, committed: { _ in })
         #expect(due == [first.question.id])

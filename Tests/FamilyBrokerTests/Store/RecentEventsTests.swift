@@ -104,11 +104,13 @@ struct RecentEventsTests {
         let read = try await store.transaction({ tx in try reads(tx) }, committed: { _ in })
         #expect(read == (try await store.reading(reads)))
         #expect(read[3].map(\.sequence) == Array(heads["emma"]! - 4...heads["emma"]!))
-        #expect(store.writerStatements.recentEvents.loads == 1, "loaded once, kept current through the moves")
+        #expect(
+            store.writerStatements.withLock { $0.recentEvents.loads } == 1,
+            "loaded once, kept current through the moves")
         let recent = try await store.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event_log WHERE \(BrokerStore.recentEventsFilter)")
         }
-        #expect(recent == store.writerStatements.recentEvents.count)
+        #expect(recent == store.writerStatements.withLock { $0.recentEvents.count })
         #expect(recent == 999)
         #expect(try await store.storedHeads() == heads)
     }

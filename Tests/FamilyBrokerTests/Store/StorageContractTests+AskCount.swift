@@ -124,6 +124,6 @@ extension StorageContractTests {
             #expect(count == 20 * (n + 1))
         }
         #expect(store.checkpoints.counts.background > 0, "the checkpointer ran meanwhile")
-        #expect(store.writerStatements.askWindows.loads == 1)
+        #expect(store.writerStatements.withLock { $0.askWindows.loads } == 1)
     }
 }

@@ -25,7 +25,10 @@ struct UnsettledHistoryTests {
 
     /// (the writer's count, the rows' count).
     func counts(_ store: BrokerStore) async throws -> (held: Int?, rows: Int) {
-        (store.writerStatements.unsettledHistory.known, try await HistoryLayoutTests.parts(store).recent)
+        (
+            store.writerStatements.withLock { $0.unsettledHistory.known },
+            try await HistoryLayoutTests.parts(store).recent
+        )
     }
 
     @Test func theWritersCountIsTheRowsThroughSavepointsAndRollbacks() async throws {

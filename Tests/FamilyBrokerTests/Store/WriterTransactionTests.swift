@@ -86,6 +86,6 @@ struct WriterTransactionTests {
         }
         #expect(error?.resultCode == .SQLITE_ABORT, "as GRDB's transactions report it")
         #expect(try await stored([first], store) == [false])
-        #expect(store.writerStatements.questions.count == 0, "the writer's memory of it goes too")
+        #expect(store.writerStatements.withLock { $0.questions.count } == 0, "the writer's memory of it goes too")
     }
 }

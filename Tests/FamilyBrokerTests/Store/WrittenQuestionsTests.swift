@@ -56,7 +56,7 @@ struct WrittenQuestionsTests {
                 return try [first, second].map { try tx.question($0.question.id) }
             }, committed: { _ in })
         let ids = [first.question.id, second.question.id]
-        #expect(store.writerStatements.questions.count == 2)
+        #expect(store.writerStatements.withLock { $0.questions.count } == 2)
         let rows = try await read(ids, store)
         #expect(inside == rows)
         #expect(rows[0]?.asked.askedAt == Wire.carried(Self.now) && rows[0]?.asked != first, "milliseconds")
