@@ -37,11 +37,17 @@ public final class AskCenter: Sendable {
     nonisolated(nonsending)
         public func ask<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws
     {
+        _ = try await send(question)
+    }
+
+    /// `ask(_:in:)`, returning whether the question went to the parents: false when it was resolved at once without
+    /// asking anyone (a child in no family; a default or already known communication question).
+    func send<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>) async throws -> Bool {
         do {
             try question.validate()
             // Communication Limits govern communication questions; a significant change is the parents' own call.
             if Topic.self == CommunicationTopic.self { try await communicationLimits.checkApplePreconditions() }
-            try await communicationLimits.ask(question)
+            return try await communicationLimits.send(question) == nil
         } catch let failure as AskFailure {
             throw AskError(failure)
         }

@@ -8,7 +8,8 @@ import Testing
 /// A significant change asked by a child whose Communication Limits are off, through the three daemons. The limits
 /// govern whom she talks to; the change is her parents' call (in Texas the law requires their consent, and Declared Age
 /// Range tells the app so), so the question reaches them and their answer comes back, while a communication question
-/// from the same child still gets its default response at once.
+/// from the same child still gets its default response at once. A child in no family has nobody to ask: every flow
+/// says it sent nothing, and the app gets the default response.
 @Suite("Significant changes reach the parents with Communication Limits off, against real daemons", .serialized)
 struct SignificantChangeConsentTests {
     static let bundleID = "com.example.chat"
@@ -63,6 +64,22 @@ struct SignificantChangeConsentTests {
             await atTablet.close()
             await alice.close()
             await limits.close()
+        }
+    }
+
+    @Test func aChildInNoFamilyHasNobodyToAskAndEveryFlowSaysSo() async throws {
+        let spec = FleetSpec(
+            families: [.init("lonestar", members: [.organizer("alice", devices: ["alice-phone"])])],
+            unaffiliated: [.child("zoe", devices: ["zoe-tablet"])])
+        try await Fleet.with(spec) { fleet in
+            let app = ChatApp(center: AskCenter(fleet.app(Self.bundleID, on: "zoe-tablet")))
+            for flow in ChatApp.flows {
+                let (update, result) = try await app.askForUpdate("This update adds video calls.", flow: flow)
+                #expect(result == .askToApprove(didSend: false), "\(flow)")
+                let response = try #require(await app.updateResponse(to: update.id))
+                #expect(response.reason == .defaultNoFamily && response.choice.answer == .denial, "\(flow)")
+            }
+            await app.center.communicationLimits.close()
         }
     }
 }
