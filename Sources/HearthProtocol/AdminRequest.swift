@@ -14,6 +14,9 @@ public struct AdminRequest: Codable, Sendable, Equatable {
         case removeMember
         /// Sets `member`'s role to `role` (designate or undesignate a guardian).
         case setRole
+        /// Records how `member`'s age was established: `ageAssurance`, one of Apple's `AgeRangeDeclaration` case names
+        /// as the family file's `ageAssurance`, or `derived` to go back to who declared it.
+        case setAgeAssurance
         /// Re-reads the family file and applies the families whose entry changed.
         case reload
         /// Returns the directory as stored (keys inline) and the revoked keys.
@@ -27,11 +30,12 @@ public struct AdminRequest: Codable, Sendable, Equatable {
     public var publicKey: String?
     public var role: String?
     public var entry: FamilyFile.Member?
+    public var ageAssurance: String?
 
     public init(
         _ command: Command, family: FamilyID? = nil, member: MemberID? = nil, device: DeviceID? = nil,
         publicKey: String? = nil,
-        role: String? = nil, entry: FamilyFile.Member? = nil
+        role: String? = nil, entry: FamilyFile.Member? = nil, ageAssurance: String? = nil
     ) {
         self.command = command
         self.family = family
@@ -40,7 +44,11 @@ public struct AdminRequest: Codable, Sendable, Equatable {
         self.publicKey = publicKey
         self.role = role
         self.entry = entry
+        self.ageAssurance = ageAssurance
     }
+
+    /// `setAgeAssurance`'s word for "no assurance on record": the range says who declared the age.
+    public static let derivedAssurance = "derived"
 }
 
 /// The JSON result of an admin command.

@@ -6,14 +6,17 @@ extension AskCenter {
     ///
     /// Apple anchors its sheet in `context`; Hearth has no UI and ignores it. `.askToApprove` and
     /// `.acknowledgmentAlert` send the question and return `.askToApprove(didSend: true)`; the parents' answer
-    /// comes through `responses(for: SignificantAppUpdateTopic.self)`. `.acknowledgmentAlert` first records the
-    /// child's acknowledgment of the update (who, the app, its description, when) in the family's history, where
-    /// the parents read it (`hearthctl parent history`); past 10 an hour for this app it throws
-    /// `AskError.systemError` wrapping `AskFailure.notAvailable` (`rateLimited`) and sends nothing. `.approveInPerson` sends it and waits for
-    /// its answer: `.approveInPerson(approved:)` when a parent typed the Screen Time passcode on this device
-    /// (`hearthctl child approve-in-person`), `.askToApprove(didSend: true)` when a parent answered remotely or the
-    /// question ended otherwise. Cancelling the calling task while it waits withdraws the question and returns
-    /// `.cancel`. Throws `AskError`.
+    /// comes through `responses(for: SignificantAppUpdateTopic.self)`. A question no parent can be asked (a child in
+    /// no family) gets its default response there at once, and every flow returns `.askToApprove(didSend: false)`.
+    ///
+    /// `.acknowledgmentAlert` first records the child's acknowledgment of the update (who, the app, its description,
+    /// when) in the family's history, where the parents read it (`hearthctl parent history`); past 10 an hour for this
+    /// app it throws `AskError.systemError` wrapping `AskFailure.notAvailable` (`rateLimited`) and sends nothing.
+    ///
+    /// `.approveInPerson` sends it and waits for its answer: `.approveInPerson(approved:)` when a parent typed the
+    /// Screen Time passcode on this device (`hearthctl child approve-in-person`), `.askToApprove(didSend: true)` when
+    /// a parent answered remotely or the question ended otherwise. Cancelling the calling task while it waits
+    /// withdraws the question and returns `.cancel`. Throws `AskError`.
     nonisolated(nonsending)
         public func askSignificantChangePermission(
             for question: PermissionQuestion<SignificantAppUpdateTopic>, permissionFlow: PermissionFlow,
@@ -28,12 +31,12 @@ extension AskCenter {
                     throw AskError(failure)
                 }
             }
-            try await ask(question, in: context)
-            return .askToApprove(didSend: true)
+            return .askToApprove(didSend: try await send(question))
         }
         let answers = InPersonAnswer(hub: communicationLimits.hub, questionID: question.id)
         defer { answers.stop() }
-        try await ask(question, in: context)
+        // Resolved at once, nobody to approve in person: the response stays for the app's own iterations.
+        guard try await send(question) else { return .askToApprove(didSend: false) }
         let connection = communicationLimits.connection
         Task { await connection.keepReceiving() }
         guard let response = await answers.next() else {

@@ -29,18 +29,25 @@ public final class AskCenter: Sendable {
     /// window); Hearth has no UI, so `context` is ignored and the question goes straight to the child-device daemon.
     ///
     /// Returns once the daemon has taken the question; the answer comes through `responses(for:)`, also when it is
-    /// a default response at once (a significant-update question with Communication Limits off). Throws `AskError` (`invalidQuestion`, `notAvailable`, `systemError`…); for a communication question,
-    /// `communicationLimitsNotEnabled` when the child's Communication Limits are off and `contactSyncNotSetup` when
-    /// the child-device has not yet synced with its broker, in both cases with nothing stored or sent (Hearth's
-    /// `CommunicationLimits.ask(_:)` gives the default response instead).
+    /// a default response at once (a child in no family). A significant-update question goes to the parents whatever
+    /// the child's Communication Limits. Throws `AskError` (`invalidQuestion`, `notAvailable`, `systemError`…); for a
+    /// communication question, `communicationLimitsNotEnabled` when the child's Communication Limits are off and
+    /// `contactSyncNotSetup` when the child-device has not yet synced with its broker, in both cases with nothing
+    /// stored or sent (Hearth's `CommunicationLimits.ask(_:)` gives the default response instead).
     nonisolated(nonsending)
         public func ask<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>, in context: Any?) async throws
     {
+        _ = try await send(question)
+    }
+
+    /// `ask(_:in:)`, returning whether the question went to the parents: false when it was resolved at once without
+    /// asking anyone (a child in no family; a default or already known communication question).
+    func send<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>) async throws -> Bool {
         do {
             try question.validate()
             // Communication Limits govern communication questions; a significant change is the parents' own call.
             if Topic.self == CommunicationTopic.self { try await communicationLimits.checkApplePreconditions() }
-            try await communicationLimits.ask(question)
+            return try await communicationLimits.send(question) == nil
         } catch let failure as AskFailure {
             throw AskError(failure)
         }

@@ -79,6 +79,12 @@ public final class CommunicationLimits: Sendable {
     /// `AskFailure` naming the broken rule or the unreachable daemon (Apple's `ask(_:in:)` throws `AskError`), or
     /// `CancellationError`.
     public func ask<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>) async throws {
+        _ = try await send(question)
+    }
+
+    /// `ask(_:)`, returning the question's resolution when it was resolved at once, without asking any parent (a
+    /// default response, or already known): the app gets it through `responses(for:)` all the same.
+    func send<Topic: QuestionTopic>(_ question: PermissionQuestion<Topic>) async throws -> Resolution? {
         try question.validate()
         let message = Message.ask(appBundleID: bundleID, question: Question(question))
         let reply: Message
@@ -94,6 +100,7 @@ public final class CommunicationLimits: Sendable {
                 reason: TransportError.unexpectedReply(peer: connection.peerName, type: reply.typeCode).description)
         }
         if let resolution { hub.receive(asked, resolution, inboxID: nil) }
+        return resolution
     }
 
     /// Takes back a question this app asked that nobody has answered yet: the parents are told and can no longer

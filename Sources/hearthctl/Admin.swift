@@ -9,7 +9,8 @@ struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Operate a running family-broker through its admin socket (<broker state>/admin.sock, owner only).",
         subcommands: [
-            Enroll.self, Revoke.self, AddMember.self, RemoveMember.self, SetRole.self, Reload.self, Show.self,
+            Enroll.self, Revoke.self, AddMember.self, RemoveMember.self, SetRole.self, SetAgeAssurance.self,
+            Reload.self, Show.self,
         ])
 
     struct SocketOption: ParsableArguments {
@@ -116,6 +117,30 @@ struct Admin: AsyncParsableCommand {
         @Argument(help: "The member id.") var member: String
         @Argument(help: "The new role.") var role: String
         func run() async throws { try await options.run(AdminRequest(.setRole, member: member, role: role)) }
+    }
+
+    struct SetAgeAssurance: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-age-assurance",
+            abstract: "Record how a member's age was established, as apps receive it (Apple's AgeRangeDeclaration).",
+            discussion: "ASSURANCE is one of \(AgeDeclaration.allCases.map(\.name).joined(separator: ", ")), or "
+                + "\(AdminRequest.derivedAssurance) to go back to who declared it (selfDeclared or guardianDeclared).")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The member id.") var member: String
+        @Argument(help: "How the age was established, or \(AdminRequest.derivedAssurance).") var assurance: String
+
+        func validate() throws {
+            // Checked here too, so that a mistyped name is a usage mistake that lists the choices.
+            if assurance != AdminRequest.derivedAssurance, AgeDeclaration(name: assurance) == nil {
+                let known = AgeDeclaration.allCases.map(\.name).joined(separator: ", ")
+                throw ValidationError(
+                    "'\(assurance)' is not one of \(known), or \(AdminRequest.derivedAssurance)")
+            }
+        }
+
+        func run() async throws {
+            try await options.run(AdminRequest(.setAgeAssurance, member: member, ageAssurance: assurance))
+        }
     }
 
     struct Reload: AsyncParsableCommand {

@@ -80,6 +80,22 @@ struct AcknowledgmentTests {
         }
     }
 
+    /// Texas requires adults to acknowledge a significant change themselves (Apple's
+    /// `significantAppChangeRequiresAdultNotification`, which alice's app is told): on her parent-device both spellings
+    /// succeed; an adult's acknowledgment is her own business and lands in no child's history.
+    @Test func anAdultAcknowledgesOnHerOwnDevice() async throws {
+        try await Fleet.with(Self.family) { fleet in
+            let service = fleet.ageRange(Self.landmarks, on: "alice-phone")
+            let app = LandmarksApp(service: service)
+            #expect(try await app.regulatoryNeeds().features.contains(.significantAppChangeRequiresAdultNotification))
+            try await app.acknowledge("Adds a public feed.", action: SignificantUpdateAction(service: service))
+            let alice = try await fleet.parent(on: "alice-phone")
+            #expect(try await alice.history(of: "emma").filter { $0.kind == .updateAcknowledged }.isEmpty)
+            await alice.close()
+            await service.close()
+        }
+    }
+
     /// An adult is told (Apple's `significantAppChangeRequiresAdultNotification`): each parent's device records a
     /// notice of the child's acknowledgment, with the app and its description, beside the history entry.
     @Test func eachParentIsNotifiedOfAnAcknowledgment() async throws {

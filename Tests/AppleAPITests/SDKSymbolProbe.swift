@@ -32,13 +32,17 @@ enum SDKSymbolProbe {
         var update = SignificantAppUpdateTopic(description: "Adds video calls.")
         update.description = "Adds video calls and a public feed."
         let significant = PermissionQuestion<SignificantAppUpdateTopic>(significantAppUpdateTopic: update)
-        let choice = PermissionChoice(id: "approveOneHour", title: "Approve for one hour", answer: .approval)
+        var choice = PermissionChoice(id: "approveOneHour", title: "Approve for an hour", answer: .denial)
+        // `title` and `answer` are settable (`id` is not, in Apple's SDK).
+        choice.title = "Approve for one hour"
+        choice.answer = .approval
         let answers: [PermissionChoice.Answer] = [choice.answer, PermissionChoice.decline.answer, .denial]
+        let flows: Set<PermissionFlow> = [.askToApprove, .approveInPerson, .acknowledgmentAlert]
         let fields: [String] = [
             single.id.uuidString, "\(several.topic.personInformation.count)", "\(asked.choices.count)",
             asked.defaultChoice.id, "\(asked.expirationDate != nil)", significant.topic.description,
             PermissionChoice.approve.title, choice.id, "\(kinds.count)", "\(answers.count)",
-            CommunicationTopic.id, SignificantAppUpdateTopic.id, person.handle.value,
+            CommunicationTopic.id, SignificantAppUpdateTopic.id, person.handle.value, "\(flows.count)",
         ]
         // Questions and topics are Codable: an app mirrors them to its server.
         let data = try JSONEncoder().encode(significant)

@@ -50,8 +50,12 @@ extension BrokerEngine {
     func reloadDirectory() async throws -> Set<String> {
         let box = self.directory
         let regions = policy.regions
+        let cache = self.store as? any OwnerCaching
         let (before, after) = try await store.transaction(
             { store in
+                // A member may have moved to or from a partition another broker owns: what the store kept in memory
+                // of it may be stale.
+                cache?.forgetOwnerCache()
                 // On the writer, where the directory is only replaced by commit hooks: this is the one in use.
                 let before = box.current
                 guard let file = try store.storedFile() else { return (before, Directory(rules: regions)) }

@@ -207,6 +207,10 @@ extension Transaction {
             }
             try Self.editMember(memberID, in: &file) { member in member.role = role }
             summary = "\(memberID) is now \(role)"
+        case .setAgeAssurance:
+            let memberID = try require(request.member, "member")
+            let name = try require(request.ageAssurance, "ageAssurance")
+            summary = try Self.setAgeAssurance(name, of: memberID, in: &file)
         }
         let new: Directory
         do {
@@ -220,6 +224,17 @@ extension Transaction {
         try replaceDirectory(with: new)
         logger.notice("admin: \(summary)")
         return AdminResult(summary: summary)
+    }
+
+    /// `setAgeAssurance`: one of Apple's case names, or `derived` for none on record (the range says who declared).
+    private static func setAgeAssurance(_ name: String, of id: MemberID, in file: inout FamilyFile) throws -> String {
+        let derived = name == AdminRequest.derivedAssurance
+        guard derived || AgeDeclaration(name: name) != nil else {
+            let known = AgeDeclaration.allCases.map(\.name) + [AdminRequest.derivedAssurance]
+            throw ErrorReply(.invalidRequest, "'\(name)' is not one of \(known.joined(separator: ", "))")
+        }
+        try editMember(id, in: &file) { member in member.ageAssurance = derived ? nil : name }
+        return "\(id)'s age: " + (derived ? "who declared it" : name)
     }
 
     private static func editMember(

@@ -42,7 +42,9 @@ extension Transaction {
         if child.familyID == nil {
             return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultNoFamily)
         }
-        if !settings.enabled {
+        // Communication Limits govern whom the child talks to. A significant change of an app is the parents' call
+        // whatever the limits (their consent is what the region's law asks for): it goes to them.
+        if !settings.enabled, case .communication = question.topic {
             return try resolveAtOnce(asked, choice: question.defaultChoice!, reason: .defaultLimitsOff)
         }
         let handles = question.handles

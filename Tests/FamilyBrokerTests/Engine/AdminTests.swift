@@ -123,6 +123,38 @@ struct AdminTests {
         }
     }
 
+    /// How an existing member's age was established changes by admin command (an ID checked after she joined), and
+    /// goes back to who declared it with `derived`; a name that is not one of Apple's cases changes nothing.
+    @Test(arguments: StorageBackend.all)
+    func aMembersAgeAssuranceIsSetAndClearedByName(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
+            let set = try await admin(
+                broker, AdminRequest(.setAgeAssurance, member: "bob", ageAssurance: "governmentIDChecked")
+            ).get()
+            #expect(set.summary == "bob's age: governmentIDChecked")
+            #expect(broker.engine.directory.current.members["bob"]?.ageAssurance == .governmentIDChecked)
+            guard
+                case .failure(let wrong) = try await admin(
+                    broker, AdminRequest(.setAgeAssurance, member: "bob", ageAssurance: "passportChecked"))
+            else {
+                Issue.record("passportChecked was accepted")
+                return
+            }
+            #expect(wrong.code == .invalidRequest && wrong.message.contains("confirmed, derived"), "\(wrong)")
+            #expect(broker.engine.directory.current.members["bob"]?.ageAssurance == .governmentIDChecked)
+            guard
+                case .failure(let nobody) = try await admin(
+                    broker, AdminRequest(.setAgeAssurance, member: "nobody", ageAssurance: "confirmed"))
+            else {
+                Issue.record("an unknown member was accepted")
+                return
+            }
+            #expect(nobody.code == .notFound)
+            _ = try await admin(broker, AdminRequest(.setAgeAssurance, member: "bob", ageAssurance: "derived")).get()
+            #expect(broker.engine.directory.current.members["bob"]?.ageAssurance == nil)
+        }
+    }
+
     @Test func adminChangesSurviveARestartAndTheFileWinsOnlyForEntriesItChanged() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }

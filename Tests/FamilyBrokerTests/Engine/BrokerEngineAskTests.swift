@@ -264,6 +264,20 @@ struct BrokerEngineAskTests {
         }
     }
 
+    /// Communication Limits govern whom a child talks to, not a change of an app: with them off, a significant-update
+    /// question still goes to the parents (a communication one gets its default at once).
+    @Test(arguments: StorageBackend.all)
+    func aSignificantAppUpdateQuestionIsAskedWithLimitsOff(_ backend: StorageBackend) async throws {
+        try await BrokerHarness.with(backend) { broker in
+            let update = Question(topic: .significantAppUpdate(description: "Version 2 adds chat"))
+            let outcome = try await broker.ask(update, from: "tim")
+            #expect(outcome.reply.accepted?.resolution == nil, "\(outcome.reply)")
+            #expect(outcome.events.recipients.count > 1 && outcome.events.recipients.contains("tim"))
+            let chat = try await broker.ask(question(["h1"]), from: "tim")
+            #expect(chat.reply.accepted?.resolution?.reason == .defaultLimitsOff)
+        }
+    }
+
     @Test(arguments: StorageBackend.all)
     func handlesRepeatedInOneQuestionAreNotApprovedByOneKnownHandle(_ backend: StorageBackend) async throws {
         try await BrokerHarness.with(backend) { broker in

@@ -1,3 +1,4 @@
+import DeclaredAgeRange
 import Foundation
 import HearthCore
 import HearthFleet
@@ -148,6 +149,34 @@ struct HearthctlWordsTests {
             #expect(after.output.contains("ageAssurance: governmentIDChecked"), "\(after.output)")
             let help = try await hearthctl(["admin", "add-member", "--help"])
             #expect(help.output.contains("--age-assurance"), "\(help.output)")
+        }
+    }
+
+    /// `admin set-age-assurance` records how an existing member's age was established (an ID checked after she
+    /// joined): her apps' next ranges carry it, and `derived` goes back to who declared it. A wrong name is a usage
+    /// mistake listing the choices.
+    @Test func anExistingMembersAgeAssuranceIsSetAndTheAppSeesIt() async throws {
+        try await Fleet.with(Self.family) { fleet in
+            let state = ["--broker-state", fleet.directory + "/broker"]
+            let console = try await fleet.ageConsole(on: "alice-phone")
+            try await console.setSharing(.always, of: "alice")
+            await console.close()
+            let service = fleet.ageRange("com.example.landmarks", on: "alice-phone")
+            func declaration() async throws -> String {
+                guard case .sharing(let range) = try await service.requestAgeRange(ageGates: 18) else { return "-" }
+                return range.ageRangeDeclaration.map { "\($0)" } ?? "none"
+            }
+            #expect(try await declaration() == "selfDeclared")
+
+            let wrong = try await hearthctl(["admin", "set-age-assurance", "alice", "passportChecked"] + state)
+            #expect(wrong.status != 0 && wrong.output.contains("confirmed, or derived"), "\(wrong.output)")
+            let set = try await hearthctl(["admin", "set-age-assurance", "alice", "governmentIDChecked"] + state)
+            #expect(set.status == 0 && set.output.contains("alice's age: governmentIDChecked"), "\(set.output)")
+            #expect(try await declaration() == "governmentIDChecked")
+            let cleared = try await hearthctl(["admin", "set-age-assurance", "alice", "derived"] + state)
+            #expect(cleared.status == 0, "\(cleared.output)")
+            #expect(try await declaration() == "selfDeclared")
+            await service.close()
         }
     }
 }

@@ -44,6 +44,13 @@ final class HeldWrites: @unchecked Sendable {
     /// forgotten with them.
     var unseenQuestions: [HeldQuestions.Question] = []
 
+    /// The question id of the ask the current command checks (`willCheckAsk`, an owner's transaction only).
+    var asking: UUID?
+    /// Set when the current command, unguarded, took its ask's question id for new without reading it: the insert
+    /// checks it (a taken id fails it, and the batch runs again guarded), and a command that ends without inserting
+    /// it runs again guarded too (`PostgresTransaction.question`).
+    var assumedNew: UUID?
+
     /// Inside a command: whether it wrote, so its `SAVEPOINT` was sent (nil outside a command).
     var savepointOpen: Bool?
     /// Whether the current command runs without a savepoint (`unguarded`).

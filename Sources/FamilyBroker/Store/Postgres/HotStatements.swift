@@ -10,7 +10,7 @@ enum HotStatements {
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
         AskReadsInserting.self, InsertPendingQuestions.self, Resolve.self, ResolveApproving.self, ApprovedHandles.self,
-        ScheduleReminder.self,
+        ChildRows.self, ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -195,6 +195,30 @@ enum HotStatements {
     /// $1: the child. All of its approved handles, for the owner cache (once per child per adoption).
     struct ApprovedHandles: HotStatement {
         static let sql = "SELECT kind, value FROM known_handle WHERE child_id = $1::text"
+        let bindings: PostgresBindings
+    }
+
+    /// Everything a partition's owner keeps of a child for its asks (`CachedChild`) and its approved handles, read
+    /// once per child per adoption, in the columns of `AskReads` (`AskReadRow`): part 1 the time (ms) each question
+    /// asked at or after $2 was asked, 2 the settings, 3 every contact, 4 every approved handle, 5 every pending
+    /// question (expired or not) in the order stored. $1: the child, $2: since (ms).
+    struct ChildRows: HotStatement {
+        static let sql = """
+            SELECT 1, NULL::bytea, NULL::bytea, asked_at, NULL::integer, NULL::text, NULL::boolean FROM question
+            WHERE child_id = $1::text AND asked_at >= $2::bigint
+            UNION ALL
+            SELECT 2, settings, NULL::bytea, NULL::bigint, NULL::integer, NULL::text, NULL::boolean FROM child_settings
+            WHERE member_id = $1::text
+            UNION ALL
+            SELECT 3, NULL::bytea, NULL::bytea, NULL::bigint, kind, value, downtime FROM contact WHERE child_id = $1::text
+            UNION ALL
+            SELECT 4, NULL::bytea, NULL::bytea, NULL::bigint, kind, value, NULL::boolean FROM known_handle
+            WHERE child_id = $1::text
+            UNION ALL
+            SELECT 5, asked, resolution, n, NULL::integer, NULL::text, NULL::boolean FROM question
+            WHERE child_id = $1::text AND status = 0
+            ORDER BY 1, 4
+            """
         let bindings: PostgresBindings
     }
 

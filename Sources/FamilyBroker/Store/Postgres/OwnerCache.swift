@@ -3,8 +3,8 @@ import Foundation
 import HearthCore
 import Synchronization
 
-/// What a partition's owner knows of its families' rows without asking PostgreSQL: questions (by id) and each child's
-/// whole set of approved handles, as committed. A partition has one owner at a time, fenced by its epoch
+/// What a partition's owner knows of its families' rows without asking PostgreSQL: questions (by id), each child's
+/// whole set of approved handles, and what its asks read of it (`CachedChild`), as committed. A partition has one owner at a time, fenced by its epoch
 /// (docs/decisions/0011-fenced-leases.md), and every command runs only once its partition's lease was checked and
 /// locked in its own transaction, so nothing but this broker's own commits changes these rows while it serves them.
 /// docs/decisions/0022-owner-cache.md.
@@ -24,6 +24,10 @@ final class OwnerCache: Sendable {
         case question(Stored.Question)
         /// The child's whole set of approved handles now.
         case handles(MemberID, Set<CommunicationHandle>)
+        /// The child's rows that its asks read, whole, now.
+        case child(MemberID, CachedChild)
+        /// A change to some child's rows that the transaction could not place: every `CachedChild` is read again.
+        case forgetChildren
     }
 
     private struct State {
@@ -31,6 +35,7 @@ final class OwnerCache: Sendable {
         var questions: [UUID: Stored.Question] = [:]
         var olderQuestions: [UUID: Stored.Question] = [:]
         var handles: [MemberID: Set<CommunicationHandle>] = [:]
+        var children: [MemberID: CachedChild] = [:]
         /// Bumped by every `forget`: a transaction that began before one applies none of what it read.
         var generation = 0
         /// The server the cache was filled from (`PostgresSession.incarnation`).
@@ -40,6 +45,7 @@ final class OwnerCache: Sendable {
             questions.removeAll()
             olderQuestions.removeAll()
             handles.removeAll()
+            children.removeAll()
             generation += 1
         }
     }
@@ -87,6 +93,11 @@ final class OwnerCache: Sendable {
         state.withLock { $0.enabled ? $0.handles[child] : nil }
     }
 
+    /// The child's rows its asks read, when known.
+    func child(_ child: MemberID) -> CachedChild? {
+        state.withLock { $0.enabled ? $0.children[child] : nil }
+    }
+
     /// Applies a committed transaction's changes, unless the cache was forgotten since the transaction began
     /// (`generation`): what it read may be of a partition no longer served.
     func apply(_ changes: [Change], since generation: Int) {
@@ -103,6 +114,10 @@ final class OwnerCache: Sendable {
                     }
                 case .handles(let child, let set):
                     state.handles[child] = set
+                case .child(let child, let rows):
+                    state.children[child] = rows
+                case .forgetChildren:
+                    state.children.removeAll()
                 }
             }
         }

@@ -13,6 +13,7 @@ extension PostgresTransaction {
     func willCheckAsk(
         _ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date
     ) {
+        if usesCache { return willCheckCachedAsk(id, child: child, since: since) }
         // In `AskReads`' order of parts; a read the ask does not reach (a retry, a refusal) is answered and forgotten.
         var reads = [
             Self.key(of: Self.readQuestion(id)),
@@ -38,6 +39,16 @@ extension PostgresTransaction {
         questions.bind(into: &bindings)
         readAhead(HotStatements.AskReadsInserting(bindings: bindings), answering: reads)
         held.unseenQuestions = questions.questions
+    }
+
+    /// An owner's ask: nothing to read when the cache knows the child, else its rows, once. Unguarded, the question
+    /// is not read either (`question(_:)` takes the id for new, and the insert checks it); run again guarded, it is,
+    /// sent with the child's rows.
+    private func willCheckCachedAsk(_ id: UUID, child: MemberID, since: Date) {
+        held.asking = id
+        if !held.unguarded, cachedQuestion(id) == nil { readAhead(Self.readQuestion(id)) }
+        let from = Self.milliseconds(since)
+        if mustReadChild(child, since: from) { readAhead(Self.readChild(child, since: from)) }
     }
 
     static func readQuestion(_ id: UUID) -> HotStatements.QuestionByID { .init("\(id)") }

@@ -35,6 +35,8 @@ extension PostgresTransaction: ClusterStorage {
     }
 
     func announceDirectoryChange(by broker: String) throws {
+        // A member may have moved to or from a partition another broker owns, whose writes this cache never saw.
+        cache?.forget()
         try post("SELECT pg_notify(\(PostgresStore.directoryChannel), \(broker))")
     }
 }

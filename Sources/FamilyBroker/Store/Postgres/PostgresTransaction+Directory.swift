@@ -78,6 +78,7 @@ extension PostgresTransaction {
     // MARK: settings, contacts, passcodes
 
     func settings(of child: MemberID) throws -> CommunicationSettings? {
+        if let rows = cachedChild(child) { return try rows.settings.map(DecodedSettingsCache.shared.settings(from:)) }
         guard let row = try rows(Self.readSettings(of: child)).first, let data = try AskReadRow(row).blob else {
             return nil
         }
@@ -91,6 +92,7 @@ extension PostgresTransaction {
             INSERT INTO child_settings (member_id, settings) VALUES (\(child), \(data))
             ON CONFLICT (member_id) DO UPDATE SET settings = excluded.settings
             """)
+        updateCachedChild(child) { $0.settings = data }
     }
 
     func contacts(of child: MemberID) throws -> [Contact] {
@@ -111,6 +113,10 @@ extension PostgresTransaction {
         guard !handles.isEmpty else { return [:] }
         let asked = Set(handles)
         var flags: [CommunicationHandle: Bool] = [:]
+        if let rows = cachedChild(child) {
+            for handle in asked { flags[handle] = rows.contacts[handle] }
+            return flags
+        }
         // The engine reads which of them were approved next (`Transaction.knownHandles`): sent now, answered with
         // these.
         readAhead(Self.readKnownHandles(of: child, among: handles))
@@ -139,11 +145,17 @@ extension PostgresTransaction {
                 ).first?.decode(Bool.self) ?? false
             if inserted { added.append(contact.handle) }
         }
+        updateCachedChild(child) { rows in
+            for contact in contacts { rows.contacts[contact.handle] = contact.allowedDuringDowntime }
+        }
         return added
     }
 
     func removeContacts(_ handles: [CommunicationHandle], of child: MemberID) throws -> [CommunicationHandle] {
-        try Array(Set(handles)).filter { handle in
+        updateCachedChild(child) { rows in
+            for handle in handles { rows.contacts[handle] = nil }
+        }
+        return try Array(Set(handles)).filter { handle in
             try changes(
                 """
                 DELETE FROM contact WHERE child_id = \(child) AND kind = \(Int(handle.kind.rawValue))

@@ -43,9 +43,12 @@ extension PostgresTransaction {
         held.cacheChanges.append(change)
     }
 
-    /// A question resolved: its cached row, if any, now carries `resolution`.
+    /// A question resolved: its cached row, if any, now carries `resolution`, and it is no longer its child's
+    /// pending question.
     func stageResolution(_ id: UUID, _ resolution: Resolution) {
-        guard let question = cachedQuestion(id) else { return }
+        let question = cachedQuestion(id)
+        stageResolved(id, child: question?.asked.childMemberID)
+        guard let question else { return }
         stage(.question(Stored.Question(asked: question.asked, resolution: resolution)))
     }
 

@@ -33,6 +33,8 @@ extension PostgresTransaction {
         held.unguarded = !guarded
         defer {
             held.forgetAhead()
+            held.asking = nil
+            held.assumedNew = nil
             held.savepointOpen = nil
             held.savepointAnswer = nil
             held.unguarded = false
@@ -56,7 +58,11 @@ extension PostgresTransaction {
             // before it stay held.
             _ = try? settle(flushing: guarded)
             if guarded { try undoCommand(after: error) }
-            if !guarded, !PostgresSession.isConnectionLoss(error), held.savepointOpen == true || held.commandFailed {
+            // An ask refused after it took its question id for new may be the retry of one stored: it is answered
+            // from the stored question, read in the batch run again guarded.
+            if !guarded, !PostgresSession.isConnectionLoss(error),
+                held.savepointOpen == true || held.commandFailed || held.assumedNew != nil
+            {
                 throw SavepointNeeded()
             }
             throw error

@@ -155,6 +155,12 @@ struct PostgresTransaction: StorageWriter {
 
     func question(_ id: UUID) throws -> Stored.Question? {
         if let cached = cachedQuestion(id) { return cached }
+        if usesCache, held.unguarded, held.asking == id {
+            // An ask's new id, the usual case, is not read: the question's insert fails on a taken one (the batch
+            // then runs again guarded, where this reads it), and an ask that stores none is run again guarded.
+            held.assumedNew = id
+            return nil
+        }
         let found = try rows(Self.readQuestion(id)).first.map { try AskReadRow($0).question() }
         if let found { stage(.question(found)) }
         return found
@@ -163,6 +169,14 @@ struct PostgresTransaction: StorageWriter {
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
+        if let rows = cachedChild(child) {
+            let key = BrokerStore.handlesKey(handles)
+            guard let found = rows.pendingQuestion(app: app, handlesKey: key, now: Self.milliseconds(now)) else {
+                return nil
+            }
+            try checkAssumedNew(answeredBy: found)
+            return found
+        }
         let read = Self.readPendingQuestion(child: child, handles: handles, now: now)
         let unseen = unseenQuestions(answering: read)
         let found = try rows(read)
@@ -177,24 +191,41 @@ struct PostgresTransaction: StorageWriter {
         return pending.map { Stored.Question(asked: $0.asked, resolution: nil) }
     }
 
+    /// An ask that took its question id for new (`question(_:)`) is answered with another pending question instead
+    /// of storing its own: unless the id is indeed new (read now), it may be the retry of a stored question, which
+    /// the batch run again guarded answers.
+    private func checkAssumedNew(answeredBy found: Stored.Question) throws {
+        guard let id = held.assumedNew, found.asked.question.id != id else { return }
+        held.assumedNew = nil
+        if try !rows(Self.readQuestion(id)).isEmpty { throw SavepointNeeded() }
+    }
+
     func pendingQuestions(child: MemberID) throws -> [Stored.Question] {
-        try rows(
+        let found = try rows(
             """
             SELECT asked, resolution FROM question WHERE child_id = \(child) AND status = 0 ORDER BY asked_at, n
             """
         ).map(Self.decodeQuestion)
+        // Kept for their resolution, which then knows their child (`stageResolution`).
+        for question in found { stage(.question(question)) }
+        return found
     }
 
     func expiredPendingQuestions(now: Date, limit: Int) throws -> [Stored.Question] {
-        try rows(
+        let found = try rows(
             """
             SELECT asked, resolution FROM question WHERE status = 0 AND expires_at IS NOT NULL
             AND expires_at <= \(Self.milliseconds(now)) ORDER BY expires_at, n LIMIT \(limit)
             """
         ).map(Self.decodeQuestion)
+        for question in found { stage(.question(question)) }
+        return found
     }
 
     func askCount(child: MemberID, since: Date, upTo limit: Int) throws -> Int {
+        if let rows = try loadedChild(child, since: since) {
+            return rows.askCount(since: Self.milliseconds(since), limit: limit)
+        }
         // The engine reads the child's settings next (an ask): sent now, answered with the count.
         readAhead(Self.readSettings(of: child))
         let read = Self.readAskCount(child: child, since: since, limit: limit)
@@ -208,6 +239,7 @@ struct PostgresTransaction: StorageWriter {
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
         guard !handles.isEmpty else { return [] }
+        if let known = cachedHandles(of: child) { return handles.filter(known.contains) }
         let read = try rows(Self.readKnownHandles(of: child, among: handles))
         let known = Set(try read.compactMap { try AskReadRow($0).handle })
         return handles.filter(known.contains)
@@ -216,6 +248,7 @@ struct PostgresTransaction: StorageWriter {
     func insert(_ asked: AskedQuestion, resolution: Resolution?) throws {
         post(HotStatements.InsertQuestion(bindings: try Self.questionRow(asked, resolution: resolution)))
         stage(.question(Stored.Question(asked: asked, resolution: resolution)))
+        updateCachedChild(asked.childMemberID) { $0.add(asked, resolution: resolution) }
     }
 
     /// A pending question and its reminder in one statement, where they were two.
@@ -224,6 +257,7 @@ struct PostgresTransaction: StorageWriter {
             // Sent with the next statement: the next ask's reads, or alone before any other.
             held.questions.append(asked, remindAt: remindAt)
             stage(.question(Stored.Question(asked: asked, resolution: nil)))
+            updateCachedChild(asked.childMemberID) { $0.add(asked, resolution: nil) }
             return
         }
         var bindings = try Self.questionRow(asked, resolution: nil)
