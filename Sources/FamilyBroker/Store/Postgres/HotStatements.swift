@@ -9,8 +9,8 @@ enum HotStatements {
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
-        AskReadsInserting.self, InsertPendingQuestions.self, Resolve.self, ResolveApproving.self, ApprovedHandles.self,
-        ChildRows.self, ScheduleReminder.self,
+        AskReadsInserting.self, InsertPendingQuestions.self, Resolve.self, ApprovedHandles.self,
+        ChildRows.self, ResolveHeld.self, ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
 
@@ -179,14 +179,18 @@ enum HotStatements {
         let bindings: PostgresBindings
     }
 
-    /// `Resolve` and `AddKnownHandles` in one statement, for an approval whose new handles the owner cache knows:
-    /// $1: the encoded resolution, $2: the question's id, $3: the child, $4: the kinds, $5: the values. The update in
-    /// `WITH` runs although nothing refers to it.
-    struct ResolveApproving: HotStatement {
+    /// The resolutions an owner held (`HeldResolutions`) and the handles they approved, in one statement: $1: the
+    /// questions' ids (text), $2: the encoded resolutions, $3 … $6: the approved handles' children, kinds, values and
+    /// questions (text). The update in `WITH` runs although nothing refers to it.
+    struct ResolveHeld: HotStatement {
         static let sql = """
-            WITH resolved AS (UPDATE question SET status = 1, resolution = $1::bytea WHERE id = $2::uuid)
+            WITH resolved AS (
+                UPDATE question SET status = 1, resolution = r.resolution
+                FROM unnest($1::text[], $2::bytea[]) AS r (id, resolution) WHERE question.id = r.id::uuid
+            )
             INSERT INTO known_handle (child_id, kind, value, question_id)
-            SELECT $3::text, kind, value, $2::uuid FROM unnest($4::integer[], $5::text[]) AS h (kind, value)
+            SELECT child, kind, value, question::uuid
+            FROM unnest($3::text[], $4::integer[], $5::text[], $6::text[]) AS h (child, kind, value, question)
             ON CONFLICT DO NOTHING
             """
         let bindings: PostgresBindings

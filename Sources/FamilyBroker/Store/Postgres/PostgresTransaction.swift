@@ -281,7 +281,11 @@ struct PostgresTransaction: StorageWriter {
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         let encoded = Self.encodeResolution(resolution)
-        try post(HotStatements.Resolve("\(encoded) \(id)"))
+        if usesCache {
+            holdResolution(id, encoded, child: "", approving: [])
+        } else {
+            try post(HotStatements.Resolve("\(encoded) \(id)"))
+        }
         stageResolution(id, resolution)
     }
 
