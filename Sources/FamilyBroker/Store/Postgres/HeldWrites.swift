@@ -44,9 +44,6 @@ final class HeldWrites: @unchecked Sendable {
     var resolutions = HeldResolutions()
     /// How many of `resolutions` the current command found held when it began.
     var resolutionsBeforeCommand = 0
-    /// The questions sent with the ask's reads sent ahead (`AskReadsInserting`), which those reads do not see;
-    /// forgotten with them.
-    var unseenQuestions: [HeldQuestions.Question] = []
 
     /// The question id of the ask the current command checks (`willCheckAsk`, an owner's transaction only).
     var asking: UUID?
@@ -118,7 +115,6 @@ final class HeldWrites: @unchecked Sendable {
     func forgetAhead() {
         ahead.removeAll()
         aheadTail = nil
-        unseenQuestions.removeAll()
     }
 
     func append(member: MemberID, sequence: UInt64, body: ArraySlice<UInt8>) {

@@ -9,7 +9,7 @@ enum HotStatements {
     static let all: [any HotStatement.Type] = [
         TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
         KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
-        AskReadsInserting.self, InsertPendingQuestions.self, Resolve.self, ApprovedHandles.self,
+        InsertPendingQuestions.self, Resolve.self, ApprovedHandles.self,
         ChildRows.self, ResolveHeld.self, ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
     ]
@@ -115,8 +115,7 @@ enum HotStatements {
 
     /// Pending questions held (`HeldQuestions`) inserted with their reminders, as `WITH` parts named `asked` and
     /// `reminded`: $first … $first + 6: ids (text), children, handles' keys, the encoded questions, expiries (ms, -1
-    /// for none), asked at (ms), reminders (ms, -1 for none). Both run whatever the query after them reads, and it
-    /// does not see their rows.
+    /// for none), asked at (ms), reminders (ms, -1 for none). Both run whatever the query after them reads.
     static func insertingQuestions(from first: Int) -> String {
         let p = (0..<7).map { "$\(first + $0)" }
         return """
@@ -133,13 +132,6 @@ enum HotStatements {
             )
 
             """
-    }
-
-    /// `AskReads` ($1 … $7) sending the pending questions held ($8 … $14, `insertingQuestions`) in the same
-    /// statement.
-    struct AskReadsInserting: HotStatement {
-        static let sql = insertingQuestions(from: 8) + AskReads.sql
-        let bindings: PostgresBindings
     }
 
     /// The pending questions held alone ($1 … $7, `insertingQuestions`).

@@ -5,8 +5,7 @@ import PostgresNIO
 
 /// Pending questions and resolutions held until the next statement (`HeldQuestions`, `HeldResolutions`).
 extension PostgresTransaction {
-    /// Before any statement but the ask's reads that carry the questions: sends the questions held, then the
-    /// resolutions held, one statement each.
+    /// Before any other statement: sends the questions held, then the resolutions held, one statement each.
     func sendHeldQuestions() {
         guard held.holdsRows else { return }
         let questions = takeHeldQuestions()
@@ -46,11 +45,6 @@ extension PostgresTransaction {
         // One statement's parts do not see each other's rows: a question still held is inserted first.
         if held.questions.questions.contains(where: { $0.asked.question.id == id }) { sendHeldQuestions() }
         held.resolutions.append(id, resolution: encoded, child: child, approving: handles)
-    }
-
-    /// The questions sent with `read`'s answer, which it does not see: none unless it was sent ahead with them.
-    func unseenQuestions(answering read: some HotStatement) -> [HeldQuestions.Question] {
-        held.ahead[Self.key(of: read)] != nil ? held.unseenQuestions : []
     }
 }
 #endif
