@@ -16,11 +16,17 @@ let package = Package(
         .library(name: "ParentKit", targets: ["ParentKit"]),
         .library(name: "HearthFleet", targets: ["HearthFleet"]),
         .library(name: "ZeroMQ", targets: ["ZeroMQ"]),
-        // For the lab's packages in this repository (Benchmarks/, Fuzz/), which test these modules from outside; not
-        // an API for users.
+        // For this repository's other packages (Benchmarks/, Fuzz/, and Tests/ for the unit tier), which test these
+        // modules from outside; not an API for users.
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
         .library(name: "FamilyBroker", targets: ["FamilyBroker"]),
+        .library(name: "HearthService", targets: ["HearthService"]),
+        .library(name: "FamilyFileYAML", targets: ["FamilyFileYAML"]),
+        .library(name: "HearthLab", targets: ["HearthLab"]),
+        .library(name: "DeviceRuntime", targets: ["DeviceRuntime"]),
+        .library(name: "ChildDevice", targets: ["ChildDevice"]),
+        .library(name: "ParentDevice", targets: ["ParentDevice"]),
         .executable(name: "family-broker", targets: ["family-broker"]),
         // The broker HearthFleet runs: family-broker plus the hooks a test injects (docs/decisions/0020). Not shipped.
         .executable(name: "family-broker-lab", targets: ["family-broker-lab"]),

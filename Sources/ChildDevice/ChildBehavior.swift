@@ -80,6 +80,13 @@ public final class ChildBehavior: DeviceBehavior {
         case .getLimits, .editContacts, .approveInPerson:
             // The child's own limits and contacts, and a parent typing the passcode on this device: the broker decides.
             return await context.forward(envelope.message)
+        case .declineInPerson:
+            // An older broker has no such command: say so, rather than send it what it cannot read.
+            if let identity = context.identity, identity.version < Wire.inPersonDeclineVersion {
+                let reason = "the family broker speaks protocol \(identity.version), which has no decline in person"
+                return .error(ErrorReply(.unsupportedVersion, reason))
+            }
+            return await context.forward(envelope.message)
         default:
             let type = String(envelope.message.typeCode, radix: 16)
             return .error(ErrorReply(.unknownMessageType, "child-device does not handle message type 0x\(type)"))

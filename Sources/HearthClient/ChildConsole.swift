@@ -3,7 +3,7 @@ public import HearthCore
 import HearthProtocol
 import HearthTransport
 
-/// A person at a child's device: the child's own limits and contacts, and a parent approving a question in person
+/// A person at a child's device: the child's own limits and contacts, and a parent approving or declining a question in person
 /// with the Screen Time passcode, through child-device's socket.
 public final class ChildConsole: Sendable {
     private let client: LocalClient
@@ -11,6 +11,18 @@ public final class ChildConsole: Sendable {
     public init(socketPath: String) async throws {
         client = try LocalClient(endpoint: LocalEndpoints.ipc(socketPath), peer: "child-device")
         try await client.start()
+    }
+
+    /// A parent, at the child's device, declines the question now by typing the passcode (reason
+    /// `declinedInPerson`). A refusal is thrown as `ErrorReply` (`wrongPasscode`, `lockedOut`, `unsupportedVersion`
+    /// when the family broker is older, ...).
+    @discardableResult
+    public func declineInPerson(_ questionID: UUID, passcode: String) async throws -> Resolution {
+        let reply = try await client.request(.declineInPerson(questionID: questionID, passcode: passcode))
+        guard case .answerAccepted(let resolution) = reply else {
+            throw TransportError.unexpectedReply(peer: "child-device", type: reply.typeCode)
+        }
+        return resolution
     }
 
     /// A parent, at the child's device, approves the question now by typing the passcode. A refusal is thrown as

@@ -25,6 +25,10 @@ extension HistoryEntry {
             kind = .approvedInPerson
             summary =
                 "approved in person on \(deviceID ?? "\(child)'s device") for \(child): \(subject) in \(asked.appBundleID)"
+        case .declinedInPerson:
+            kind = .declinedInPerson
+            summary =
+                "declined in person on \(deviceID ?? "\(child)'s device") for \(child): \(subject) in \(asked.appBundleID)"
         case .expired:
             kind = .expired
             summary = "expired unanswered, so \(outcome) for \(child): \(subject) in \(asked.appBundleID)"

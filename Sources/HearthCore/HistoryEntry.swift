@@ -29,6 +29,8 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
         case ageSharingChanged = 10
         /// The child acknowledged a significant update of an app (protocol version 3: older peers never receive it).
         case updateAcknowledged = 11
+        /// A parent typed the Screen Time passcode on the child's device to decline (protocol version 4).
+        case declinedInPerson = 12
 
         /// The kind's name, as `hearthctl parent history --json` prints it.
         public var name: String {
@@ -44,6 +46,7 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
             case .passcodeChanged: "passcodeChanged"
             case .ageSharingChanged: "ageSharingChanged"
             case .updateAcknowledged: "updateAcknowledged"
+            case .declinedInPerson: "declinedInPerson"
             }
         }
 
@@ -55,7 +58,13 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
 
         /// The protocol version a peer must have negotiated to read this kind: an older one refuses unknown kinds,
         /// so the broker leaves such entries out of its `historyPage` (docs/PROTOCOL.md §5.14).
-        public var protocolVersion: UInt8 { self == .updateAcknowledged ? 3 : 1 }
+        public var protocolVersion: UInt8 {
+            switch self {
+            case .updateAcknowledged: 3
+            case .declinedInPerson: 4
+            default: 1
+            }
+        }
     }
 
     /// The broker's number for it, increasing in the order entries were recorded (0 before it is stored): the
@@ -65,7 +74,7 @@ public struct HistoryEntry: Hashable, Sendable, Identifiable {
     public var recordedAt: Date
     public var kind: Kind
     /// Who did it: the parent who answered or changed a setting, the child who withdrew or edited its contacts;
-    /// nil for an expiry, an approval in person (whoever typed the passcode) or a closing.
+    /// nil for an expiry, an answer in person (whoever typed the passcode) or a closing.
     public var actor: MemberID?
     /// The device the command came from (the child's device for an approval in person); nil for the broker's own.
     public var deviceID: DeviceID?

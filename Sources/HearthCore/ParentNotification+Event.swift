@@ -20,6 +20,8 @@ extension ParentNotification {
                         + Self.subject(asked.question) + Self.quoted(resolution.message)
                 case .approvedInPerson:
                     "approved in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
+                case .declinedInPerson:
+                    "declined in person on \(asked.childMemberID)'s device: \(Self.subject(asked.question))"
                 case .expired:
                     "expired unanswered, so \(outcome) for \(asked.childMemberID): \(Self.subject(asked.question))"
                 case .withdrawn:
@@ -76,7 +78,7 @@ extension ParentNotification {
 
     private static func kind(of reason: Resolution.Reason) -> Kind {
         switch reason {
-        case .parentAnswered, .approvedInPerson: .questionAnswered
+        case .parentAnswered, .approvedInPerson, .declinedInPerson: .questionAnswered
         case .expired: .questionExpired
         case .withdrawn: .questionWithdrawn
         default: .questionClosed

@@ -20,6 +20,15 @@ public struct Resolution: Hashable, Sendable {
         case approvedInPerson = 7
         /// The child's app withdrew the question before anyone answered: default response.
         case withdrawn = 8
+        /// A parent declined on the child's device with the Screen Time passcode (protocol version 4: an older peer
+        /// reads it as `parentAnswered`).
+        case declinedInPerson = 9
+
+        /// The reason as a peer of `version` reads it: before version 4, `declinedInPerson` is `parentAnswered`
+        /// (a parent did choose; the peer cannot say where).
+        public func forPeer(version: UInt8) -> Reason {
+            self == .declinedInPerson && version < 4 ? .parentAnswered : self
+        }
     }
 
     public var questionID: UUID

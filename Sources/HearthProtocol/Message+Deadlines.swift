@@ -16,7 +16,7 @@ extension Message {
     public var hashesPasscode: Bool {
         switch self {
         case .setPasscode(_, let passcode): !passcode.isEmpty
-        case .approveInPerson: true
+        case .approveInPerson, .declineInPerson: true
         default: false
         }
     }

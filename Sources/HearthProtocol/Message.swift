@@ -30,6 +30,9 @@ public enum Message: Sendable, Hashable {
     case setPasscode(childID: MemberID, passcode: String)
     /// 0x0C: on the child's device, a parent types the passcode to approve a pending question; reply `answerAccepted`.
     case approveInPerson(questionID: UUID, passcode: String)
+    /// 0x10 (negotiated version 4): on the child's device, a parent types the passcode to decline a pending question;
+    /// reply `answerAccepted`, reason `declinedInPerson`.
+    case declineInPerson(questionID: UUID, passcode: String)
     /// 0x0D: the child's app takes back its pending question (also sent by an app to child-device); the reply is
     /// `answerAccepted` with the resolution, reason `withdrawn`.
     case withdraw(questionID: UUID)
@@ -131,6 +134,7 @@ public enum Message: Sendable, Hashable {
         case .revokeApproval: .revokeApproval
         case .setPasscode: .setPasscode
         case .approveInPerson: .approveInPerson
+        case .declineInPerson: .declineInPerson
         case .withdraw: .withdraw
         case .listApproved: .listApproved
         case .history: .history

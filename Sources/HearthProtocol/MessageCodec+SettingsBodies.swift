@@ -21,7 +21,7 @@ extension MessageCodec {
         case .setPasscode(let child, let passcode):
             w.string(child)
             w.string(passcode)
-        case .approveInPerson(let questionID, let passcode):
+        case .approveInPerson(let questionID, let passcode), .declineInPerson(let questionID, let passcode):
             w.uuid(questionID)
             w.string(passcode)
         case .withdraw(let questionID):
@@ -81,6 +81,10 @@ extension MessageCodec {
             let id = try r.uuid("approveInPerson.questionID")
             message = .approveInPerson(
                 questionID: id, passcode: try r.string("approveInPerson.passcode", max: Wire.maxPasscodeBytes))
+        case .declineInPerson:
+            let id = try r.uuid("declineInPerson.questionID")
+            message = .declineInPerson(
+                questionID: id, passcode: try r.string("declineInPerson.passcode", max: Wire.maxPasscodeBytes))
         case .withdraw:
             message = .withdraw(questionID: try r.uuid("withdraw.questionID"))
         case .listApproved:

@@ -13,8 +13,8 @@ public enum MessageCodec {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .welcome, .events, .askAccepted, .answerAccepted,
             .knownHandlesResult, .pong, .error, .event, .heartbeat, .eventBatch, .redirect:
             writeDelivery(message, to: &w)
-        case .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .approveInPerson, .withdraw,
-            .listApproved, .approvedList, .history, .historyPage, .limits, .handlesRevoked:
+        case .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .approveInPerson, .declineInPerson,
+            .withdraw, .listApproved, .approvedList, .history, .historyPage, .limits, .handlesRevoked:
             writeSettings(message, to: &w)
         case .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList, .parentWatch,
             .parentWatching, .parentNotification, .adminRequest, .adminResult:
@@ -48,8 +48,8 @@ public enum MessageCodec {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .welcome, .events, .askAccepted, .answerAccepted,
             .knownHandlesResult, .pong, .error, .event, .heartbeat, .eventBatch, .redirect:
             message = try readDelivery(type, from: &r)
-        case .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .approveInPerson, .withdraw,
-            .listApproved, .approvedList, .history, .historyPage, .limits, .handlesRevoked:
+        case .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .approveInPerson, .declineInPerson,
+            .withdraw, .listApproved, .approvedList, .history, .historyPage, .limits, .handlesRevoked:
             message = try readSettings(type, from: &r)
         case .appHello, .appWelcome, .appResponse, .appAck, .ok, .listPending, .pendingList, .parentWatch,
             .parentWatching, .parentNotification, .adminRequest, .adminResult:

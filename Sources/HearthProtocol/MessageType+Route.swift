@@ -7,7 +7,8 @@ extension MessageType {
     public var isBrokerCommand: Bool {
         switch self {
         case .hello, .sync, .ask, .answer, .knownHandles, .ping, .setLimits, .getLimits, .editContacts,
-            .revokeApproval, .setPasscode, .approveInPerson, .withdraw, .listApproved, .history, .ageRangeRequest,
+            .revokeApproval, .setPasscode, .approveInPerson, .declineInPerson, .withdraw, .listApproved, .history,
+            .ageRangeRequest,
             .ageSetSharing,
             .ageAnswerPrompt,
             .ageClearCache, .ageRegulatoryRequest, .ageAcknowledgeUpdate:

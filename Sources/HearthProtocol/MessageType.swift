@@ -18,6 +18,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case withdraw = 0x0D
     case listApproved = 0x0E
     case history = 0x0F
+    case declineInPerson = 0x10
     // broker → device
     case welcome = 0x81
     case events = 0x82

@@ -6,14 +6,17 @@ public enum Wire {
     public static let minimumVersion: UInt8 = 1
     /// Highest version this build negotiates in `hello`/`welcome`: 2 is version 1 plus `eventBatch` (0x92) on
     /// pub/sub; 3 adds Declared Age Range's regulatory features (0x46/0xC7) and acknowledgments (0x47, history kind
-    /// 11). Frames still carry version byte 1
-    /// (docs/PROTOCOL.md §3).
-    public static let highestVersion: UInt8 = 3
+    /// 11); 4 adds declining in person (0x10, resolution reason 9, history kind 12). Frames still carry version
+    /// byte 1 (docs/PROTOCOL.md §3).
+    public static let highestVersion: UInt8 = 4
     /// The negotiated version from which a device reads `eventBatch`.
     public static let eventBatchVersion: UInt8 = 2
     /// The negotiated version from which a device asks the broker for its member's regulatory features and records
     /// acknowledgments (0x46, 0x47), and reads `updateAcknowledged` history entries.
     public static let ageSignalsVersion: UInt8 = 3
+    /// The negotiated version from which a device sends `declineInPerson` (0x10) and reads the resolution reason
+    /// `declinedInPerson` and the history kind of that name; an older peer reads such a resolution as a parent's answer.
+    public static let inPersonDeclineVersion: UInt8 = 4
     /// Largest frame a Hearth socket accepts: 1 MiB of message, on every transport.
     public static let maxFrameSize = 1 << 20
     /// What CURVE adds to each frame on the wire (the `MESSAGE` command name, nonce, flags and MAC), which libzmq

@@ -38,6 +38,7 @@ extension PageWords {
         case .expired: "it expired"
         case .childRemoved: "the child left the family"
         case .approvedInPerson: "it was approved in person"
+        case .declinedInPerson: "it was declined in person"
         case .withdrawn: "the app withdrew it"
         }
     }

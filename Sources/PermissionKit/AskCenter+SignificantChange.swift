@@ -13,9 +13,10 @@ extension AskCenter {
     /// when) in the family's history, where the parents read it (`hearthctl parent history`); past 10 an hour for this
     /// app it throws `AskError.systemError` wrapping `AskFailure.notAvailable` (`rateLimited`) and sends nothing.
     ///
-    /// `.approveInPerson` sends it and waits for its answer: `.approveInPerson(approved:)` when a parent typed the
-    /// Screen Time passcode on this device (`hearthctl child approve-in-person`), `.askToApprove(didSend: true)` when
-    /// a parent answered remotely or the question ended otherwise. Cancelling the calling task while it waits
+    /// `.approveInPerson` sends it and waits for its answer: `.approveInPerson(approved: true)` when a parent typed
+    /// the Screen Time passcode on this device to approve (`hearthctl child approve-in-person`), `approved: false`
+    /// when they typed it to decline (`hearthctl child decline-in-person`), `.askToApprove(didSend: true)` when a
+    /// parent answered remotely or the question ended otherwise. Cancelling the calling task while it waits
     /// withdraws the question and returns `.cancel`. Throws `AskError`.
     nonisolated(nonsending)
         public func askSignificantChangePermission(
@@ -45,8 +46,11 @@ extension AskCenter {
             await Task { try? await limits.withdraw(question) }.value
             return .cancel
         }
-        guard response.reason == .approvedInPerson else { return .askToApprove(didSend: true) }
-        return .approveInPerson(approved: response.choice.answer == .approval)
+        switch response.reason {
+        case .approvedInPerson: return .approveInPerson(approved: true)
+        case .declinedInPerson: return .approveInPerson(approved: false)
+        default: return .askToApprove(didSend: true)
+        }
     }
 }
 

@@ -7,8 +7,8 @@ import HearthTransport
 struct Child: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "On a child's device: approve a question in person with the passcode; see or edit the child's contacts.",
-        subcommands: [ApproveInPerson.self, Limits.self, Contacts.self])
+            "On a child's device: approve or decline a question in person with the passcode; see or edit the child's contacts.",
+        subcommands: [ApproveInPerson.self, DeclineInPerson.self, Limits.self, Contacts.self])
 
     struct SocketOption: ParsableArguments {
         @Option(help: "child-device's app socket.")
@@ -32,6 +32,26 @@ struct Child: AsyncParsableCommand {
                 throw CommandFailure("child-device gave an unexpected reply")
             }
             print("Approved in person: \(resolution.choice.title)")
+        }
+    }
+
+    struct DeclineInPerson: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "decline-in-person",
+            abstract: "A parent types the Screen Time passcode (standard input) to decline a question now.")
+        @OptionGroup var options: SocketOption
+        @Argument(help: "The question's id (as `hearthctl app ask` printed it), or a unique prefix of it.")
+        var question: String
+
+        func run() async throws {
+            let id = try await Child.resolve(question, socket: options.socket)
+            let passcode = try SecretInput.read("Passcode")
+            let reply = try await DaemonSocket.request(
+                .declineInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
+            guard case .answerAccepted(let resolution) = reply else {
+                throw CommandFailure("child-device gave an unexpected reply")
+            }
+            print("Declined in person: \(resolution.choice.title)")
         }
     }
 

@@ -184,6 +184,24 @@ struct ChildBehaviorTests {
         #expect(await local(.parentWatch(after: nil), from: Self.chat)?.isError(.unknownMessageType) == true)
     }
 
+    /// A decline in person goes to a broker that negotiated version 4; an older one never receives it: child-device
+    /// refuses it itself, naming the broker's version, and forwards nothing.
+    @Test func aDeclineInPersonIsRefusedLocallyWhenTheBrokerIsOlder() async throws {
+        let decline = Message.declineInPerson(questionID: UUID(), passcode: "2468")
+        context.setBroker { message in message == decline ? .ok : nil }
+        var older = Fixtures.emma
+        older.version = Wire.inPersonDeclineVersion - 1
+        context.setLinked(true, as: older)
+        let refused = await local(decline, from: Self.other)
+        #expect(refused?.isError(.unsupportedVersion) == true, "\(String(describing: refused))")
+        #expect(!context.requests.contains(decline), "nothing is sent to an older broker")
+        var current = Fixtures.emma
+        current.version = Wire.inPersonDeclineVersion
+        context.setLinked(true, as: current)
+        #expect(await local(decline, from: Self.other) == .ok)
+        #expect(context.requests == [decline])
+    }
+
     /// `listPending` on child-device: the child's questions waiting at the broker, oldest first, until resolved (in
     /// whichever order the two events come), so that a person can name one by a prefix of its id.
     @Test func theChildsWaitingQuestionsAreListedUntilResolved() async throws {

@@ -101,10 +101,11 @@ struct GoldenBytesEventBatchTests {
         #expect((try? MessageCodec.decode(Self.batch(count: 1000, most)))?.message == .eventBatch(most))
     }
 
-    /// A device of version 3 (eventBatch, then regulatory features) says so in `hello`; the header's byte stays 1.
-    @Test func helloForVersionThree() throws {
+    /// A device of version 4 (eventBatch, regulatory features, then declining in person) says so in `hello`; the
+    /// header's byte stays 1.
+    @Test func helloForVersionFour() throws {
         let frame = MessageCodec.encode(.hello(minVersion: 1, maxVersion: Wire.highestVersion), requestID: 7)
-        #expect(frame == [0x01, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x07, 0x01, 0x03])
+        #expect(frame == [0x01, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x07, 0x01, 0x04])
         let welcome = MessageCodec.encode(
             .welcome(version: 2, familyID: nil, memberID: "m", deviceID: "d", role: .child, head: 0), requestID: 7)
         #expect(Array(welcome.prefix(11)) == [0x01, 0x81, 0, 0, 0, 0, 0, 0, 0, 0x07, 0x02])

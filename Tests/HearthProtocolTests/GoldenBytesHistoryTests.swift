@@ -109,8 +109,8 @@ import Testing
 
     @Test func badEntriesAreRefusedByField() {
         var kind = Array(Self.entryBytes)
-        kind[24] = 12  // after id (8), childMemberID (8) and recordedAt (8): no kind 12
-        #expect(throws: WireError.unknownEnumValue(field: "entry.kind", value: 12)) {
+        kind[24] = 13  // after id (8), childMemberID (8) and recordedAt (8): no kind 13
+        #expect(throws: WireError.unknownEnumValue(field: "entry.kind", value: 13)) {
             var r = WireReader(kind)
             _ = try r.historyEntry()
         }

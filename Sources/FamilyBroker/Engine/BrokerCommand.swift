@@ -12,6 +12,8 @@ public enum BrokerCommand: Sendable, Hashable {
     case ask(app: BundleID, question: Question)
     case answer(questionID: UUID, choiceID: String, message: String? = nil)
     case approveInPerson(questionID: UUID, passcode: String)
+    /// A parent declines on the child's device with the Screen Time passcode (negotiated version 4).
+    case declineInPerson(questionID: UUID, passcode: String)
     case withdraw(questionID: UUID)
     case listApproved(childID: MemberID)
     case history(HistoryQuery)

@@ -10,7 +10,7 @@ enum PasscodeWork {
     enum Prepared: Sendable {
         /// `setPasscode`: the new hash.
         case newHash(PasscodeHash)
-        /// `approveInPerson`: whether the passcode matched `storedHash`, the hash in force when it was checked.
+        /// `approveInPerson`, `declineInPerson`: whether the passcode matched `storedHash`, the hash in force when it was checked.
         case checked(storedHash: String?, matches: Bool)
         /// Checked, and no hash is due: the transaction refuses the command without one.
         case notDue
@@ -20,7 +20,7 @@ enum PasscodeWork {
     enum Input: Sendable {
         /// `setPasscode`: hash the new passcode at `cost`.
         case hash(passcode: String, cost: Int)
-        /// `approveInPerson`: compare `passcode` with `storedHash`.
+        /// `approveInPerson`, `declineInPerson`: compare `passcode` with `storedHash`.
         case verify(passcode: String, storedHash: String)
         /// Nothing: the transaction refuses the command without a hash.
         case nothingDue
@@ -29,7 +29,7 @@ enum PasscodeWork {
     /// Whether `command` may need a hash.
     static func mayHash(_ command: BrokerCommand) -> Bool {
         switch command {
-        case .setPasscode, .approveInPerson: true
+        case .setPasscode, .approveInPerson, .declineInPerson: true
         default: false
         }
     }
@@ -90,7 +90,7 @@ enum PasscodeWork {
                 PasscodeHash.lengthRange.contains(passcode.count)
             else { return .nothingDue }
             return .hash(passcode: passcode, cost: policy.passcodeCost)
-        case .approveInPerson(let questionID, let passcode):
+        case .approveInPerson(let questionID, let passcode), .declineInPerson(let questionID, let passcode):
             guard let question = try store.question(questionID), question.resolution == nil,
                 question.asked.childMemberID == caller.id,
                 let row = try store.passcode(of: caller.id), row.lockedUntil <= now

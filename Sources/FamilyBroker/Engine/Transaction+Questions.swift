@@ -193,11 +193,14 @@ extension Transaction {
         }
     }
 
-    // MARK: approve in person
+    // MARK: answer in person
 
-    /// A parent types the Screen Time passcode on the child's device: the question is approved at once. Wrong passcodes
-    /// are counted and lock approving in person for a growing time; the count is kept even though the reply is an error.
-    mutating func approveInPerson(_ questionID: UUID, caller: Directory.Member) throws -> CommandOutcome {
+    /// A parent types the Screen Time passcode on the child's device: the question is approved (`approve`) or
+    /// declined at once. Wrong passcodes are counted and lock answering in person, either way, for a growing time; the
+    /// count is kept even though the reply is an error.
+    mutating func answerInPerson(
+        _ questionID: UUID, approve: Bool, caller: Directory.Member
+    ) throws -> CommandOutcome {
         let (stored, child) = try pendingQuestion(questionID, family: caller.familyID)
         guard caller.id == child.id else {
             throw ErrorReply(.notAuthorized, "the passcode is typed on the device of the child who asked")
@@ -227,7 +230,7 @@ extension Transaction {
             // Returned, not thrown: the failure count must be committed.
             if lockout > 0 {
                 return .failure(
-                    ErrorReply(.lockedOut, "wrong passcode; approving in person is locked for \(lockout) s"))
+                    ErrorReply(.lockedOut, "wrong passcode; answering in person is locked for \(lockout) s"))
             }
             return .failure(
                 ErrorReply(
@@ -238,9 +241,11 @@ extension Transaction {
         row.lockedUntil = .distantPast
         try store.savePasscode(row, of: child.id)
         let asked = stored.asked
-        let approval = asked.question.choices.first { $0.answer == .approval }!
+        // A question always has one approval and one denial choice (`Question`'s validation).
+        let choice = asked.question.choices.first { $0.answer == (approve ? .approval : .denial) }!
         let resolution = Resolution(
-            questionID: questionID, choice: approval, reason: .approvedInPerson, answeredBy: nil, resolvedAt: now)
+            questionID: questionID, choice: choice, reason: approve ? .approvedInPerson : .declinedInPerson,
+            answeredBy: nil, resolvedAt: now)
         try record(resolution, of: asked, child: child)
         return .success(.answerAccepted(resolution))
     }

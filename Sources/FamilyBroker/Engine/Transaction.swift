@@ -163,7 +163,9 @@ struct Transaction {
         case .answer(let questionID, let choiceID, let message):
             return .success(try answer(questionID, choiceID: choiceID, message: message, parent: member))
         case .approveInPerson(let questionID, _):
-            return try approveInPerson(questionID, caller: member)
+            return try answerInPerson(questionID, approve: true, caller: member)
+        case .declineInPerson(let questionID, _):
+            return try answerInPerson(questionID, approve: false, caller: member)
         case .withdraw(let questionID):
             return .success(try withdraw(questionID, caller: member))
         default:

@@ -52,7 +52,7 @@ extension FamilyBrokerService {
             deliver: { output in
                 // On the store's writer, right after the commit: each member's events leave in sequence order.
                 let frames = BrokerFrames.forReaders(events: output.events, frames: output.eventFrames) {
-                    versions.readers(of: Wire.ageSignalsVersion, among: $0, in: directory.current)
+                    versions.readers(of: $0, among: $1, in: directory.current)
                 }
                 sockets.publish(
                     BrokerFrames.publications(events: output.events, frames: frames, singles: singles.all))

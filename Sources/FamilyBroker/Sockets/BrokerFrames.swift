@@ -24,6 +24,8 @@ public enum BrokerFrames {
             return .answer(questionID: questionID, choiceID: choiceID, message: message)
         case .approveInPerson(let questionID, let passcode):
             return .approveInPerson(questionID: questionID, passcode: passcode)
+        case .declineInPerson(let questionID, let passcode):
+            return .declineInPerson(questionID: questionID, passcode: passcode)
         case .withdraw(let questionID): return .withdraw(questionID: questionID)
         case .listApproved(let childID): return .listApproved(childID: childID)
         case .history(let query): return .history(query)
@@ -83,8 +85,9 @@ public enum BrokerFrames {
             // The log keeps how an age was established; an older peer gets who declared (`Event.forPeer`).
             .events(head: head, events: events.map { $0.forPeer(version: peerVersion) })
         case .knownHandles(let handles): .knownHandlesResult(handles)
-        case .askAccepted(let asked, let resolution): .askAccepted(asked, resolution)
-        case .answerAccepted(let resolution): .answerAccepted(resolution)
+        case .askAccepted(let asked, let resolution):
+            .askAccepted(asked, resolution?.forPeer(version: peerVersion))
+        case .answerAccepted(let resolution): .answerAccepted(resolution.forPeer(version: peerVersion))
         case .limits(let child, let settings, let contacts):
             .limits(childID: child, settings: settings, contacts: contacts)
         case .handlesRevoked(let handles): .handlesRevoked(handles)

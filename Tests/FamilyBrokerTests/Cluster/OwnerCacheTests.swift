@@ -91,9 +91,10 @@ struct OwnerCacheTests {
         await server.remove()
     }
 
-    /// An owner sends an ask's question with the next ask's reads, which do not see it: the asks of one transaction
-    /// still count it against the ask limit and find it as the pending question about the same handles.
-    @Test func asksOfOneTransactionSeeTheQuestionsSentWithTheirReads() async throws {
+    /// An owner holds an ask's question to the commit (`HeldQuestions`), and reads nothing for an ask of a child it
+    /// knows: the asks of one transaction still count it against the ask limit and find it as the pending question
+    /// about the same handles.
+    @Test func asksOfOneTransactionSeeTheQuestionsHeldBeforeThem() async throws {
         try await ClusterLeaseTests.withDatabase { url, password in
             var defaults = ChildDefaults.builtIn
             defaults.askLimit = .init(count: 3, perSeconds: 3600)

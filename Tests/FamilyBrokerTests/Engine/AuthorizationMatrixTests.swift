@@ -25,12 +25,12 @@ struct AuthorizationMatrixTests {
         case hello, ping, sync, ask, knownHandles, answer, setLimits, getLimits, editContacts, revokeApproval,
             setPasscode
         case approveInPerson, ageRequest, ageSetSharing, ageAnswerPrompt, ageClearCache, history
-        case ageRegulatoryFeatures, ageAcknowledgeUpdate
+        case ageRegulatoryFeatures, ageAcknowledgeUpdate, declineInPerson
 
         /// Every broker command of the protocol has a row here, so a new command cannot miss the matrix.
         static let typeCodes: Set<UInt8> = [
             0x01, 0x02, 0x03, 0x05, 0x04, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x06, 0x40, 0x41, 0x42, 0x43, 0x0F,
-            0x46, 0x47,
+            0x46, 0x47, 0x10,
         ]
     }
 
@@ -52,7 +52,7 @@ struct AuthorizationMatrixTests {
         case .getLimits:
             if parent || caller == .child { return nil }
             return caller == .otherFamilysParent ? .notFound : .notAuthorized
-        case .approveInPerson:
+        case .approveInPerson, .declineInPerson:
             if caller == .child { return nil }
             return caller == .otherFamilysParent || caller == .otherFamilysChild ? .notFound : .notAuthorized
         case .ageRequest:
@@ -123,6 +123,7 @@ struct AuthorizationMatrixTests {
                 case .revokeApproval: .revokeApproval(childID: "emma", handles: [handle("pal")])
                 case .setPasscode: .setPasscode(childID: "emma", passcode: "1357")
                 case .approveInPerson: .approveInPerson(questionID: pending, passcode: "2468")
+                case .declineInPerson: .declineInPerson(questionID: pending, passcode: "2468")
                 case .ageRequest: .ageRange(.request(app: "com.example.other", gates: [13]))
                 case .ageSetSharing: .ageRange(.setSharing(member: "emma", .always))
                 case .ageAnswerPrompt: .ageRange(.answerPrompt(id: prompt, share: false))
@@ -165,6 +166,7 @@ struct AuthorizationMatrixTests {
             .ageRange(.answerPrompt(id: UUID(), share: true)), .ageRange(.clearCache(app: "a")),
             .history(HistoryQuery(childID: "x")), .ageRange(.requestRegulatoryFeatures),
             .ageRange(.acknowledgeUpdate(app: "a", description: "d")),
+            .declineInPerson(questionID: UUID(), passcode: ""),
         ]
         #expect(Set(commands.map(\.typeCode)) == Command.typeCodes)
         #expect(Command.allCases.count == Command.typeCodes.count)
@@ -229,6 +231,11 @@ struct AuthorizationMatrixTests {
                 (
                     .approveInPerson(questionID: question, passcode: "0000"),
                     .approveInPerson(questionID: missing, passcode: "0000"),
+                    ("\(question)", "\(missing)")
+                ),
+                (
+                    .declineInPerson(questionID: question, passcode: "0000"),
+                    .declineInPerson(questionID: missing, passcode: "0000"),
                     ("\(question)", "\(missing)")
                 ),
                 (

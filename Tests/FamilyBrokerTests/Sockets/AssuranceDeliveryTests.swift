@@ -26,7 +26,7 @@ import Testing
     @Test func aMemberWithAnOlderDeviceGetsWhoDeclaredOnItsTopic() throws {
         let events = [Self.event("ben", sequence: 1), Self.event("ana", sequence: 1)]
         let frames = events.map { $0.publicationFrame().frame }
-        let published = BrokerFrames.forReaders(events: events, frames: frames) { $0.intersection(["ana"]) }
+        let published = BrokerFrames.forReaders(events: events, frames: frames) { $1.intersection(["ana"]) }
         #expect(try Self.declaration(in: published[0]) == .selfDeclared, "ben has a device below version 3")
         #expect(published[1] == frames[1], "ana's devices all read version 3: the frame as stored")
         #expect(try Self.declaration(in: published[1]) == .governmentIDChecked)
@@ -37,7 +37,7 @@ import Testing
         let events = [Self.event("ben", sequence: 1, derived)]
         let frames = events.map { $0.publicationFrame().frame }
         var asked = 0
-        let published = BrokerFrames.forReaders(events: events, frames: frames) { _ in
+        let published = BrokerFrames.forReaders(events: events, frames: frames) { _, _ in
             asked += 1
             return []
         }
@@ -88,7 +88,7 @@ import Testing
         }
         #expect(kind == 6 && reason == "history entry kind 11 needs protocol 3")
         let frames = [event.publicationFrame().frame]
-        let published = BrokerFrames.forReaders(events: [event], frames: frames) { _ in [] }
+        let published = BrokerFrames.forReaders(events: [event], frames: frames) { _, _ in [] }
         guard case .event(let sent) = try MessageCodec.decode(published[0]).message else {
             Issue.record("not an event frame")
             return

@@ -1,6 +1,7 @@
 import Foundation
-import HearthLab
 import Testing
+
+@testable import HearthLab
 
 /// The ports tests give their servers: never one an outgoing connection could take first.
 @Suite struct LoopbackPortTests {

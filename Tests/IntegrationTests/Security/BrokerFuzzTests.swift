@@ -79,7 +79,7 @@ struct BrokerFuzzTests {
             return code == .notAvailable
         case .answer, .setLimits, .getLimits, .editContacts, .revokeApproval, .setPasscode, .listApproved, .history:
             return code == .notAuthorized
-        case .approveInPerson, .withdraw:
+        case .approveInPerson, .declineInPerson, .withdraw:
             return code == .notFound || code == .notAuthorized
         case .ageRange(.clearCache(let app)):
             return reply == .ageRange(.cacheCleared(app: app, existed: false))

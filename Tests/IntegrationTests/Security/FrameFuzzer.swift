@@ -135,6 +135,7 @@ struct FrameFuzzer {
             .revokeApproval(childID: child, handles: [pal]),
             .setPasscode(childID: child, passcode: "1357"),
             .approveInPerson(questionID: questionID, passcode: "2468"),
+            .declineInPerson(questionID: questionID, passcode: "2468"),
             .withdraw(questionID: questionID),
             .listApproved(childID: child),
             .history(HistoryQuery(childID: child, cursor: 1, limit: 5, newestFirst: true, since: Date())),

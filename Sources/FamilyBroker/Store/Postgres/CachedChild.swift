@@ -5,7 +5,7 @@ import HearthCore
 /// What a partition's owner keeps in memory of one child's rows for its asks (`OwnerCache`): everything an ask reads
 /// but the question by id and the approved handles (kept apart), loaded whole by one statement
 /// (`HotStatements.ChildRows`) the first time the child asks after an adoption, then kept by the owner's own writes.
-/// An ask of a child it knows then sends no read at all. docs/decisions/0023-child-cache.md.
+/// An ask of a child it knows then sends no read at all. docs/decisions/0022-owner-cache.md.
 struct CachedChild: Sendable {
     /// The settings as stored (`child_settings`, JSON), nil when none are.
     var settings: Data?

@@ -6,13 +6,11 @@ import NIOCore
 import PostgresNIO
 
 /// Pending questions asked in a write transaction of a partition's owner and not sent yet, as rows of `question` and
-/// `question_reminder`: sent with the next ask's reads, in the same statement (`HotStatements.AskReadsInserting`), or
-/// alone before any other statement (`HotStatements.InsertPendingQuestions`). An ask then costs one statement, its
-/// reads, where it cost two. The reads of that statement do not see the rows it inserts (one snapshot): the store
-/// adds them to what it reads (`PostgresTransaction.askCount`, `pendingQuestion`), and the owner cache answers a read
-/// of one by id.
+/// `question_reminder`: sent together, as one statement (`HotStatements.InsertPendingQuestions`), before the next
+/// statement or the commit, where each ask sent its own. The owner cache answers the reads of them meanwhile
+/// (`OwnerCache`, `CachedChild`). A taken id fails the statement: the batch runs again guarded, where the ask reads it.
 struct HeldQuestions {
-    /// A question held, as the reads that did not see it need it.
+    /// A question held.
     struct Question {
         var asked: AskedQuestion
         var handlesKey: String

@@ -40,9 +40,10 @@ final class HeldWrites: @unchecked Sendable {
     var questions = HeldQuestions()
     /// How many of `questions` the current command found held when it began: those after are its own.
     var questionsBeforeCommand = 0
-    /// The questions sent with the ask's reads sent ahead (`AskReadsInserting`), which those reads do not see;
-    /// forgotten with them.
-    var unseenQuestions: [HeldQuestions.Question] = []
+    /// Resolutions made and not sent yet (a partition owner's transaction only: `HeldResolutions`).
+    var resolutions = HeldResolutions()
+    /// How many of `resolutions` the current command found held when it began.
+    var resolutionsBeforeCommand = 0
 
     /// The question id of the ask the current command checks (`willCheckAsk`, an owner's transaction only).
     var asking: UUID?
@@ -84,13 +85,17 @@ final class HeldWrites: @unchecked Sendable {
     var waits = 0
 
     /// Whether no event, history entry or question is held.
-    var isEmpty: Bool { members.isEmpty && historyFamilies.isEmpty && questions.isEmpty }
+    var isEmpty: Bool { members.isEmpty && historyFamilies.isEmpty && questions.isEmpty && resolutions.isEmpty }
+
+    /// Whether questions or resolutions are held (`PostgresTransaction.sendHeldQuestions`).
+    var holdsRows: Bool { !questions.isEmpty || !resolutions.isEmpty }
 
     /// How many events and history entries are held: where a command's own begin.
     struct Mark {
         var events: Int
         var history: Int
         var questions = 0
+        var resolutions = 0
     }
 
     /// A read sent ahead: the statement and its parameters.
@@ -110,7 +115,6 @@ final class HeldWrites: @unchecked Sendable {
     func forgetAhead() {
         ahead.removeAll()
         aheadTail = nil
-        unseenQuestions.removeAll()
     }
 
     func append(member: MemberID, sequence: UInt64, body: ArraySlice<UInt8>) {
@@ -120,7 +124,11 @@ final class HeldWrites: @unchecked Sendable {
     }
 
     /// How many events and history entries are held now.
-    var mark: Mark { Mark(events: members.count, history: historyFamilies.count, questions: questions.count) }
+    var mark: Mark {
+        Mark(
+            events: members.count, history: historyFamilies.count, questions: questions.count,
+            resolutions: resolutions.count)
+    }
 
     func appendHistory(family: FamilyID, child: MemberID, recordedAt: Int64, entry: Data) {
         historyFamilies.append(family)
@@ -150,6 +158,7 @@ final class HeldWrites: @unchecked Sendable {
             historyEntries.removeSubrange(mark.history...)
         }
         questions.truncate(to: mark.questions)
+        resolutions.truncate(to: mark.resolutions)
     }
 }
 #endif

@@ -32,13 +32,9 @@ extension PostgresTransaction {
             \(id) \(child) \(Self.milliseconds(since)) \(Int64(limit)) \(handles.map(\.value)) \
             \(BrokerStore.handlesKey(handles)) \(Self.milliseconds(now))
             """)
-        guard !held.questions.isEmpty else { return readAhead(combined, answering: reads) }
-        // The questions held go in the same statement; its reads do not see them, and the calls add them.
-        let questions = takeHeldQuestions()
-        var bindings = combined.bindings
-        questions.bind(into: &bindings)
-        readAhead(HotStatements.AskReadsInserting(bindings: bindings), answering: reads)
-        held.unseenQuestions = questions.questions
+        // Questions are held only by a partition's owner, whose asks do not come here.
+        sendHeldQuestions()
+        readAhead(combined, answering: reads)
     }
 
     /// An owner's ask: nothing to read when the cache knows the child, else its rows, once. Unguarded, the question

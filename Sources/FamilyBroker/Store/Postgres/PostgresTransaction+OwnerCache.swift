@@ -58,8 +58,9 @@ extension PostgresTransaction {
         return handles.filter { seen.insert($0).inserted }
     }
 
-    /// Resolves the question and approves `handles` for the child, in one statement when the cache knows the child's
-    /// approved handles (which ones are new is then known without asking); returns those that were not approved.
+    /// Resolves the question and approves `handles` for the child, held with the transaction's other resolutions when
+    /// the cache knows the child's approved handles (which ones are new is then known without asking); returns those
+    /// that were not approved.
     func resolve(
         _ id: UUID, with resolution: Resolution, approving handles: [CommunicationHandle], child: MemberID
     ) throws -> [CommunicationHandle] {
@@ -72,9 +73,7 @@ extension PostgresTransaction {
             try resolve(id, with: resolution)
             return []
         }
-        let (kinds, values) = Self.columns(of: added)
-        let encoded = Self.encodeResolution(resolution)
-        try post(HotStatements.ResolveApproving("\(encoded) \(id) \(child) \(kinds) \(values)"))
+        holdResolution(id, Self.encodeResolution(resolution), child: child, approving: added)
         stageResolution(id, resolution)
         stage(.handles(child, known.union(added)))
         return added

@@ -28,6 +28,7 @@ extension PostgresTransaction {
         let heldBefore = held.mark
         let cacheBefore = held.cacheChanges.count
         held.questionsBeforeCommand = held.questions.count
+        held.resolutionsBeforeCommand = held.resolutions.count
         held.savepointOpen = false
         held.commandFailed = false
         held.unguarded = !guarded

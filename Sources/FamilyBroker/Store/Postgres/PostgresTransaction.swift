@@ -177,18 +177,9 @@ struct PostgresTransaction: StorageWriter {
             try checkAssumedNew(answeredBy: found)
             return found
         }
-        let read = Self.readPendingQuestion(child: child, handles: handles, now: now)
-        let unseen = unseenQuestions(answering: read)
-        let found = try rows(read)
+        let found = try rows(Self.readPendingQuestion(child: child, handles: handles, now: now))
         let stored = try found.lazy.map { try AskReadRow($0).question() }
-        if let first = stored.first(where: { $0.asked.appBundleID == app }) { return first }
-        // Asked in this transaction and sent with these reads, which did not see it (`HeldQuestions`).
-        let key = BrokerStore.handlesKey(handles)
-        let pending = unseen.first { held in
-            held.asked.childMemberID == child && held.handlesKey == key && held.asked.appBundleID == app
-                && held.asked.question.expirationDate.map { Self.milliseconds($0) > Self.milliseconds(now) } ?? true
-        }
-        return pending.map { Stored.Question(asked: $0.asked, resolution: nil) }
+        return stored.first { $0.asked.appBundleID == app }
     }
 
     /// An ask that took its question id for new (`question(_:)`) is answered with another pending question instead
@@ -228,13 +219,8 @@ struct PostgresTransaction: StorageWriter {
         }
         // The engine reads the child's settings next (an ask): sent now, answered with the count.
         readAhead(Self.readSettings(of: child))
-        let read = Self.readAskCount(child: child, since: since, limit: limit)
-        let unseen = unseenQuestions(answering: read).filter {
-            $0.asked.childMemberID == child && Self.milliseconds($0.asked.askedAt) >= Self.milliseconds(since)
-        }
-        let counted = try rows(read)
-        let stored = try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
-        return min(stored + unseen.count, limit)
+        let counted = try rows(Self.readAskCount(child: child, since: since, limit: limit))
+        return try counted.first.flatMap { try AskReadRow($0).number }.map { Int($0) } ?? 0
     }
 
     func knownHandles(of child: MemberID, among handles: [CommunicationHandle]) throws -> [CommunicationHandle] {
@@ -281,7 +267,11 @@ struct PostgresTransaction: StorageWriter {
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {
         let encoded = Self.encodeResolution(resolution)
-        try post(HotStatements.Resolve("\(encoded) \(id)"))
+        if usesCache {
+            holdResolution(id, encoded, child: "", approving: [])
+        } else {
+            try post(HotStatements.Resolve("\(encoded) \(id)"))
+        }
         stageResolution(id, resolution)
     }
 
