@@ -131,6 +131,21 @@ struct ChildCacheTests {
         }
     }
 
+    /// A directory change may move a member to a family of a partition another broker owns (and back): the broker
+    /// that made it forgets what it kept, as every other broker does when it reads the directory again.
+    @Test func aDirectoryChangeForgetsTheChildRows() async throws {
+        try await ClusterLeaseTests.withDatabase { url, password in
+            let (a, _) = try await Self.brokers(url, password, askLimit: 10)
+            try Self.expectPending(await a.ask("w", id: UUID()), nil)
+            #expect(a.store.ownerCache.child("emma") != nil, "emma's rows are kept after her ask")
+            var file = try TestFamily.file()
+            file.unaffiliated = []
+            _ = try await a.engine.applyConfiguration(
+                Directory(file: file, keysDirectory: "/nonexistent", source: "test-family.yaml"))
+            #expect(a.store.ownerCache.child("emma") == nil, "kept across a directory change")
+        }
+    }
+
     /// Brokers a (serving every partition) and b, with emma's ask limit at `askLimit` an hour.
     static func brokers(_ url: PostgresURL, _ password: String, askLimit: Int) async throws -> (Broker, Broker) {
         var defaults = ChildDefaults.builtIn

@@ -231,6 +231,41 @@ struct FamilyRulesTests {
         }
     }
 
+    /// Declining in person takes the same passcode with the same count: wrong declines lock approving too, and the
+    /// right passcode declines with the denial choice, told to the child's devices and both parents.
+    @Test func declineInPersonSharesTheApprovalsPasscodeCountAndLockout() async throws {
+        try await BrokerHarness.with { broker in
+            #expect(try await broker.send(.setPasscode(childID: "emma", passcode: "2468"), from: "alice").reply == .ok)
+            let id = try #require(try await broker.ask(question(["pal"])).reply.accepted).asked.question.id
+            // Her tablet negotiates version 4, so its reply names the decline (an older one reads a parent's answer).
+            _ = try await broker.send(.hello(minVersion: 1, maxVersion: Wire.highestVersion), from: "emma")
+            #expect(
+                try await broker.send(.declineInPerson(questionID: id, passcode: "2468"), from: "alice").reply.errorCode
+                    == .notAuthorized)
+            for attempt in 1...4 {
+                #expect(
+                    try await broker.send(.declineInPerson(questionID: id, passcode: "0000"), from: "emma").reply
+                        .errorCode == .wrongPasscode, "\(attempt)")
+            }
+            #expect(
+                try await broker.send(.approveInPerson(questionID: id, passcode: "0000"), from: "emma").reply.errorCode
+                    == .lockedOut)
+            #expect(
+                try await broker.send(.declineInPerson(questionID: id, passcode: "2468"), from: "emma").reply.errorCode
+                    == .lockedOut)
+            broker.clock.advance(by: 61)
+            let outcome = try await broker.send(.declineInPerson(questionID: id, passcode: "2468"), from: "emma")
+            let resolution = try #require(outcome.reply.answerResolution)
+            #expect(resolution.reason == .declinedInPerson && resolution.choice.answer == .denial)
+            #expect(resolution.answeredBy == nil)
+            #expect(outcome.events.recipients == ["emma", "alice", "bob"])
+            #expect(try await known([handle("pal")], broker).isEmpty)
+            #expect(
+                try await broker.send(.approveInPerson(questionID: id, passcode: "2468"), from: "emma").reply.errorCode
+                    == .alreadyAnswered)
+        }
+    }
+
     @Test func theApproveInPersonPasscodeIsHashedLimitedAndLocksOut() async throws {
         try await BrokerHarness.with { broker in
             #expect(

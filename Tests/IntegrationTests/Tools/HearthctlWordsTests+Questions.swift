@@ -5,8 +5,8 @@ import HearthService
 import Testing
 
 extension HearthctlWordsTests {
-    /// A question-id prefix works on the child's device as it does for `parent approve`: child-device lists the
-    /// child's waiting questions, and an unknown prefix is refused in words.
+    /// A question-id prefix works on the child's device as it does for `parent approve` (to withdraw, approve or
+    /// decline in person): child-device lists the child's waiting questions, and an unknown prefix is refused in words.
     @Test func questionPrefixesWorkOnTheChildsDevice() async throws {
         try await Fleet.with(Self.family) { fleet in
             let child = ["--socket", fleet.socket(of: "emma-tablet")]
@@ -24,6 +24,15 @@ extension HearthctlWordsTests {
             let approved = try await ExecutableRun.run(
                 "hearthctl", ["child", "approve-in-person", prefix] + child, input: "2468\n", timeout: .seconds(60))
             #expect(approved.status == 0 && approved.output.contains("Approved in person"), "\(approved)")
+            let third = try Self.askedID(try await hearthctl(["app", "ask", "kim"] + child).output)
+            let declined = try await ExecutableRun.run(
+                "hearthctl", ["child", "decline-in-person", String(third.uuidString.prefix(8))] + child,
+                input: "2468\n", timeout: .seconds(60))
+            #expect(declined.status == 0 && declined.output.contains("Declined in person"), "\(declined)")
+            let history = try await hearthctl([
+                "parent", "history", "emma", "--socket", fleet.socket(of: "alice-phone"),
+            ])
+            #expect(history.output.contains("declinedInPerson"), "\(history.output)")
 
             let unknown = try await hearthctl(["app", "withdraw", "0000ffff"] + child)
             #expect(unknown.status == 1, "\(unknown)")
