@@ -86,7 +86,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // The HTTP listeners (ops endpoint, parent-device's page): NIO's accept backoff and header-first parsing.
+                // The HTTP listeners (ops endpoint, parent-device's page): NIO's accept backoff and header-first
+                // parsing.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -261,8 +262,8 @@ let package = Package(
         .testTarget(
             name: "AppleAPITests",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService", "family-broker-lab",
-                "child-device", "parent-device",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService",
+                "family-broker-lab", "child-device", "parent-device",
             ]
         ),
         .testTarget(
