@@ -49,7 +49,9 @@ struct BrokerEngineHelloTests {
         }
     }
 
-    @Test(arguments: [(UInt8(1), UInt8(1), UInt8(1)), (1, 2, 2), (0, 255, 3), (2, 3, 3), (2, 2, 2), (3, 4, 3)])
+    @Test(arguments: [
+        (UInt8(1), UInt8(1), UInt8(1)), (1, 2, 2), (0, 255, 4), (2, 3, 3), (2, 2, 2), (3, 4, 4), (4, 9, 4),
+    ])
     func helloIsWelcomedWithTheHighestCommonVersion(
         minVersion: UInt8, maxVersion: UInt8, version: UInt8
     )
@@ -65,7 +67,7 @@ struct BrokerEngineHelloTests {
         }
     }
 
-    @Test(arguments: [(UInt8(4), UInt8(5)), (0, 0), (2, 1)])
+    @Test(arguments: [(UInt8(5), UInt8(6)), (0, 0), (2, 1)])
     func helloWithNoCommonVersionIsRefused(minVersion: UInt8, maxVersion: UInt8) async throws {
         try await BrokerHarness.with { broker in
             let outcome = try await broker.send(.hello(minVersion: minVersion, maxVersion: maxVersion), from: "emma")
