@@ -62,10 +62,7 @@ public final class DeviceRuntime: Service, DeviceContext, Sendable {
                 .init(.dealer, configure: Self.commands(to: first, keys: keys, monitor: Self.monitorEndpoint(0))),
                 .init(.sub, configure: Self.events(from: first, keys: keys)),
                 .init(.router) { socket in
-                    // A reply answered during a stop is still in libzmq's pipe when the socket closes: with no linger
-                    // it was dropped and the app waited out its timeout. Bounded, so a client that stopped reading
-                    // delays the stop by at most this.
-                    try socket.setLinger(milliseconds: 200)
+                    try socket.setLinger(milliseconds: 0)
                     try socket.setMaxMessageSize(Int64(Wire.maxFrameSize))
                     unlink(options.localSocket)
                     try socket.bind(LocalEndpoints.ipc(options.localSocket))
