@@ -69,7 +69,8 @@ struct DeviceStopTests {
         let client = try LocalClient(endpoint: LocalEndpoints.ipc(options.localSocket), peer: "child-device")
         try await Self.eventually { FileManager.default.fileExists(atPath: options.localSocket) }
         try await client.start()
-        let reply = Task { try await client.request(.listPending, timeout: .seconds(10)) }
+        // A hang detector, not a bound: under a full parallel run the stop alone can take longer than 10 s.
+        let reply = Task { try await client.request(.listPending, timeout: .seconds(60)) }
         try await Self.eventually { marks.started }
 
         #expect(await daemon.stop(grace: .seconds(10)) == 0)
