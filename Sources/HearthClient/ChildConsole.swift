@@ -18,18 +18,19 @@ public final class ChildConsole: Sendable {
     /// when the family broker is older, ...).
     @discardableResult
     public func declineInPerson(_ questionID: UUID, passcode: String) async throws -> Resolution {
-        let reply = try await client.request(.declineInPerson(questionID: questionID, passcode: passcode))
-        guard case .answerAccepted(let resolution) = reply else {
-            throw TransportError.unexpectedReply(peer: "child-device", type: reply.typeCode)
-        }
-        return resolution
+        try await answered(.declineInPerson(questionID: questionID, passcode: passcode))
     }
 
     /// A parent, at the child's device, approves the question now by typing the passcode. A refusal is thrown as
     /// `ErrorReply` (`wrongPasscode`, `alreadyAnswered`, ...).
     @discardableResult
     public func approveInPerson(_ questionID: UUID, passcode: String) async throws -> Resolution {
-        let reply = try await client.request(.approveInPerson(questionID: questionID, passcode: passcode))
+        try await answered(.approveInPerson(questionID: questionID, passcode: passcode))
+    }
+
+    /// The resolution an in-person answer was accepted with.
+    private func answered(_ message: Message) async throws -> Resolution {
+        let reply = try await client.request(message)
         guard case .answerAccepted(let resolution) = reply else {
             throw TransportError.unexpectedReply(peer: "child-device", type: reply.typeCode)
         }

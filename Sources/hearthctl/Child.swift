@@ -24,14 +24,9 @@ struct Child: AsyncParsableCommand {
         var question: String
 
         func run() async throws {
-            let id = try await Child.resolve(question, socket: options.socket)
-            let passcode = try SecretInput.read("Passcode")
-            let reply = try await DaemonSocket.request(
-                .approveInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
-            guard case .answerAccepted(let resolution) = reply else {
-                throw CommandFailure("child-device gave an unexpected reply")
+            try await Child.answerInPerson(question, socket: options.socket, verb: "Approved") {
+                .approveInPerson(questionID: $0, passcode: $1)
             }
-            print("Approved in person: \(resolution.choice.title)")
         }
     }
 
@@ -44,15 +39,24 @@ struct Child: AsyncParsableCommand {
         var question: String
 
         func run() async throws {
-            let id = try await Child.resolve(question, socket: options.socket)
-            let passcode = try SecretInput.read("Passcode")
-            let reply = try await DaemonSocket.request(
-                .declineInPerson(questionID: id, passcode: passcode), daemon: "child-device", path: options.socket)
-            guard case .answerAccepted(let resolution) = reply else {
-                throw CommandFailure("child-device gave an unexpected reply")
+            try await Child.answerInPerson(question, socket: options.socket, verb: "Declined") {
+                .declineInPerson(questionID: $0, passcode: $1)
             }
-            print("Declined in person: \(resolution.choice.title)")
         }
+    }
+
+    /// The passcode read from standard input, sent with the question `prefix` names as `message` builds it; prints
+    /// the answer's choice after `verb`.
+    static func answerInPerson(
+        _ prefix: String, socket: String, verb: String, _ message: (UUID, String) -> Message
+    ) async throws {
+        let id = try await resolve(prefix, socket: socket)
+        let passcode = try SecretInput.read("Passcode")
+        let reply = try await DaemonSocket.request(message(id, passcode), daemon: "child-device", path: socket)
+        guard case .answerAccepted(let resolution) = reply else {
+            throw CommandFailure("child-device gave an unexpected reply")
+        }
+        print("\(verb) in person: \(resolution.choice.title)")
     }
 
     /// The child's waiting question that `prefix` names, as child-device lists them (a full id is taken as is, so an
