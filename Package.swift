@@ -20,6 +20,7 @@ let package = Package(
         // modules from outside; not an API for users.
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
+        .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "FamilyBroker", targets: ["FamilyBroker"]),
         .library(name: "HearthService", targets: ["HearthService"]),
         .library(name: "FamilyFileYAML", targets: ["FamilyFileYAML"]),
@@ -97,10 +98,24 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The broker's engine, policy, directory, and the seams of its store and its cluster: no store, socket or
+        // NIO code (docs/decisions/0025-broker-core-module.md). ModuleRulesTests keeps these dependencies so.
+        .target(
+            name: "BrokerCore",
+            dependencies: [
+                "HearthCore", "HearthProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: fuzzed
+        ),
         .target(
             name: "FamilyBroker",
             dependencies: [
-                "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService", "FamilyFileYAML",
+                "BrokerCore", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
+                "FamilyFileYAML",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,7 +167,7 @@ let package = Package(
                 "HearthService", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthClient",
                 "FamilyFileYAML", "PermissionKit",
                 "DeclaredAgeRange",
-                "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthLab",
+                "BrokerCore", "FamilyBroker", "DeviceRuntime", "ChildDevice", "ParentDevice", "HearthLab",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -224,7 +239,8 @@ let package = Package(
         .executableTarget(
             name: "hearth-loadtest",
             dependencies: [
-                "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ", "HearthTransport",
+                "BrokerCore", "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ",
+                "HearthTransport",
                 "HearthLoad", "HearthService", "FamilyFileYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -239,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab", "FamilyFileYAML",
+                "BrokerCore", "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab", "FamilyFileYAML",
                 // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -22,6 +22,7 @@ let package = Package(
         .executableTarget(
             name: "HearthBenchmarks",
             dependencies: [
+                .product(name: "BrokerCore", package: hearth),
                 .product(name: "FamilyBroker", package: hearth),
                 .product(name: "HearthProtocol", package: hearth),
                 .product(name: "HearthCore", package: hearth),

@@ -39,6 +39,10 @@ struct ModuleRulesTests {
         }
         #expect(!allowed["FamilyBroker", default: []].contains("DeviceRuntime"))
         #expect(!allowed["DeviceRuntime", default: []].contains("FamilyBroker"))
+        // The broker's engine core is inward of the broker: it imports the domain and the protocol, nothing else of
+        // this repository (not the transport, the daemons' services or the broker's outer module).
+        #expect(allowed["BrokerCore", default: []].isSubset(of: ["HearthCore", "HearthProtocol"]))
+        #expect(allowed["FamilyBroker", default: []].contains("BrokerCore"))
         let fleetUsers = allowed.filter { $0.value.contains("HearthFleet") }.keys
         #expect(Set(fleetUsers) == ["HearthLoad", "hearth-fleet", "hearth-loadtest"])
         // The test kit's hooks reach the broker through the lab's build only, never the shipped one.
@@ -60,6 +64,18 @@ struct ModuleRulesTests {
                 Issue.record("\(file) imports \(imported), which is not a dependency of \(module) in Package.swift")
             }
         }
+    }
+
+    /// The broker's engine core links no store, socket or I/O code: with the test above, an `import GRDB` (or
+    /// PostgresNIO, NIO, ZeroMQ) in `Sources/BrokerCore` fails, undeclared, and declaring it fails here.
+    @Test func theBrokerCoreDependsOnNoStoreSocketOrNIO() throws {
+        let declared = try ModuleRules.declaredDependencies()["BrokerCore"]
+        let forbidden: Set<String> = [
+            "GRDB", "GRDBSQLite", "PostgresNIO", "NIOCore", "NIOPosix", "NIOHTTP1", "ZeroMQ", "CZeroMQ",
+            "HearthTransport", "HearthService", "FamilyBroker", "ServiceLifecycle",
+        ]
+        #expect(declared != nil, "Package.swift has no target BrokerCore")
+        #expect(declared?.isDisjoint(with: forbidden) == true, "\(declared?.intersection(forbidden) ?? [])")
     }
 
     @Test func importLinesAreReadWithTheirAttributesAndKinds() {

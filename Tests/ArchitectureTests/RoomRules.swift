@@ -1,12 +1,15 @@
 import Foundation
 
-/// ARCHITECTURE.md's table of the broker's rooms (the folders of `Sources/FamilyBroker/`), as the test reads it, and
-/// the types each room's files name. One module, so the compiler cannot keep rooms apart: this does, by name.
+/// ARCHITECTURE.md's table of the broker's rooms (the folders of `Sources/BrokerCore/` and `Sources/FamilyBroker/`),
+/// as the test reads it, and the types each room's files name. The compiler keeps the two modules apart; within each,
+/// this keeps the rooms apart, by name. A room's name is its folder's, unique across the two.
 struct RoomRules {
     /// Each room's row: the rooms its files may name types of.
     var allowed: [String: Set<String>]
 
-    static let broker = ModuleRules.root.appendingPathComponent("Sources/FamilyBroker")
+    /// The broker's modules, whose folders are the rooms.
+    static let modules = ["BrokerCore", "FamilyBroker"]
+    static let sources = ModuleRules.root.appendingPathComponent("Sources")
 
     /// The table under "talks to": a row's first cell is the folder (`Engine/`), its last the rooms it talks to,
     /// "every room", or "—"; words that name no room (other packages, a parenthesis) are not rooms and are ignored.
@@ -39,11 +42,27 @@ struct RoomRules {
         return RoomRules(allowed: allowed)
     }
 
-    /// The Swift files of a room, relative to `Sources/FamilyBroker/`.
+    /// The Swift files of a room, relative to `Sources/` (`BrokerCore/Engine/BrokerEngine.swift`).
     static func files(of room: String) -> [String] {
-        let folder = broker.appendingPathComponent(room)
-        guard let files = FileManager.default.enumerator(atPath: folder.path) else { return [] }
-        return files.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.map { room + "/" + $0 }.sorted()
+        modules.flatMap { module in
+            let folder = sources.appendingPathComponent(module + "/" + room)
+            guard let files = FileManager.default.enumerator(atPath: folder.path) else { return [String]() }
+            return files.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.map {
+                module + "/" + room + "/" + $0
+            }
+        }.sorted()
+    }
+
+    /// The room folders of the broker's modules, each with its module.
+    static func folders() throws -> [(module: String, room: String)] {
+        try modules.flatMap { module in
+            let path = sources.appendingPathComponent(module).path
+            return try FileManager.default.contentsOfDirectory(atPath: path).filter { name in
+                var folder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &folder)
+                    && folder.boolValue
+            }.map { (module, $0) }
+        }
     }
 
     /// The top-level types each room declares (a declaration at the start of a line), by name.
@@ -71,7 +90,7 @@ struct RoomRules {
 
     /// A file's code without its comments and string literals, so that naming a type in words is not using it.
     static func code(of file: String) throws -> String {
-        stripped(try String(contentsOf: broker.appendingPathComponent(file), encoding: .utf8))
+        stripped(try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8))
     }
 
     /// `text` without its `//` comments and its string literals' contents.

@@ -20,14 +20,11 @@ struct RoomRulesTests {
         #expect(strays.isEmpty, "\(strays.sorted().joined(separator: "\n"))")
     }
 
-    @Test func everyFolderOfTheBrokerHasARow() throws {
+    @Test func everyFolderOfTheBrokerHasARowAndNoNameIsTwice() throws {
         let rows = Set(try RoomRules.fromArchitecture().allowed.keys)
-        let folders = try FileManager.default.contentsOfDirectory(atPath: RoomRules.broker.path).filter { name in
-            var folder: ObjCBool = false
-            return FileManager.default.fileExists(
-                atPath: RoomRules.broker.path + "/" + name, isDirectory: &folder) && folder.boolValue
-        }
+        let folders = try RoomRules.folders().map(\.room)
         #expect(rows == Set(folders))
+        #expect(folders.count == Set(folders).count, "a room's folder name is in both modules")
     }
 
     @Test func aNameInACommentOrAStringIsNotAUse() {

@@ -1,4 +1,5 @@
 import Benchmark
+import BrokerCore
 import FamilyBroker
 import Foundation
 import HearthCore

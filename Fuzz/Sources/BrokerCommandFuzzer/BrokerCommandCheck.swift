@@ -1,3 +1,4 @@
+import BrokerCore
 import FamilyBroker
 import Foundation
 import FuzzSupport

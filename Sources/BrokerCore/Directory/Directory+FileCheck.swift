@@ -1,7 +1,6 @@
 import Foundation
 import HearthCore
 import HearthProtocol
-import ZeroMQ
 
 extension Directory {
     /// The rules of one family file's entries, each throwing a `ConfigurationError` that names the key it breaks.
@@ -18,6 +17,19 @@ extension Directory {
         /// A member's key in the file: `families[F].members[M]` or `unaffiliated[M]`. Written only for an error.
         static func memberPath(_ family: Int?, _ member: Int) -> String {
             family.map { "families[\($0)].members[\(member)]" } ?? "unaffiliated[\(member)]"
+        }
+
+        /// Whether `key` is a CURVE public key in Z85: 40 characters of its alphabet (HearthProtocol's check), each
+        /// group of five a 32-bit value (`#####` is not). What ZeroMQ's `Z85.isValidKey` checks, without linking it.
+        static func isCurveKey(_ key: String) -> Bool {
+            guard BrokerRedirect.isZ85Key(key) else { return false }
+            let alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+            let digits = Dictionary(uniqueKeysWithValues: alphabet.enumerated().map { ($1, UInt64($0)) })
+            let characters = Array(key)
+            return stride(from: 0, to: characters.count, by: 5).allSatisfy { start in
+                let group = characters[start..<start + 5].reduce(UInt64(0)) { $0 * 85 + digits[$1, default: 0] }
+                return group <= UInt64(UInt32.max)
+            }
         }
 
         /// Every member's place in the file (indexes only: a copy of each member, its path and a closure to write it
@@ -104,7 +116,7 @@ extension Directory {
             } else {
                 throw fail(path, "needs publicKey or keyFile")
             }
-            guard Z85.isValidKey(key) else {
+            guard Self.isCurveKey(key) else {
                 throw fail("\(path).publicKey", "not a 40-character Z85 CURVE public key")
             }
             return key

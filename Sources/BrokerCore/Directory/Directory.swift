@@ -1,7 +1,6 @@
 public import Foundation
 public import HearthCore
 public import HearthProtocol
-import ZeroMQ
 
 /// Who the broker knows: families, members and enrolled devices, looked up on every command and every CURVE handshake.
 ///
@@ -115,7 +114,7 @@ public struct Directory: Sendable {
 
     /// `directory` with `rules`, its file as stored rows give it back (families sorted by id, members in no family as a
     /// list): what building it again from those rows makes, without resolving and validating every family again.
-    init(storedFormOf directory: Directory, rules: RegionRules) {
+    package init(storedFormOf directory: Directory, rules: RegionRules) {
         self.rules = rules
         members = directory.members
         devices = directory.devices

@@ -22,7 +22,7 @@ extension BrokerEngine {
     /// from the store, replacing what this broker remembered; the partitions are served from the commit on.
     /// Returns the partitions adopted (a lease that moved meanwhile is not).
     @discardableResult
-    func adopt(_ leases: [Int: UInt64]) async throws -> Set<Int> {
+    package func adopt(_ leases: [Int: UInt64]) async throws -> Set<Int> {
         guard let ownership, !leases.isEmpty else { return [] }
         let directory = self.directory
         let sequences = self.sequences
@@ -47,7 +47,7 @@ extension BrokerEngine {
     /// Reads the directory again from the store (another broker changed it), replacing this broker's on the writer,
     /// so that no transaction sees half of it. Returns the public keys that are no longer enrolled: their
     /// connections must be closed.
-    func reloadDirectory() async throws -> Set<String> {
+    package func reloadDirectory() async throws -> Set<String> {
         let box = self.directory
         let regions = policy.regions
         let cache = self.store as? any OwnerCaching

@@ -1,7 +1,7 @@
-public import Foundation
+package import Foundation
 public import HearthCore
 public import HearthProtocol
-public import Logging
+package import Logging
 import Synchronization
 
 /// Applies devices' commands, operators' admin commands and the passing of time: authorization, Family Sharing and
@@ -24,6 +24,12 @@ public final class BrokerEngine: Sendable {
         /// Devices revoked or removed by this transaction: their open connections must be closed.
         public var disconnectedDevices: [DeviceID] = []
 
+        package init(events: [Event] = [], eventFrames: [[UInt8]] = [], disconnectedDevices: [DeviceID] = []) {
+            self.events = events
+            self.eventFrames = eventFrames
+            self.disconnectedDevices = disconnectedDevices
+        }
+
         /// Adds what a later transaction produced.
         mutating func append(_ later: Output) {
             events += later.events
@@ -44,20 +50,11 @@ public final class BrokerEngine: Sendable {
     /// Batches run again with a savepoint per command, because a command failed after a change (`SavepointNeeded`).
     let redoneBatches = Atomic<Int>(0)
     /// The most devices' commands in one transaction: the store's bound, unless a test sets its own.
-    let maxCommandsPerTransaction: Int?
+    package let maxCommandsPerTransaction: Int?
 
-    /// An engine over the SQLite store.
-    public convenience init(
-        store: BrokerStore, directory: DirectoryBox, sequences: SequenceBook, logger: Logger,
-        policy: BrokerPolicy = BrokerPolicy(),
-        clock: @escaping @Sendable () -> Date = Date.init, deliver: @escaping @Sendable (Output) -> Void = { _ in }
-    ) {
-        self.init(
-            storage: store, directory: directory, sequences: sequences, logger: logger, policy: policy, clock: clock,
-            deliver: deliver)
-    }
-
-    init(
+    /// An engine over `storage`; on a cluster, `ownership` says which partitions this broker serves. The SQLite
+    /// store's shorter initializer is FamilyBroker's (`BrokerEngine+SQLite`).
+    package init(
         storage: any BrokerStorage, directory: DirectoryBox, sequences: SequenceBook, logger: Logger,
         policy: BrokerPolicy,
         clock: @escaping @Sendable () -> Date, deliver: @escaping @Sendable (Output) -> Void,
@@ -79,12 +76,12 @@ public final class BrokerEngine: Sendable {
     }
 
     /// The engine's time now (its clock).
-    var now: Date { clock() }
+    package var now: Date { clock() }
 
     /// Runs a batch of checked commands: one outcome per request, in order, and what was committed (and delivered).
     /// A batch longer than the store's `maxCommandsPerTransaction` runs as several transactions, in order.
     /// `hashed`: passcode work already done, by request index (`PasscodeLane`); what is missing is done here.
-    func process(
+    package func process(
         _ requests: [BrokerRequest], hashed: [Int: PasscodeWork.Prepared] = [:]
     ) async -> (outcomes: [CommandOutcome], output: Output) {
         guard let limit = maxCommandsPerTransaction, requests.count > limit else {

@@ -1,13 +1,13 @@
-import Foundation
-import HearthCore
-import HearthProtocol
+package import Foundation
+package import HearthCore
+package import HearthProtocol
 
 /// The slow part of passcode commands: scrypt, tens of milliseconds per run in a release build and a second or more in
 /// a debug one or under load. The broker runs it beside its pipeline (`PasscodeLane`), on a thread of its own, and a
 /// passcode command enters the writer with its hash ready, so that no other command waits for it. Reads come from
 /// a store reader, never the writer.
-enum PasscodeWork {
-    enum Prepared: Sendable {
+package enum PasscodeWork {
+    package enum Prepared: Sendable {
         /// `setPasscode`: the new hash.
         case newHash(PasscodeHash)
         /// `approveInPerson`, `declineInPerson`: whether the passcode matched `storedHash`, the hash in force when it was checked.
@@ -17,7 +17,7 @@ enum PasscodeWork {
     }
 
     /// What hashing needs from one command, read before it.
-    enum Input: Sendable {
+    package enum Input: Sendable {
         /// `setPasscode`: hash the new passcode at `cost`.
         case hash(passcode: String, cost: Int)
         /// `approveInPerson`, `declineInPerson`: compare `passcode` with `storedHash`.
@@ -27,7 +27,7 @@ enum PasscodeWork {
     }
 
     /// Whether `command` may need a hash.
-    static func mayHash(_ command: BrokerCommand) -> Bool {
+    package static func mayHash(_ command: BrokerCommand) -> Bool {
         switch command {
         case .setPasscode, .approveInPerson, .declineInPerson: true
         default: false
@@ -35,7 +35,7 @@ enum PasscodeWork {
     }
 
     /// Prepared work by command index, for the commands that needed a hash only (see `inputs`).
-    static func prepare(
+    package static func prepare(
         _ requests: [BrokerRequest], store: any BrokerStorage, policy: BrokerPolicy, directory: Directory, now: Date
     ) async -> [Int: Prepared] {
         hash(await inputs(requests, store: store, policy: policy, directory: directory, now: now)).filter {
@@ -44,7 +44,7 @@ enum PasscodeWork {
     }
 
     /// The hashes: CPU only, on the calling thread (never the cooperative pool's or the writer's).
-    static func hash(_ inputs: [Int: Input]) -> [Int: Prepared] {
+    package static func hash(_ inputs: [Int: Input]) -> [Int: Prepared] {
         inputs.mapValues { input in
             switch input {
             case .hash(let passcode, let cost):
@@ -61,7 +61,7 @@ enum PasscodeWork {
     /// it is due only for a command the transaction would act on: a parent of the child's family setting a passcode
     /// of a valid length, the child who asked typing one for a pending question while not locked out. Any other caller
     /// gets its refusal without costing the broker a hash.
-    static func inputs(
+    package static func inputs(
         _ requests: [BrokerRequest], store: any BrokerStorage, policy: BrokerPolicy, directory: Directory, now: Date
     ) async -> [Int: Input] {
         let work = requests.indices.compactMap { index -> (Int, BrokerCommand, Directory.Member)? in

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// How a broker on the PostgreSQL store takes part in its cluster (docs/CONFIGURATION.md, docs/SCALING.md). A broker
 /// on SQLite has no cluster: it owns every family.
@@ -16,7 +16,7 @@ public struct ClusterOptions: Sendable, Equatable {
     public init() {}
 
     /// The name this broker registers under, once its ingress is bound.
-    func name(boundIngress: String) -> String {
+    package func name(boundIngress: String) -> String {
         if let brokerName { return brokerName }
         let port = boundIngress.split(separator: ":").last.map(String.init) ?? "0"
         return "\(ProcessInfo.processInfo.hostName):\(port)"

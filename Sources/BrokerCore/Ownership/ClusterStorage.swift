@@ -1,8 +1,8 @@
-import HearthCore
+package import HearthCore
 
 /// What a cluster of brokers needs of a write transaction on the store they share (PostgreSQL's): the fencing check,
 /// the heads of a partition's members when it is taken over, and the directory's change notice.
-protocol ClusterStorage {
+package protocol ClusterStorage {
     /// The lease rows of `partitions`, locked against any change until the transaction ends (`FOR SHARE`): a lease
     /// checked here cannot move to another broker before this transaction commits or rolls back.
     func lockLeases(_ partitions: [Int]) throws -> [Int: LeaseRow]
@@ -16,21 +16,26 @@ protocol ClusterStorage {
 }
 
 /// A store that keeps a partition owner's rows in memory (`OwnerCache`): told when a lease is lost.
-protocol OwnerCaching: Sendable {
+package protocol OwnerCaching: Sendable {
     /// Forgets every row kept in memory.
     func forgetOwnerCache()
 }
 
 /// One partition's lease as stored: its owner (nil before anyone took it) and epoch.
-struct LeaseRow: Sendable, Equatable {
-    var owner: String?
-    var epoch: UInt64
+package struct LeaseRow: Sendable, Equatable {
+    package var owner: String?
+    package var epoch: UInt64
+
+    package init(owner: String?, epoch: UInt64) {
+        self.owner = owner
+        self.epoch = epoch
+    }
 }
 
 /// A transaction would write for a partition this broker does not hold (any more): it is rolled back.
-struct PartitionMoved: Error, CustomStringConvertible {
-    var partitions: [Int]
-    var description: String {
+package struct PartitionMoved: Error, CustomStringConvertible {
+    package var partitions: [Int]
+    package var description: String {
         "partition \(partitions.map(String.init).joined(separator: ", ")) is not this broker's (any more); nothing was stored"
     }
 }

@@ -1,12 +1,12 @@
-import HearthCore
-import Logging
+package import HearthCore
+package import Logging
 
 extension PartitionOwnership {
     /// Fencing: locks the leases of `partitions` until the transaction ends and returns those this broker still holds
     /// at the epoch it serves them with (or at `expected`'s epochs). A served partition whose lease moved is dropped at
     /// once. Writes for the returned partitions commit only if the leases are unchanged at commit, which the locks
     /// guarantee: another broker's takeover waits for this transaction.
-    func admit(
+    package func admit(
         _ partitions: Set<Int>, in store: any StorageWriter, expected: [Int: UInt64]? = nil
     ) throws -> Set<Int> {
         guard !partitions.isEmpty else { return [] }
@@ -28,7 +28,7 @@ extension PartitionOwnership {
 
     /// Checks, before a commit, that every member given a new event belongs to a partition admitted in this
     /// transaction (locking and checking the others now); throws `PartitionMoved` otherwise.
-    func confirm(
+    package func confirm(
         members: some Collection<MemberID>, directory: Directory, admitted: Set<Int>, in store: any StorageWriter
     ) throws -> Set<Int> {
         let touched = Set(members.map { partition(of: directory.members[$0]?.familyID) })

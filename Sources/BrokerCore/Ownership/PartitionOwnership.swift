@@ -11,7 +11,7 @@ public final class PartitionOwnership: Sendable {
     public let partitioning: Partitioning
     /// This broker's name in the cluster's registry.
     public let brokerName: String
-    let logger: Logger
+    package let logger: Logger
 
     private struct State {
         var served: [Int: UInt64] = [:]
@@ -48,25 +48,25 @@ public final class PartitionOwnership: Sendable {
     }
 
     /// Starts serving `partitions` at these epochs (their caches were reloaded).
-    func markServed(_ partitions: [Int: UInt64]) {
+    package func markServed(_ partitions: [Int: UInt64]) {
         state.withLock { $0.served.merge(partitions) { _, new in new } }
     }
 
     /// Stops serving `partitions` at once; returns those that were served.
     @discardableResult
-    func drop(_ partitions: some Sequence<Int>) -> [Int] {
+    package func drop(_ partitions: some Sequence<Int>) -> [Int] {
         let dropped = state.withLock { state in partitions.filter { state.served.removeValue(forKey: $0) != nil } }
         if !dropped.isEmpty { for action in onDrop.withLock({ $0 }) { action() } }
         return dropped
     }
 
     /// Runs `action` whenever partitions stop being served.
-    func whenDropping(_ action: @escaping @Sendable () -> Void) {
+    package func whenDropping(_ action: @escaping @Sendable () -> Void) {
         onDrop.withLock { $0.append(action) }
     }
 
     /// Replaces the registry's view of who owns which partition.
-    func updateOwners(_ owners: [Int: PartitionOwner]) {
+    package func updateOwners(_ owners: [Int: PartitionOwner]) {
         state.withLock { $0.owners = owners }
     }
 }

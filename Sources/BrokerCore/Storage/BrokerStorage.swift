@@ -1,6 +1,6 @@
-import Foundation
-import HearthCore
-import HearthProtocol
+package import Foundation
+package import HearthCore
+package import HearthProtocol
 
 /// What the broker engine needs from storage: the seam between the engine and a backend (`BrokerStore` on SQLite
 /// is the first; another database is a second type conforming to this, with no change to the engine).
@@ -21,7 +21,7 @@ import HearthProtocol
 ///   returns them in sequence order. Heads are the highest sequence stored per member.
 /// - Questions, resolutions, age prompts and answers are returned as they were stored; "pending" means stored with
 ///   no resolution. Every query with a `now` compares stored dates at millisecond precision.
-protocol BrokerStorage: Sendable {
+package protocol BrokerStorage: Sendable {
     /// The last sequence number of every member's log.
     func heads() throws -> [MemberID: UInt64]
 
@@ -39,7 +39,7 @@ protocol BrokerStorage: Sendable {
 }
 
 /// The queries the engine asks of its store.
-protocol StorageReader {
+package protocol StorageReader {
     // MARK: questions and known handles
 
     func question(_ id: UUID) throws -> Stored.Question?
@@ -109,7 +109,7 @@ protocol StorageReader {
 }
 
 /// The changes the engine makes, inside `BrokerStorage.transaction`.
-protocol StorageWriter: StorageReader {
+package protocol StorageWriter: StorageReader {
     /// Runs `body`; when it throws, what it changed is undone and the error rethrown, and the transaction goes on.
     func savepoint<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` without a savepoint, when the store can tell afterwards whether it changed anything. When `body`
@@ -191,27 +191,27 @@ protocol StorageWriter: StorageReader {
 }
 
 extension BrokerStorage {
-    var maxCommandsPerTransaction: Int? { nil }
+    package var maxCommandsPerTransaction: Int? { nil }
 }
 
 extension StorageWriter {
-    func unguarded<T>(_ body: () throws -> T) throws -> T { try savepoint(body) }
+    package func unguarded<T>(_ body: () throws -> T) throws -> T { try savepoint(body) }
 
-    func willCheckAsk(
+    package func willCheckAsk(
         _ id: UUID, child: MemberID, handles: [CommunicationHandle], since: Date, limit: Int, now: Date
     ) {}
 
-    func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
+    package func insert(_ asked: AskedQuestion, remindAt: Date?) throws {
         try insert(asked, resolution: nil)
         // After the question: a store's reminder may refer to its row.
         if let remindAt { try scheduleReminder(asked.question.id, at: remindAt) }
     }
 
-    func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
+    package func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
         _ = try appendHistory(entry, family: family)
     }
 
-    func resolve(
+    package func resolve(
         _ id: UUID, with resolution: Resolution, approving handles: [CommunicationHandle], child: MemberID
     ) throws -> [CommunicationHandle] {
         try resolve(id, with: resolution)

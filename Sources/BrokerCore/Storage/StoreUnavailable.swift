@@ -3,4 +3,8 @@
 /// commands may be sent again: devices get `brokerUnavailable` (14) and child-device keeps an ask in its outbox.
 public struct StoreUnavailable: Error, CustomStringConvertible, Sendable {
     public var description: String
+
+    package init(description: String) {
+        self.description = description
+    }
 }

@@ -1,3 +1,4 @@
+package import BrokerCore
 import Foundation
 import HearthCore
 import HearthProtocol

@@ -1,3 +1,4 @@
+public import BrokerCore
 import Foundation
 
 /// How a broker runs. The daemon fills it from flags and environment; tests and the fleet build it directly.

@@ -1,9 +1,10 @@
+package import BrokerCore
 import FamilyFileYAML
-public import Foundation
+package import Foundation
 import HearthProtocol
 import HearthService
 import HearthTransport
-public import Logging
+package import Logging
 import ZeroMQ
 
 extension FamilyBrokerService {

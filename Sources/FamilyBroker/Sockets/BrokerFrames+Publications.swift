@@ -1,4 +1,4 @@
-public import HearthCore
+package import HearthCore
 import HearthProtocol
 
 extension BrokerFrames {

@@ -1,5 +1,6 @@
+public import BrokerCore
 import Foundation
-public import HearthCore
+import HearthCore
 public import HearthProtocol
 
 /// The one place the broker meets the wire: device frames become `BrokerCommand`s, and replies, events and

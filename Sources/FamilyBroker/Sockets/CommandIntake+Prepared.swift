@@ -1,3 +1,4 @@
+import BrokerCore
 import HearthProtocol
 
 extension CommandIntake {

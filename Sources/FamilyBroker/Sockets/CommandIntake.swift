@@ -1,5 +1,6 @@
+public import BrokerCore
 import Foundation
-public import HearthCore
+import HearthCore
 import HearthProtocol
 
 /// Frames in, frames out, around the engine. Each command is decoded and its sender checked before the writer

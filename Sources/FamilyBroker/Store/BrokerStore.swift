@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 public import GRDB
 public import HearthCore

@@ -1,3 +1,4 @@
+import BrokerCore
 import Synchronization
 
 /// Whether the SQLite store could write at its last try: the reason of the last commit the disk refused, until a

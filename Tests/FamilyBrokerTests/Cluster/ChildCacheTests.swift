@@ -4,6 +4,7 @@ import HearthLab
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A partition owner answers its children's asks from memory (`CachedChild`) and takes an ask's question id for new

@@ -4,6 +4,7 @@ import HearthProtocol
 import PostgresNIO
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Partitions, leases and fencing with two brokers' stores on one real PostgreSQL database (the brokers' engines and

@@ -4,6 +4,7 @@ import HearthLab
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The partition owner's rows in memory (`OwnerCache`) on real PostgreSQL servers: what another broker wrote while it

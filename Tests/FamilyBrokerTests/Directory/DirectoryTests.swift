@@ -6,6 +6,7 @@ import HearthService
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The family file as the broker resolves it: a bad entry is refused and the error names its key path.

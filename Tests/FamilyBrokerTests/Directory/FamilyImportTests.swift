@@ -8,6 +8,7 @@ import PostgresNIO
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The family file's import into an empty store, which encodes each family once and keeps the file's validated

@@ -5,6 +5,7 @@ import HearthProtocol
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Membership and enrollment changes while the broker runs, through `BrokerEngine.admin` and `applyConfiguration`, and

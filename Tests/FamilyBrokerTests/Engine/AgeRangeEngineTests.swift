@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Declared Age Range at the broker: validation, the range and its declaration, sharing settings, prompts.

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The family of the Declared Age Range engine tests. Each member has devices `<id>-1` and `<id>-2`.

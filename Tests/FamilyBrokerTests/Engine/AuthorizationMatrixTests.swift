@@ -5,6 +5,7 @@ import HearthProtocol
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Every device command against every kind of caller: only the allowed succeed; the others get a typed error and

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A parent's `answer`: resolution, events, known handles, first-answer-wins and idempotency.

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A child's `ask`: who is told, how the logs are numbered, idempotency and the default responses.

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Frames a hostile or broken device might send, and batches that mix them with good commands.

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The family's history kept by the broker: every decision, expiry, withdrawal and settings change is stored in the

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Nothing waits forever: every pending question gets its family's lifetime, its parents are reminded once before it

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// `sync`: a slice of the caller's own log, and its head.

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The broker holds every question to the text rule and to choices that mean what they say, for a device that

@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Communication Limits, contacts, downtime, passcodes, revocation, expiry and the ask limit, through the engine's

@@ -5,6 +5,7 @@ import HearthLab
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The engine on a SQLite file whose disk fills up: a tmpfs of the test's own (a loop-mounted image where a tmpfs

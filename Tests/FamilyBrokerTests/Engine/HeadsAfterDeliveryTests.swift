@@ -4,6 +4,7 @@ import HearthProtocol
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The heartbeat task reads a member's head from the `SequenceBook` on another thread and queues `heartbeat(head)`

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// scrypt runs only for commands the transaction would act on, so no caller can make the broker hash for nothing.

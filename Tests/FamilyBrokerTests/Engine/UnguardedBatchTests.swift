@@ -5,6 +5,7 @@ import HearthProtocol
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A batch of devices' commands runs without a savepoint per command; one that fails after a change has the batch run

@@ -5,6 +5,7 @@ import Logging
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The gate's rules without a socket: who gets in (ZAP), which topic a subscription earns, what reaches the engine.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Passcodes are stored only as salted scrypt hashes.

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 @Suite("Regions and birth dates")

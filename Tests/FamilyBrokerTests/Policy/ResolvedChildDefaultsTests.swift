@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The child defaults an ask uses are made once per policy; they must be what `ChildDefaults` makes per call.

@@ -4,6 +4,7 @@ import HearthService
 import Logging
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Each setting is declared once (`BrokerSettings.all`): its flag, its key list entry and its documentation follow.

@@ -6,6 +6,7 @@ import Logging
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A restart's directory: kept from the family file when every stored row is the file's entry unchanged, else built

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// How an age was established travels in pushed events to the devices that read it (protocol 3), and nowhere else:

@@ -3,6 +3,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// How one commit's events leave: a member's consecutive events in one `eventBatch` frame, within a frame's limits,

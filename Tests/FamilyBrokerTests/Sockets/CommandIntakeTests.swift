@@ -5,6 +5,7 @@ import Logging
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Frames are decoded and their sender checked before the writer queue: what fails there costs no transaction.

@@ -2,6 +2,7 @@ import HearthCore
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A batch's replies as the socket loop gets them (`BrokerSockets.replyMessages`): one message per reply on the

@@ -1,6 +1,7 @@
 import HearthCore
 import HearthService
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 extension BrokerStorage {

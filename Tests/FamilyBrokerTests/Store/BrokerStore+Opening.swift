@@ -1,5 +1,6 @@
 import HearthService
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 extension BrokerStore {

@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// What a broker stored is there for the next one that opens the same file.

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The settings cache is keyed by the stored bytes, so a change to a child's settings is never served stale.

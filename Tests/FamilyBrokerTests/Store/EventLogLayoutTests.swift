@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The SQLite store's event log (`BrokerStore+EventLog`): appended in commit order, its (member, sequence) map for

@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The SQLite store's family history (`BrokerStore+FamilyHistory`): new rows in a recent part by id, settled into the

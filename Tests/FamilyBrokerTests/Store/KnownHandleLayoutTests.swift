@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The SQLite store's approved handles in two parts (`BrokerStore+KnownHandles`, migration `v8-known-handle-recent`):

@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Reminders in their questions' rows (`remind_at`, migration `v10-reminder-in-question`) and in the writer's memory

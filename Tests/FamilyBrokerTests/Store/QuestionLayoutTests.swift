@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The SQLite store's questions numbered in commit order (`BrokerStore+QuestionNumbers`, migration

@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The writer's memory of the event log's recent part (`RecentEvents`, `v9-event-tail`): the same events and the

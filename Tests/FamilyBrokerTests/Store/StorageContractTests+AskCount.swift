@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The ask count as the writer sees it: SQLite's writer counts from memory it keeps (`AskWindows`), which must be

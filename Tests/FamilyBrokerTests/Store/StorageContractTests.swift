@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A backend under the contract test: opens a fresh store, and the same store again (as after a restart).

@@ -3,6 +3,7 @@ import GRDB
 import HearthCore
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The writer's count of history rows not settled yet (`UnsettledHistory`): the rows' count through savepoints and

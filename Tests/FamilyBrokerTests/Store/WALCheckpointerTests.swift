@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// Who copies the write-ahead log back into the database file: the writer after a commit, or a thread of its own.

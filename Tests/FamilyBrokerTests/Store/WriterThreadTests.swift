@@ -3,6 +3,7 @@ import HearthCore
 import HearthService
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The writer stage's own thread (`WriterThread`): a task preferring it runs there, and the SQLite store's transaction

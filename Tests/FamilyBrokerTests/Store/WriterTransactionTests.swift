@@ -4,6 +4,7 @@ import GRDBSQLite
 import HearthCore
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The writer's transaction on its prepared `BEGIN IMMEDIATE` and `COMMIT` (`WriterStatements+Transaction`): the same

@@ -4,6 +4,7 @@ import HearthCore
 import HearthProtocol
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The writer's memory of the questions it stored (`WrittenQuestions`): what it answers is what the rows read back,

@@ -5,6 +5,7 @@ import NIOPosix
 import PostgresNIO
 import Synchronization
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The throwaway PostgreSQL server of this test process (`PostgresServer`, started on first use and killed when the

@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 import ZeroMQ
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A clock the test moves by hand. Starts on a whole millisecond so dates survive the wire's millisecond encoding.

@@ -1,4 +1,5 @@
 #if PostgreSQL
+import BrokerCore
 import Dispatch
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 #if PostgreSQL
+import BrokerCore
 import Foundation
 import HearthCore
 import PostgresNIO

@@ -1,4 +1,5 @@
 #if PostgreSQL
+import BrokerCore
 import Logging
 import PostgresNIO
 import Synchronization

@@ -4,6 +4,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A commit whose reply was lost when its server died, settled on the standby promoted in its place: that server may

@@ -5,6 +5,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A connection to PostgreSQL lost in the middle of a transaction (the network dropped it, or the server ended the

@@ -3,6 +3,7 @@ import HearthCore
 import PostgresNIO
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The writer's hot statements (`HotStatements`) run as named prepared statements: prepared on every connection

@@ -5,6 +5,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// An ask's reads sent together (`willCheckAsk`), and unguarded commands that do not wait for their writes: fewer

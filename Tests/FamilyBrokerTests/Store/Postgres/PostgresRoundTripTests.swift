@@ -5,6 +5,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The PostgreSQL writer sends as few statements as it can (`HeldWrites`: a command's savepoint once it writes, its

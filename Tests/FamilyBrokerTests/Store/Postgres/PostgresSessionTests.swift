@@ -3,6 +3,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// The session's one connection: it is replaced when lost, and never released while still open.

@@ -4,6 +4,7 @@ import HearthLab
 import PostgresNIO
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// A PostgreSQL server gone silent without closing its connections (a network partition that drops packets, a frozen

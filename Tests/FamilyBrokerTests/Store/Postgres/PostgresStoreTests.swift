@@ -5,6 +5,7 @@ import HearthProtocol
 import PostgresNIO
 import Testing
 
+@testable import BrokerCore
 @testable import FamilyBroker
 
 /// What only the PostgreSQL store has: its URL, its schema versions, and a server that goes away and comes back.
