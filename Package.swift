@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
+        .library(name: "BrokerSQLite", targets: ["BrokerSQLite"]),
+        .library(name: "BrokerPostgres", targets: ["BrokerPostgres"]),
         .library(name: "FamilyBroker", targets: ["FamilyBroker"]),
         .library(name: "HearthService", targets: ["HearthService"]),
         .library(name: "FamilyFileYAML", targets: ["FamilyFileYAML"]),
@@ -111,11 +113,37 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
+        // The broker's SQLite store (GRDB), the default: the engine's store seam on one file. ZeroMQ for its writer
+        // thread's name only (`ThreadName`).
+        .target(
+            name: "BrokerSQLite",
+            dependencies: [
+                "BrokerCore", "HearthCore", "HearthProtocol", "ZeroMQ",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: fuzzed
+        ),
+        // The broker's PostgreSQL store and the cluster of brokers that shares it; without the `PostgreSQL` trait only
+        // the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). It uses the SQLite
+        // store's record encodings and schema (`BrokerStore`'s).
+        .target(
+            name: "BrokerPostgres",
+            dependencies: [
+                "BrokerCore", "BrokerSQLite", "HearthCore", "HearthProtocol", "HearthService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: fuzzed
+        ),
         .target(
             name: "FamilyBroker",
             dependencies: [
-                "BrokerCore", "ZeroMQ", "HearthCore", "HearthProtocol", "HearthTransport", "HearthService",
-                "FamilyFileYAML",
+                "BrokerCore", "BrokerSQLite", "BrokerPostgres", "ZeroMQ", "HearthCore", "HearthProtocol",
+                "HearthTransport", "HearthService", "FamilyFileYAML",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -239,7 +267,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-loadtest",
             dependencies: [
-                "BrokerCore", "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ",
+                "BrokerCore", "BrokerSQLite", "FamilyBroker", "HearthProtocol", "HearthCore", "HearthFleet", "ZeroMQ",
                 "HearthTransport",
                 "HearthLoad", "HearthService", "FamilyFileYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -255,7 +283,8 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                "BrokerCore", "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab", "FamilyFileYAML",
+                "BrokerCore", "BrokerSQLite", "BrokerPostgres", "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab",
+                "FamilyFileYAML",
                 // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio"),

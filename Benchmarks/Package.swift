@@ -23,6 +23,7 @@ let package = Package(
             name: "HearthBenchmarks",
             dependencies: [
                 .product(name: "BrokerCore", package: hearth),
+                .product(name: "BrokerSQLite", package: hearth),
                 .product(name: "FamilyBroker", package: hearth),
                 .product(name: "HearthProtocol", package: hearth),
                 .product(name: "HearthCore", package: hearth),

@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport",
                 .product(name: "BrokerCore", package: hearth),
+                .product(name: "BrokerSQLite", package: hearth),
                 .product(name: "FamilyBroker", package: hearth),
                 .product(name: "HearthProtocol", package: hearth),
                 .product(name: "HearthCore", package: hearth),

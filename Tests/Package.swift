@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(
             name: "FamilyBrokerTests",
             dependencies: [
-                root("BrokerCore"), root("FamilyBroker"), root("HearthService"), root("ZeroMQ"), root("HearthLab"),
+                root("BrokerCore"), root("BrokerSQLite"), root("BrokerPostgres"), root("FamilyBroker"),
+                root("HearthService"), root("ZeroMQ"), root("HearthLab"),
                 root("FamilyFileYAML"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BrokerSQLite
 import FamilyBroker
 import FamilyFileYAML
 import Foundation

@@ -43,6 +43,10 @@ struct ModuleRulesTests {
         // this repository (not the transport, the daemons' services or the broker's outer module).
         #expect(allowed["BrokerCore", default: []].isSubset(of: ["HearthCore", "HearthProtocol"]))
         #expect(allowed["FamilyBroker", default: []].contains("BrokerCore"))
+        // Its stores import it and not the service; the SQLite store knows nothing of PostgreSQL's.
+        #expect(
+            allowed["BrokerSQLite", default: []].isSubset(of: ["BrokerCore", "HearthCore", "HearthProtocol", "ZeroMQ"]))
+        #expect(!allowed["BrokerPostgres", default: []].contains("FamilyBroker"))
         let fleetUsers = allowed.filter { $0.value.contains("HearthFleet") }.keys
         #expect(Set(fleetUsers) == ["HearthLoad", "hearth-fleet", "hearth-loadtest"])
         // The test kit's hooks reach the broker through the lab's build only, never the shipped one.
@@ -66,16 +70,22 @@ struct ModuleRulesTests {
         }
     }
 
-    /// The broker's engine core links no store, socket or I/O code: with the test above, an `import GRDB` (or
-    /// PostgresNIO, NIO, ZeroMQ) in `Sources/BrokerCore` fails, undeclared, and declaring it fails here.
+    /// The broker's engine core links no store, socket or I/O code, and its SQLite store no PostgreSQL or NIO: with
+    /// the test above, an `import GRDB` (or PostgresNIO, NIO, ZeroMQ) in `Sources/BrokerCore` fails, undeclared, and
+    /// declaring it fails here.
     @Test func theBrokerCoreDependsOnNoStoreSocketOrNIO() throws {
-        let declared = try ModuleRules.declaredDependencies()["BrokerCore"]
-        let forbidden: Set<String> = [
-            "GRDB", "GRDBSQLite", "PostgresNIO", "NIOCore", "NIOPosix", "NIOHTTP1", "ZeroMQ", "CZeroMQ",
-            "HearthTransport", "HearthService", "FamilyBroker", "ServiceLifecycle",
+        let declared = try ModuleRules.declaredDependencies()
+        let service: Set<String> = ["HearthTransport", "HearthService", "FamilyBroker", "ServiceLifecycle"]
+        let postgres: Set<String> = ["PostgresNIO", "NIOCore", "NIOPosix", "NIOHTTP1", "BrokerPostgres"]
+        let forbidden: [String: Set<String>] = [
+            "BrokerCore": service.union(postgres).union(["GRDB", "GRDBSQLite", "ZeroMQ", "CZeroMQ", "BrokerSQLite"]),
+            "BrokerSQLite": service.union(postgres),
         ]
-        #expect(declared != nil, "Package.swift has no target BrokerCore")
-        #expect(declared?.isDisjoint(with: forbidden) == true, "\(declared?.intersection(forbidden) ?? [])")
+        for (module, forbidden) in forbidden {
+            let dependencies = declared[module]
+            #expect(dependencies != nil, "Package.swift has no target \(module)")
+            #expect(dependencies?.isDisjoint(with: forbidden) == true, "\(module): \(dependencies ?? [])")
+        }
     }
 
     @Test func importLinesAreReadWithTheirAttributesAndKinds() {

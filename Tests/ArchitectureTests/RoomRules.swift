@@ -1,14 +1,15 @@
 import Foundation
 
-/// ARCHITECTURE.md's table of the broker's rooms (the folders of `Sources/BrokerCore/` and `Sources/FamilyBroker/`),
-/// as the test reads it, and the types each room's files name. The compiler keeps the two modules apart; within each,
-/// this keeps the rooms apart, by name. A room's name is its folder's, unique across the two.
+/// ARCHITECTURE.md's table of the broker's rooms (the folders of its modules: `Sources/BrokerCore/`, `BrokerSQLite/`,
+/// `BrokerPostgres/`, `FamilyBroker/`), as the test reads it, and the types each room's files name. The compiler keeps
+/// the modules apart; within each, this keeps the rooms apart, by name. A room's name is its folder's, unique across
+/// the modules.
 struct RoomRules {
     /// Each room's row: the rooms its files may name types of.
     var allowed: [String: Set<String>]
 
     /// The broker's modules, whose folders are the rooms.
-    static let modules = ["BrokerCore", "FamilyBroker"]
+    static let modules = ["BrokerCore", "BrokerSQLite", "BrokerPostgres", "FamilyBroker"]
     static let sources = ModuleRules.root.appendingPathComponent("Sources")
 
     /// The table under "talks to": a row's first cell is the folder (`Engine/`), its last the rooms it talks to,

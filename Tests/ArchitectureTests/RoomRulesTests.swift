@@ -24,7 +24,7 @@ struct RoomRulesTests {
         let rows = Set(try RoomRules.fromArchitecture().allowed.keys)
         let folders = try RoomRules.folders().map(\.room)
         #expect(rows == Set(folders))
-        #expect(folders.count == Set(folders).count, "a room's folder name is in both modules")
+        #expect(folders.count == Set(folders).count, "a room's folder name is in two modules")
     }
 
     @Test func aNameInACommentOrAStringIsNotAUse() {

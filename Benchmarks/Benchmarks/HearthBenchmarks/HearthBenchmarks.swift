@@ -1,5 +1,6 @@
 import Benchmark
 import BrokerCore
+import BrokerSQLite
 import FamilyBroker
 import Foundation
 import HearthCore

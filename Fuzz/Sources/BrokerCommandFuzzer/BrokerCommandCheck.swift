@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerSQLite
 import FamilyBroker
 import Foundation
 import FuzzSupport

@@ -1,19 +1,19 @@
 #if PostgreSQL
-import BrokerCore
+package import BrokerCore
 import Foundation
-import Logging
+package import Logging
 import Synchronization
 
 /// A broker's part in its cluster (on the PostgreSQL store): the partitions it serves, the task keeping its leases,
 /// and the listener that learns the directory changes other brokers make.
-struct BrokerCluster: Sendable {
+package struct BrokerCluster: Sendable {
     let ownership: PartitionOwnership
-    let keeper: LeaseKeeper
-    let listener: DirectoryListener
+    package let keeper: LeaseKeeper
+    package let listener: DirectoryListener
 
     /// Joins the cluster of `store`'s database: the engine's writes are fenced by `ownership`, devices are told
     /// `advertised` in redirects, a revoked key is cut off by `cutOff`.
-    init(
+    package init(
         store: PostgresStore, ownership: PartitionOwnership, engine: BrokerEngine, options: ClusterOptions,
         advertised: (ingress: String, egress: String, publicKey: String), logger: Logger,
         cutOff: @escaping @Sendable (Set<String>) async -> Void

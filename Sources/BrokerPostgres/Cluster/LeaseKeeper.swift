@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Its SQL runs on a connection and Dispatch queue of its own (`PostgresSession`), never on the cooperative pool;
 /// taking a partition goes through the engine's writer (`BrokerEngine.adopt`), which reloads its caches first.
-final class LeaseKeeper: Sendable {
+package final class LeaseKeeper: Sendable {
     /// What one round found and did in the database.
     struct Round: Sendable {
         var renewed: [Int: UInt64] = [:]
@@ -53,7 +53,7 @@ final class LeaseKeeper: Sendable {
     }
 
     /// Rounds every third of a lease until cancelled; then the leases are released for the others to take.
-    func run() async {
+    package func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.watchExpiry() }
             while !Task.isCancelled {
@@ -75,7 +75,7 @@ final class LeaseKeeper: Sendable {
     }
 
     /// One round: register, renew, take or release, and serve what was taken.
-    func round() async {
+    package func round() async {
         let held = ownership.served
         // The server extends the leases after this instant: they hold at least a lease from it.
         let started = ContinuousClock.now
@@ -162,7 +162,7 @@ final class LeaseKeeper: Sendable {
     }
 
     /// Ends this broker's leases and leaves the registry, so that the others take its partitions at once.
-    func resign() async {
+    package func resign() async {
         ownership.drop(ownership.served.keys)
         do {
             try await session.run { [self] connection in

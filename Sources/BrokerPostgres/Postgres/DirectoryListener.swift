@@ -6,7 +6,7 @@ import PostgresNIO
 /// Learns at once what another broker of the cluster changed in the directory (enrolments, revocations, families):
 /// `LISTEN` on a connection of its own, reading the whole directory again on each notice from another broker and
 /// after every (re)connection, since notices sent while it was away are lost.
-struct DirectoryListener: Sendable {
+package struct DirectoryListener: Sendable {
     let url: PostgresURL
     let password: String
     /// This broker's name: its own notices are not news.
@@ -25,7 +25,7 @@ struct DirectoryListener: Sendable {
 
     /// Listens until cancelled, reconnecting a second after a lost connection (a server gone silent included: the
     /// connection's TCP keepalive ends a `LISTEN` that no statement deadline bounds).
-    func run() async {
+    package func run() async {
         var reported = false
         while !Task.isCancelled {
             do {

@@ -33,7 +33,7 @@ extension PostgresStore {
 
     /// Records the partition count on first use and makes a lease row per partition; throws a
     /// `ConfigurationError` (the broker exits 78) when the database records another count.
-    func prepareCluster(partitions: Int) async throws {
+    package func prepareCluster(partitions: Int) async throws {
         let url = self.url
         let logger = self.logger
         try await writer.run { connection in

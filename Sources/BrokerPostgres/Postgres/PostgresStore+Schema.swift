@@ -23,7 +23,7 @@ extension PostgresStore {
         (1, schemaV1), (2, schemaV2Reminders), (3, clusterSchema), (4, schemaV4History),
     ]
 
-    static var schemaVersion: Int { migrations.map(\.version).max() ?? 0 }
+    package static var schemaVersion: Int { migrations.map(\.version).max() ?? 0 }
 
     /// Brings the schema up to `schemaVersion` under an advisory lock (brokers starting together take turns).
     static func migrate(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) throws {

@@ -1,4 +1,5 @@
 #if PostgreSQL
+import BrokerSQLite
 import BrokerCore
 import Foundation
 import HearthCore

@@ -1,4 +1,5 @@
 #if PostgreSQL
+import BrokerSQLite
 import Foundation
 import HearthCore
 import PostgresNIO

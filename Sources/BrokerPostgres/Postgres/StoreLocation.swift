@@ -2,7 +2,7 @@ import BrokerCore
 import Foundation
 import HearthCore
 import HearthService
-import Logging
+package import Logging
 
 /// Where the broker keeps its state: the SQLite file in its state directory (the default), or a PostgreSQL database.
 public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
@@ -32,7 +32,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// Parses the `store` setting: `sqlite`, or `postgres://USER@HOST:PORT/DB` with the password from
     /// `passwordFile` (owner-only) or else `HEARTH_STORE_PASSWORD`. Errors never show the password nor the query.
     /// A valid PostgreSQL URL throws `PostgreSQLNotBuilt` when `postgreSQL` (this build's trait) is false.
-    static func parse(
+    package static func parse(
         _ text: String, passwordFile: String?, postgreSQL: Bool = postgreSQLBuilt
     ) throws -> StoreLocation {
         if text == "sqlite" { return .sqlite }
@@ -76,7 +76,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 extension PostgresStore {
     /// Connects as the broker starts: tries for `retryFor` (zero: once) before giving up with a
     /// `ConfigurationError` naming the URL and why, which makes the broker exit 78.
-    static func connect(
+    package static func connect(
         _ url: PostgresURL, password: String, retryFor: Duration, leaseDuration: Duration? = nil,
         statementTimeout: Duration = PostgresStore.defaultStatementTimeout, logger: Logger
     ) async throws -> PostgresStore {

@@ -1,5 +1,5 @@
 import BrokerCore
-import Foundation
+package import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol
@@ -41,7 +41,7 @@ extension BrokerStore {
     typealias AgeCacheEntry = Stored.AgeCache
     typealias AgePromptStatus = Stored.PromptStatus
 
-    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    package static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     static func ageSharing(of member: MemberID, in db: Database) throws -> AgeSharing? {
         try Int.fetchOne(db, sql: "SELECT setting FROM age_sharing WHERE member_id = ?", arguments: [member])

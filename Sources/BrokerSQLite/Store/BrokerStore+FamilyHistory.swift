@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import GRDB
-import HearthCore
+package import HearthCore
 import HearthProtocol
 
 /// The family's history (`history`): one row per entry, numbered in the order recorded (AUTOINCREMENT never reuses a
@@ -63,14 +63,14 @@ extension BrokerStore {
     }
 
     /// A stored entry: the row's id, then the stored fields.
-    static func historyEntry(id: Int64, body: Data) throws -> HistoryEntry {
+    package static func historyEntry(id: Int64, body: Data) throws -> HistoryEntry {
         var reader = WireReader(Array(body))
         let entry = try reader.historyEntryBody(id: UInt64(id))
         try reader.finish()
         return entry
     }
 
-    static func encodedHistoryBody(_ entry: HistoryEntry) -> Data {
+    package static func encodedHistoryBody(_ entry: HistoryEntry) -> Data {
         var w = WireWriter()
         w.historyEntryBody(entry)
         return Data(w.bytes)

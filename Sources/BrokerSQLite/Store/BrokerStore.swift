@@ -1,5 +1,5 @@
 import BrokerCore
-import Foundation
+package import Foundation
 public import GRDB
 public import HearthCore
 import HearthProtocol
@@ -201,7 +201,7 @@ public final class BrokerStore: Sendable {
 extension BrokerStore {
     typealias StoredQuestion = Stored.Question
 
-    static func handlesKey(_ handles: [CommunicationHandle]) -> String {
+    package static func handlesKey(_ handles: [CommunicationHandle]) -> String {
         func part(_ handle: CommunicationHandle) -> String { "\(handle.kind.rawValue):\(handle.value)" }
         // One handle, as an ask usually names: the same key without a set, a sort and a join.
         if handles.count == 1 { return part(handles[0]) }
@@ -265,7 +265,7 @@ extension BrokerStore {
         return added
     }
 
-    static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
+    package static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
         var reader = WireReader(Array(data))
         do {
             let stored = try reader.event()
@@ -281,7 +281,7 @@ extension BrokerStore {
         }
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
+    package static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
 
     /// A question id as stored (16 bytes); nil for anything else.
     static func uuid(_ bytes: Data?) -> UUID? {

@@ -27,6 +27,12 @@ public final class WALCheckpointer: Sendable {
         public var busy = 0
         /// Checkpoints run by the writer after a commit.
         public var writer = 0
+
+        package init(background: Int = 0, busy: Int = 0, writer: Int = 0) {
+            self.background = background
+            self.busy = busy
+            self.writer = writer
+        }
     }
 
     private struct State {

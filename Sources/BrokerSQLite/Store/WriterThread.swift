@@ -9,7 +9,7 @@ import ZeroMQ
 /// wake-up, and at moderate rates, where a batch holds a command or two, the wake-ups cost more than the commit's
 /// statements. A task preferring this executor runs here, and the SQLite store runs its transaction inline on this
 /// thread (`isCurrent`), where blocking on the disk stops nothing else.
-final class WriterThread: TaskExecutor, @unchecked Sendable {
+package final class WriterThread: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopping = false
@@ -19,7 +19,7 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
     private static let running = Mutex<Set<pthread_t>>([])
 
     /// Starts the thread, named `name` (at most 15 bytes: as `/proc` and profilers show it).
-    init(name: String) {
+    package init(name: String) {
         Thread.detachNewThread { [self] in
             ThreadName.set(name)
             run()
@@ -27,12 +27,12 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
     }
 
     /// Whether the calling thread is a writer thread, where a task may block.
-    static var isCurrent: Bool {
+    package static var isCurrent: Bool {
         let me = pthread_self()
         return running.withLock { $0.contains(me) }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         condition.lock()
         if finished {
             condition.unlock()
@@ -47,7 +47,7 @@ final class WriterThread: TaskExecutor, @unchecked Sendable {
 
     /// Ends the thread once the jobs already enqueued ran; a job enqueued later runs on the global executor. Until
     /// then the thread waits for jobs, so every writer thread started must be stopped.
-    func stop() {
+    package func stop() {
         condition.lock()
         stopping = true
         condition.signal()

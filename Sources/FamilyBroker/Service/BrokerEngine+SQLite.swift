@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerSQLite
 public import Foundation
 public import Logging
 

@@ -1,4 +1,5 @@
 package import BrokerCore
+import BrokerSQLite
 import Foundation
 import HearthCore
 import HearthProtocol

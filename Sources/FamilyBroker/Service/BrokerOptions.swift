@@ -1,4 +1,5 @@
 public import BrokerCore
+public import BrokerPostgres
 import Foundation
 
 /// How a broker runs. The daemon fills it from flags and environment; tests and the fleet build it directly.

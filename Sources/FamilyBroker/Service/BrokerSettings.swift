@@ -1,4 +1,5 @@
 import BrokerCore
+import BrokerPostgres
 import Foundation
 import HearthCore
 public import HearthService

@@ -1,4 +1,6 @@
 package import BrokerCore
+import BrokerPostgres
+package import BrokerSQLite
 import FamilyFileYAML
 package import Foundation
 import HearthProtocol

@@ -1,3 +1,4 @@
+import BrokerPostgres
 public import Foundation
 import HearthCore
 public import HearthService

@@ -1,4 +1,6 @@
 import BrokerCore
+import BrokerPostgres
+import BrokerSQLite
 import Foundation
 import HearthCore
 import HearthService

@@ -5,6 +5,8 @@ import PostgresNIO
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Partitions, leases and fencing with two brokers' stores on one real PostgreSQL database (the brokers' engines and

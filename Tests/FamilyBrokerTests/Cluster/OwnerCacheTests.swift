@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The partition owner's rows in memory (`OwnerCache`) on real PostgreSQL servers: what another broker wrote while it

@@ -7,6 +7,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The family file as the broker resolves it: a bad entry is refused and the error names its key path.

@@ -9,6 +9,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The family file's import into an empty store, which encodes each family once and keeps the file's validated

@@ -6,6 +6,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Membership and enrollment changes while the broker runs, through `BrokerEngine.admin` and `applyConfiguration`, and

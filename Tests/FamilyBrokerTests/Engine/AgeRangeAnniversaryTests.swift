@@ -4,6 +4,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// New information is revealed only on the anniversary of the first declaration, with a controllable clock.

@@ -4,6 +4,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The family of the Declared Age Range engine tests. Each member has devices `<id>-1` and `<id>-2`.

@@ -6,6 +6,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Every device command against every kind of caller: only the allowed succeed; the others get a typed error and

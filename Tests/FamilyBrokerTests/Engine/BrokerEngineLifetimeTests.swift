@@ -4,6 +4,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Nothing waits forever: every pending question gets its family's lifetime, its parents are reminded once before it

@@ -6,6 +6,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The engine on a SQLite file whose disk fills up: a tmpfs of the test's own (a loop-mounted image where a tmpfs

@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The heartbeat task reads a member's head from the `SequenceBook` on another thread and queues `heartbeat(head)`

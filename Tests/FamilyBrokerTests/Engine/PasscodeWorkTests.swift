@@ -4,6 +4,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// scrypt runs only for commands the transaction would act on, so no caller can make the broker hash for nothing.

@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A batch of devices' commands runs without a savepoint per command; one that fails after a change has the batch run

@@ -6,6 +6,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The gate's rules without a socket: who gets in (ZAP), which topic a subscription earns, what reaches the engine.

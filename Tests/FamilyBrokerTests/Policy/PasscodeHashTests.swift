@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Passcodes are stored only as salted scrypt hashes.

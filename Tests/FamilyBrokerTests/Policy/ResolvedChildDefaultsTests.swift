@@ -3,6 +3,8 @@ import HearthCore
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The child defaults an ask uses are made once per policy; they must be what `ChildDefaults` makes per call.

@@ -5,6 +5,8 @@ import Logging
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Each setting is declared once (`BrokerSettings.all`): its flag, its key list entry and its documentation follow.

@@ -7,6 +7,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A restart's directory: kept from the family file when every stored row is the file's entry unchanged, else built

@@ -4,6 +4,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// How one commit's events leave: a member's consecutive events in one `eventBatch` frame, within a frame's limits,

@@ -6,6 +6,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Frames are decoded and their sender checked before the writer queue: what fails there costs no transaction.

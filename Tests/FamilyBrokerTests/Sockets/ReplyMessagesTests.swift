@@ -3,6 +3,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A batch's replies as the socket loop gets them (`BrokerSockets.replyMessages`): one message per reply on the

@@ -2,6 +2,8 @@ import HearthCore
 import HearthService
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 extension BrokerStorage {

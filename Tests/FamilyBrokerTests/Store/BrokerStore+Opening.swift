@@ -1,6 +1,8 @@
 import HearthService
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 extension BrokerStore {

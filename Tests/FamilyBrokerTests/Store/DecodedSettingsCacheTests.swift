@@ -3,6 +3,8 @@ import HearthCore
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The settings cache is keyed by the stored bytes, so a change to a child's settings is never served stale.

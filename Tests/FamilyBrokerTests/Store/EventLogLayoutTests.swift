@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The SQLite store's event log (`BrokerStore+EventLog`): appended in commit order, its (member, sequence) map for

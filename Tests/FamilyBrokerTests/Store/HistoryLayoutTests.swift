@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The SQLite store's family history (`BrokerStore+FamilyHistory`): new rows in a recent part by id, settled into the

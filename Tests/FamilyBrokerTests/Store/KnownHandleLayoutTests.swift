@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The SQLite store's approved handles in two parts (`BrokerStore+KnownHandles`, migration `v8-known-handle-recent`):

@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Reminders in their questions' rows (`remind_at`, migration `v10-reminder-in-question`) and in the writer's memory

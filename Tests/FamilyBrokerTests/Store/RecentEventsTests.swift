@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The writer's memory of the event log's recent part (`RecentEvents`, `v9-event-tail`): the same events and the

@@ -3,6 +3,8 @@ import HearthCore
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The ask count as the writer sees it: SQLite's writer counts from memory it keeps (`AskWindows`), which must be

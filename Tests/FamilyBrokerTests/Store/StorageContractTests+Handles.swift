@@ -3,6 +3,8 @@ import HearthCore
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 extension StorageContractTests {

@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A backend under the contract test: opens a fresh store, and the same store again (as after a restart).

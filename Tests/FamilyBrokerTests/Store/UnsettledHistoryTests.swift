@@ -4,6 +4,8 @@ import HearthCore
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The writer's count of history rows not settled yet (`UnsettledHistory`): the rows' count through savepoints and

@@ -4,6 +4,8 @@ import Logging
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// Who copies the write-ahead log back into the database file: the writer after a commit, or a thread of its own.

@@ -4,6 +4,8 @@ import HearthService
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The writer stage's own thread (`WriterThread`): a task preferring it runs there, and the SQLite store's transaction

@@ -5,6 +5,8 @@ import HearthCore
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The writer's transaction on its prepared `BEGIN IMMEDIATE` and `COMMIT` (`WriterStatements+Transaction`): the same

@@ -5,6 +5,8 @@ import HearthProtocol
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The writer's memory of the questions it stored (`WrittenQuestions`): what it answers is what the rows read back,

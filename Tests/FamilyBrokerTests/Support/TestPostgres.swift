@@ -6,6 +6,8 @@ import PostgresNIO
 import Synchronization
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The throwaway PostgreSQL server of this test process (`PostgresServer`, started on first use and killed when the

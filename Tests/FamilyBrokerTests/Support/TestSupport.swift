@@ -10,6 +10,8 @@ import Testing
 import ZeroMQ
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A clock the test moves by hand. Starts on a whole millisecond so dates survive the wire's millisecond encoding.

@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A commit whose reply was lost when its server died, settled on the standby promoted in its place: that server may

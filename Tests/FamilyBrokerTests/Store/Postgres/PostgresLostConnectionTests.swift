@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A connection to PostgreSQL lost in the middle of a transaction (the network dropped it, or the server ended the

@@ -4,6 +4,8 @@ import PostgresNIO
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The writer's hot statements (`HotStatements`) run as named prepared statements: prepared on every connection

@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// An ask's reads sent together (`willCheckAsk`), and unguarded commands that do not wait for their writes: fewer

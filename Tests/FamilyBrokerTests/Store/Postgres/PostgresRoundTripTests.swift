@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// The PostgreSQL writer sends as few statements as it can (`HeldWrites`: a command's savepoint once it writes, its

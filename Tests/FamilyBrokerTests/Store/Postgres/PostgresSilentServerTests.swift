@@ -5,6 +5,8 @@ import PostgresNIO
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// A PostgreSQL server gone silent without closing its connections (a network partition that drops packets, a frozen

@@ -6,6 +6,8 @@ import PostgresNIO
 import Testing
 
 @testable import BrokerCore
+@testable import BrokerPostgres
+@testable import BrokerSQLite
 @testable import FamilyBroker
 
 /// What only the PostgreSQL store has: its URL, its schema versions, and a server that goes away and comes back.
