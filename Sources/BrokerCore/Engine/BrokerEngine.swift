@@ -120,13 +120,22 @@ public final class BrokerEngine: Sendable {
             let directory = directory.current
             return Set(requests.map { ownership.partition(of: directory.members[$0.memberID]?.familyID) })
         }
-        do {
+        func attempt(ahead: Bool) async throws -> (outcomes: [CommandOutcome], output: Output) {
             do {
-                return try await run(requests, secrets: secrets, partitions: partitions, unguarded: true)
+                return try await run(requests, secrets: secrets, partitions: partitions, unguarded: true, ahead: ahead)
             } catch is SavepointNeeded {
                 redoneBatches.add(1, ordering: .relaxed)
                 logger.debug("a command failed after a change: the batch runs again with a savepoint per command")
-                return try await run(requests, secrets: secrets, partitions: partitions, unguarded: false)
+                return try await run(requests, secrets: secrets, partitions: partitions, unguarded: false, ahead: ahead)
+            }
+        }
+        do {
+            do {
+                return try await attempt(ahead: true)
+            } catch is FenceRefused {
+                // A lease moved: read them now, which drops those lost, and answers their commands so.
+                logger.debug("the leases checked ahead were refused: the batch runs again with its leases read")
+                return try await attempt(ahead: false)
             }
         } catch {
             return await failedBatch(requests, error: error)
@@ -134,11 +143,13 @@ public final class BrokerEngine: Sendable {
     }
 
     /// The batch in one transaction. `unguarded`: its commands without savepoints, which fails the transaction with
-    /// `SavepointNeeded` if one of them fails after a change.
+    /// `SavepointNeeded` if one of them fails after a change. `ahead`: its leases checked without waiting
+    /// (`PartitionOwnership.admitAhead`).
     private func run(
-        _ requests: [BrokerRequest], secrets: [Int: PasscodeWork.Prepared], partitions: Set<Int>?, unguarded: Bool
+        _ requests: [BrokerRequest], secrets: [Int: PasscodeWork.Prepared], partitions: Set<Int>?, unguarded: Bool,
+        ahead: Bool
     ) async throws -> (outcomes: [CommandOutcome], output: Output) {
-        try await transacting(admitting: partitions) { tx in
+        try await transacting(admitting: partitions, ahead: ahead) { tx in
             tx.secrets = secrets
             tx.unguarded = unguarded
             tx.reserveEvents(forCommands: requests.count)
@@ -222,10 +233,12 @@ public final class BrokerEngine: Sendable {
         try await transacting(work).1
     }
 
-    /// One transaction; on a cluster, the leases of `partitions` are checked (and locked) first, and any other
-    /// partition the transaction gives an event to is checked before the commit (`PartitionMoved` otherwise).
+    /// One transaction; on a cluster, the leases of `partitions` are checked (and locked) first (`ahead`: without
+    /// waiting, `PartitionOwnership.admitAhead`), and any other partition the transaction gives an event to is checked
+    /// before the commit (`PartitionMoved` otherwise).
     func transacting<T: Sendable>(
-        admitting partitions: Set<Int>? = nil, _ work: @escaping @Sendable (inout Transaction) throws -> T
+        admitting partitions: Set<Int>? = nil, ahead: Bool = false,
+        _ work: @escaping @Sendable (inout Transaction) throws -> T
     ) async throws -> (T, Output) {
         let policy = self.policy
         let logger = self.logger
@@ -239,7 +252,10 @@ public final class BrokerEngine: Sendable {
                     logger: logger)
                 if let ownership {
                     tx.partitioning = ownership.partitioning
-                    tx.admitted = try ownership.admit(partitions ?? [], in: store)
+                    tx.admitted =
+                        try ahead
+                        ? ownership.admitAhead(partitions ?? [], in: store)
+                        : ownership.admit(partitions ?? [], in: store)
                 }
                 let result = try work(&tx)
                 if let failure = tx.storeFailure { throw failure }

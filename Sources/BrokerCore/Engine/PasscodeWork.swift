@@ -1,6 +1,6 @@
 package import Foundation
-package import HearthCore
-package import HearthProtocol
+import HearthCore
+import HearthProtocol
 
 /// The slow part of passcode commands: scrypt, tens of milliseconds per run in a release build and a second or more in
 /// a debug one or under load. The broker runs it beside its pipeline (`PasscodeLane`), on a thread of its own, and a

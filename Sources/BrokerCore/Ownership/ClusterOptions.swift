@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// How a broker on the PostgreSQL store takes part in its cluster (docs/CONFIGURATION.md, docs/SCALING.md). A broker
 /// on SQLite has no cluster: it owns every family.

@@ -6,6 +6,10 @@ package protocol ClusterStorage {
     /// The lease rows of `partitions`, locked against any change until the transaction ends (`FOR SHARE`): a lease
     /// checked here cannot move to another broker before this transaction commits or rolls back.
     func lockLeases(_ partitions: [Int]) throws -> [Int: LeaseRow]
+    /// Locks the leases of `partitions` as `lockLeases` does, without waiting for them: the transaction fails
+    /// (`FenceRefused` at its commit, or at the first statement it waits for) unless each is held by `owner` at the
+    /// epoch given. False when the store cannot check them so (then `lockLeases`).
+    func fenceLeases(_ leases: [Int: UInt64], owner: String) -> Bool
     /// The last sequence number of each of `members` that has events.
     func heads(of members: [MemberID]) throws -> [MemberID: UInt64]
     /// Tells every broker, once this transaction commits, that the directory changed (`NOTIFY`).
@@ -37,5 +41,16 @@ package struct PartitionMoved: Error, CustomStringConvertible {
     package var partitions: [Int]
     package var description: String {
         "partition \(partitions.map(String.init).joined(separator: ", ")) is not this broker's (any more); nothing was stored"
+    }
+}
+
+/// The leases a transaction checked without waiting (`ClusterStorage.fenceLeases`) were not all this broker's at
+/// their epochs: the transaction was rolled back, nothing of it stored. The batch runs again with its leases read
+/// (`PartitionOwnership.admit`), which drops those that moved.
+package struct FenceRefused: Error, CustomStringConvertible {
+    package init() {}
+
+    package var description: String {
+        "a partition's lease moved before this transaction checked it; nothing was stored"
     }
 }

@@ -1,5 +1,5 @@
 package import HearthCore
-package import Logging
+import Logging
 
 extension PartitionOwnership {
     /// Fencing: locks the leases of `partitions` until the transaction ends and returns those this broker still holds
@@ -24,6 +24,19 @@ extension PartitionOwnership {
             }
         }
         return admitted
+    }
+
+    /// As `admit`, but without waiting for the leases when every one of `partitions` is served: the store locks and
+    /// checks them with the statements it sends next (`ClusterStorage.fenceLeases`), and the transaction fails with
+    /// `FenceRefused` unless they held, nothing of it stored (then the batch runs again with `admit`). An owner's
+    /// transaction that reads nothing else from the server then waits once, for its commit.
+    func admitAhead(_ partitions: Set<Int>, in store: any StorageWriter) throws -> Set<Int> {
+        guard !partitions.isEmpty else { return [] }
+        let held = served
+        guard let cluster = store as? any ClusterStorage, partitions.allSatisfy({ held[$0] != nil }),
+            cluster.fenceLeases(held.filter { partitions.contains($0.key) }, owner: brokerName)
+        else { return try admit(partitions, in: store) }
+        return partitions
     }
 
     /// Checks, before a commit, that every member given a new event belongs to a partition admitted in this

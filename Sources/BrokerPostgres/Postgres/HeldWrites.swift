@@ -79,6 +79,9 @@ final class HeldWrites: @unchecked Sendable {
     var cacheChanges: [OwnerCache.Change] = []
     /// The owner cache's generation when this transaction began.
     var cacheGeneration = 0
+    /// The answer to the leases' check sent without waiting (`PostgresTransaction.fenceLeases`): failed, the server
+    /// refused the transaction's leases, and the transaction with them.
+    var fence: StatementAnswer<[PostgresRow]>?
     /// Statements sent in this transaction (what the store saves is round trips: its tests count them).
     var statements = 0
     /// Statements the writer's thread waited for in this transaction (each wait is a wake-up: its tests count them).

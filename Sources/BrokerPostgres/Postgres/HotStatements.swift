@@ -7,8 +7,9 @@ import PostgresNIO
 enum HotStatements {
     /// Every hot statement, in the order a new connection prepares them.
     static let all: [any HotStatement.Type] = [
-        TransactionID.self, LockLeases.self, QuestionByID.self, AskCount.self, Settings.self, ContactFlags.self,
-        KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self, InsertPendingQuestion.self,
+        TransactionID.self, LockLeases.self, FenceLeases.self, QuestionByID.self, AskCount.self, Settings.self,
+        ContactFlags.self, KnownHandles.self, PendingQuestion.self, AskReads.self, InsertQuestion.self,
+        InsertPendingQuestion.self,
         InsertPendingQuestions.self, Resolve.self, ApprovedHandles.self,
         ChildRows.self, ResolveHeld.self, ScheduleReminder.self,
         RemoveReminder.self, AppendHistory.self, InsertHistory.self, AddKnownHandles.self, InsertEvents.self,
@@ -24,6 +25,20 @@ enum HotStatements {
         static let sql = """
             SELECT partition_id, owner, epoch FROM partition_lease WHERE partition_id = ANY($1::integer[])
             ORDER BY partition_id FOR SHARE
+            """
+        let bindings: PostgresBindings
+    }
+
+    /// $1: the partitions (`integer[]`), $2: this broker, $3: the epochs it holds them at, in $1's order. Locks the
+    /// leases as `LockLeases` does, and fails (division by zero), aborting the transaction, unless each is still held
+    /// by $2 at its epoch: sent without waiting (`PartitionOwnership.admitAhead`), the commit then says whether it held.
+    struct FenceLeases: HotStatement {
+        static let sql = """
+            SELECT 1 / (COUNT(*) FILTER (WHERE lease.owner = $2::text AND lease.epoch = held.epoch)
+                = cardinality($1::integer[]))::integer
+            FROM (SELECT partition_id, owner, epoch FROM partition_lease WHERE partition_id = ANY($1::integer[])
+                ORDER BY partition_id FOR SHARE) AS lease
+            JOIN unnest($1::integer[], $3::bigint[]) AS held(partition_id, epoch) USING (partition_id)
             """
         let bindings: PostgresBindings
     }

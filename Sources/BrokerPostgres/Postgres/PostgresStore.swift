@@ -130,11 +130,13 @@ extension PostgresStore: BrokerStorage {
             do {
                 let transactionID = tx.begin()
                 result = try work(tx)
-                // Answered long before in a transaction that read anything; needed only if the commit's reply is lost.
+                // Answered long before in a transaction that read anything, or while it worked; needed only if the
+                // commit's reply is lost.
                 xid = try tx.answered(transactionID).first?.decode(Int64.self) ?? 0
             } catch {
+                let refused = tx.fenceRefused
                 _ = try? tx.execute("ROLLBACK")
-                throw error
+                throw refused ? FenceRefused() : error
             }
             do {
                 // What the commands sent and did not wait for is checked by the commit's one wait.
@@ -152,8 +154,9 @@ extension PostgresStore: BrokerStorage {
                 let reason = PostgresSession.reason(error)
                 throw StoreUnavailable(description: "the connection was lost at commit: \(reason)")
             } catch {
+                let refused = tx.fenceRefused
                 _ = try? tx.execute("ROLLBACK")
-                throw error
+                throw refused ? FenceRefused() : error
             }
             cache.apply(tx.held.cacheChanges, since: tx.held.cacheGeneration)
             committed(result)

@@ -15,6 +15,27 @@ extension PostgresTransaction: ClusterStorage {
         return leases
     }
 
+    func fenceLeases(_ leases: [Int: UInt64], owner: String) -> Bool {
+        guard !leases.isEmpty else { return true }
+        let ordered = leases.sorted { $0.key < $1.key }
+        let ids = ordered.map { Int32($0.key) }
+        let epochs = ordered.map { Int64(clamping: $0.value) }
+        held.fence = send(HotStatements.FenceLeases("\(ids) \(owner) \(epochs)"))
+        return true
+    }
+
+    /// Whether the check of `fenceLeases` failed on the server: a lease moved (or the check could not be made), and
+    /// the transaction was aborted with it. False while it is not answered, and for a lost connection.
+    var fenceRefused: Bool {
+        guard let fence = held.fence, fence.isAnswered else { return false }
+        do {
+            _ = try fence.wait()
+            return false
+        } catch {
+            return !PostgresSession.isConnectionLoss(error) && !connection.isClosed
+        }
+    }
+
     func heads(of members: [MemberID]) throws -> [MemberID: UInt64] {
         guard !members.isEmpty else { return [:] }
         try flush()
