@@ -1,6 +1,5 @@
-import Crypto
+import CSodium
 import Foundation
-import _CryptoExtras
 
 /// A Screen Time passcode stored as a salted, slow scrypt hash: `scrypt$<log2 N>$<r>$<p>$<salt base64>$<hash base64>`.
 ///
@@ -44,10 +43,25 @@ public struct PasscodeHash: Sendable, Equatable {
         return difference == 0
     }
 
+    /// libsodium's one-time set-up (it picks the fastest scrypt core for this CPU); safe to repeat, and libzmq may
+    /// already have done it.
+    private static let sodiumReady = sodium_init() >= 0
+
+    /// scrypt (RFC 7914) by libsodium: the same bytes as any other implementation for the same parameters, so hashes
+    /// stored before keep verifying.
     private static func derive(_ passcode: String, salt: [UInt8], cost: Int, r: Int, p: Int) throws -> [UInt8] {
-        let key = try KDF.Scrypt.deriveKey(
-            from: Array(passcode.utf8), salt: salt, outputByteCount: 32, rounds: 1 << cost, blockSize: r, parallelism: p
-        )
-        return key.withUnsafeBytes { Array($0) }
+        guard sodiumReady, (1..<64).contains(cost), let blockSize = UInt32(exactly: r),
+            let parallelism = UInt32(exactly: p)
+        else { throw DerivationFailed() }
+        let password = Array(passcode.utf8)
+        var key = [UInt8](repeating: 0, count: 32)
+        let status = crypto_pwhash_scryptsalsa208sha256_ll(
+            password, password.count, salt, salt.count, UInt64(1) << UInt64(cost), blockSize, parallelism, &key,
+            key.count)
+        guard status == 0 else { throw DerivationFailed() }
+        return key
     }
+
+    /// scrypt refused its parameters (libsodium's checks) or could not allocate its memory.
+    struct DerivationFailed: Error {}
 }

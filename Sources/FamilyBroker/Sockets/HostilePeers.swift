@@ -33,11 +33,18 @@ struct HostilePeers: Sendable {
 
     /// glibc keeps freed pages resident: what libzmq held for a hostile peer (a many-framed message, the prefixes it
     /// asked for) would stay part of the broker's memory for good. libzmq frees it once its I/O thread has closed the
-    /// dropped connection, so the trim runs a little later, on a thread of its own (it walks every arena).
+    /// dropped connection and the socket's thread has seen the pipe end, which on a busy machine can take seconds: the
+    /// trim runs on a thread of its own (it walks every arena) 1, 3, 7 and 15 s after the cut-off, so one of them
+    /// comes after the free.
     private static func releaseFreedMemory() {
         Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: 1)
-            FreedMemory.release()
+            for delay in Self.trimDelays {
+                Thread.sleep(forTimeInterval: delay)
+                FreedMemory.release()
+            }
         }
     }
+
+    /// Seconds between the trims after a cut-off.
+    static let trimDelays: [TimeInterval] = [1, 2, 4, 8]
 }

@@ -34,6 +34,17 @@ import Testing
         }
     }
 
+    /// Hashes stored by any scrypt keep verifying: RFC 7914's second test vector (its first 32 bytes, which are the
+    /// whole key for a 32-byte output), and a hash made by another implementation (Python's hashlib, OpenSSL).
+    @Test func knownScryptHashesVerify() {
+        let rfc = PasscodeHash(encoded: "scrypt$10$8$16$TmFDbA==$" + "/bq+HJ00cgB4VucZDQHp/nxq18vII3gw53N2Y0s3MWI=")
+        #expect(rfc.verify("password"))
+        let openSSL = PasscodeHash(
+            encoded: "scrypt$10$8$1$AAECAwQFBgcICQoLDA0ODw==$" + "czIrz/fxEUNsvrbkfJEaYVe/9s/iTHFyNah7nNvC+9M=")
+        #expect(openSSL.verify("4711"))
+        #expect(!openSSL.verify("4712"))
+    }
+
     @Test func aDamagedOrForeignHashNeverVerifies() throws {
         let good = try PasscodeHash.make("4711", cost: 10).encoded
         var parts = good.split(separator: "$").map(String.init)

@@ -72,7 +72,9 @@ final class RawPeer: Sendable {
     }
 
     /// Sends `message` and waits for the DEALER's reply with `requestID`; other replies taken meanwhile are dropped.
-    func request(_ message: Message, requestID: UInt64, timeout: Duration = .seconds(5)) async throws -> Message {
+    /// The default is a hang detector, not a latency bound: a full parallel run here delayed answers past 5 s. A call
+    /// that expects no answer passes a short `timeout` of its own.
+    func request(_ message: Message, requestID: UInt64, timeout: Duration = .seconds(30)) async throws -> Message {
         send(message, requestID: requestID)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -34,7 +34,7 @@ struct PostgresCommitInDoubtTests {
                     { writer in _ = try (writer as! PostgresTransaction).execute("INSERT INTO t VALUES (1)") },
                     committed: { _ in hooked.withLock { $0 = true } })
             }
-            try await Task.sleep(for: .milliseconds(500))
+            try await Self.waitForCommitWaitingOnStandby(primary)
             try await primary.kill(everyProcess: true)
             try await PostgresLostConnectionTests.expectStoreUnavailable(attempt)
             try await standby.promote()
@@ -57,5 +57,15 @@ struct PostgresCommitInDoubtTests {
         }
         await relay.close()
         for server in servers { await server.remove() }
+    }
+
+    /// Until a commit waits for the paused standby. A fixed pause was too short on a loaded machine: the primary died
+    /// before the commit was sent, a transaction lost whole, which is no commit in doubt.
+    static func waitForCommitWaitingOnStandby(_ primary: PostgresServer) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await primary.query("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'").isEmpty {
+            try #require(ContinuousClock.now < deadline, "no commit waited for the standby within 60 s")
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 }
