@@ -5,6 +5,8 @@
 # brokers on one PostgreSQL, and an open loop at 500 cycles/s on SQLite then PostgreSQL. JSON reports and one summary
 # line per run (summary.sh) go to OUT (default .hearth/bench/pg-<UTC time>); the load average is printed before each.
 # HEARTH_BENCH_FIRST: the number of the first run (to add runs to OUT); HEARTH_BENCH_NO_OPEN: skip the open loop.
+# The load test's brokers are family-broker-lab (docs/decisions/0020): build it in release with hearth-loadtest; a
+# binary older than any source file is refused, so the runs measure the tree as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-.hearth/bench/pg-$(date -u +%Y%m%dT%H%M%SZ)}
@@ -12,6 +14,12 @@ runs=${2:-3}
 bin=${HEARTH_BENCH_BIN:-.build/release}
 export HEARTH_BIN_DIR=$bin
 mkdir -p "$out"
+[ -x "$bin/family-broker-lab" ] || { echo "$bin has no family-broker-lab: swift build -c release --product family-broker-lab" >&2; exit 2; }
+# A binary older than a source file measures another build than the tree's (it happened: a week-old broker).
+for product in family-broker-lab hearth-loadtest; do
+    newer=$(find Sources Package.swift -newer "$bin/$product" -type f -print -quit)
+    [ -z "$newer" ] || { echo "$bin/$product is older than $newer: build it again in release" >&2; exit 2; }
+done
 note() { echo "$(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg) $*" | tee -a "$out/summary.txt"; }
 run() {
     local name=$1
