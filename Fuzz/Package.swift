@@ -20,7 +20,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         // Without the root's default trait, PostgreSQL: the broker's target fuzzes its SQLite store, and the sanitized
-        // release build compiles neither postgres-nio nor swift-nio-ssl and its BoringSSL.
+        // release build compiles no BoringSSL: neither postgres-nio with swift-nio-ssl, nor swift-crypto (the broker's
+        // scrypt is libsodium's).
         .package(path: "..", traits: []),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],

@@ -175,14 +175,17 @@ struct LocalRunTests {
             called = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
             return called.contains("build -c debug")
         }
+        func builds(_ flags: String) -> [String] {
+            ["family-broker", "parent-device", "child-device", "hearthctl"].map {
+                "build -c debug \(flags)--product \($0)"
+            }
+        }
         #expect(try await run(), "the first run builds")
-        // Only what it runs: the four products, one build each, and nothing else (not the test kit or the lab).
-        let builds = called.split(separator: "\n").filter { $0.hasPrefix("build -c debug") }
+        // Only what it runs: the four products, one build each, and nothing else (not the test kit or the lab); the
+        // SQLite broker without the PostgreSQL trait, as no build with it is here.
         #expect(
-            builds
-                == ["family-broker", "parent-device", "child-device", "hearthctl"].map {
-                    "build -c debug --product \($0)"
-                }, "\(called)")
+            called.split(separator: "\n").filter { $0.hasPrefix("build -c debug") }.map(String.init)
+                == builds("--disable-default-traits "), "\(called)")
         #expect(files.fileExists(atPath: tree + "/.build/local-run.built"))
         #expect(try await run() == false, "nothing changed: no build")
         #expect(try await run(["HEARTH_REBUILD": "1"]), "HEARTH_REBUILD=1 builds")
@@ -191,5 +194,11 @@ struct LocalRunTests {
         try files.setAttributes([.modificationDate: Date()], ofItemAtPath: tree + "/Sources/A/a.swift")
         #expect(try await run(), "a changed source builds")
         #expect(try await run() == false)
+        // A PostgreSQL store needs the trait: built with the default traits, though nothing changed.
+        let postgres = ["HEARTH_BROKER_STORE": "postgres://hearth@127.0.0.1:5432/hearth"]
+        #expect(try await run(postgres), "a PostgreSQL store builds the trait")
+        #expect(called.split(separator: "\n").filter { $0.hasPrefix("build -c debug") }.map(String.init) == builds(""))
+        #expect(try await run() == false, "a build with the default traits serves SQLite too")
+        #expect(try await run(postgres) == false)
     }
 }
