@@ -2,7 +2,8 @@
 # pg-targets.sh [OUT [RUNS]]: the runs behind docs/PERFORMANCE.md's "PostgreSQL targets" table, on the release builds
 # in .build/release (or HEARTH_BENCH_BIN), RUNS times each (default 3), alternating so that every kind of run shares
 # the same minutes: a closed loop of one broker on SQLite then one on PostgreSQL (`--store postgres` runs both), three
-# brokers on one PostgreSQL, and an open loop at 500 cycles/s on SQLite then PostgreSQL. JSON reports and one summary
+# brokers on one PostgreSQL, and an open loop at 500 cycles/s on SQLite, PostgreSQL, then the raw libzmq relay
+# (`--baseline`): the transport's own latency on the machine that minute. JSON reports and one summary
 # line per run (summary.sh) go to OUT (default .hearth/bench/pg-<UTC time>); the load average is printed before each.
 # HEARTH_BENCH_FIRST: the number of the first run (to add runs to OUT); HEARTH_BENCH_NO_OPEN: skip the open loop.
 # The load test's brokers are family-broker-lab (docs/decisions/0020): build it in release with hearth-loadtest; a
@@ -34,6 +35,6 @@ first=${HEARTH_BENCH_FIRST:-1}
 for ((i = first; i <= runs; i++)); do
     run "closed-$i" --store postgres --families 200 --closed --in-flight 64
     run "cluster-$i" --brokers 3 --store postgres --partitions 12 --families 200 --closed --in-flight 64
-    [ -n "${HEARTH_BENCH_NO_OPEN:-}" ] || run "open500-$i" --store postgres --families 100 --rate 500
+    [ -n "${HEARTH_BENCH_NO_OPEN:-}" ] || run "open500-$i" --store postgres --families 100 --rate 500 --baseline
 done
 note done
