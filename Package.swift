@@ -126,12 +126,12 @@ let package = Package(
             swiftSettings: fuzzed
         ),
         // The broker's PostgreSQL store and the cluster of brokers that shares it; without the `PostgreSQL` trait only
-        // the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). It uses the SQLite
-        // store's record encodings and schema (`BrokerStore`'s).
+        // the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). The record encodings it
+        // shares with the SQLite store are BrokerCore's (`Stored`'s), so it does not depend on that store.
         .target(
             name: "BrokerPostgres",
             dependencies: [
-                "BrokerCore", "BrokerSQLite", "HearthCore", "HearthProtocol", "HearthService",
+                "BrokerCore", "HearthCore", "HearthProtocol", "HearthService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio"),
