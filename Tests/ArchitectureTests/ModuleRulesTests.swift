@@ -72,6 +72,19 @@ struct ModuleRulesTests {
         }
     }
 
+    /// The other way round: a target declares only what its files import, so Package.swift's lists say what each
+    /// module uses and a build of one product compiles nothing it does not need (a dependency left behind when the
+    /// code that used it moved fails here).
+    @Test func everyDependencyPackageSwiftDeclaresIsImported() throws {
+        let declared = try ModuleRules.declaredDependencies()
+        for module in try ModuleRules.sourceModules() {
+            let imported = Set(try ModuleRules.imports(of: module).map(\.module))
+            for dependency in declared[module, default: []].subtracting(imported).sorted() {
+                Issue.record("\(module) declares \(dependency) in Package.swift, and none of its files imports it")
+            }
+        }
+    }
+
     /// The broker's engine core links no store, socket or I/O code, its SQLite store no PostgreSQL or NIO, and its
     /// PostgreSQL store neither SQLite nor the SQLite store: with the test above, an `import GRDB` (or PostgresNIO, NIO,
     /// ZeroMQ) in `Sources/BrokerCore` fails, undeclared, and declaring it fails here.
