@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "HearthService",
             dependencies: [
-                "CSpawn", "HearthCore", "HearthProtocol",
+                "CSpawn", "HearthCore",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -126,12 +126,12 @@ let package = Package(
             swiftSettings: fuzzed
         ),
         // The broker's PostgreSQL store and the cluster of brokers that shares it; without the `PostgreSQL` trait only
-        // the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). It uses the SQLite
-        // store's record encodings and schema (`BrokerStore`'s).
+        // the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). The record encodings it
+        // shares with the SQLite store are BrokerCore's (`Stored`'s), so it does not depend on that store.
         .target(
             name: "BrokerPostgres",
             dependencies: [
-                "BrokerCore", "BrokerSQLite", "HearthCore", "HearthProtocol", "HearthService",
+                "BrokerCore", "HearthCore", "HearthProtocol", "HearthService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -144,15 +144,9 @@ let package = Package(
             dependencies: [
                 "BrokerCore", "BrokerSQLite", "BrokerPostgres", "ZeroMQ", "HearthCore", "HearthProtocol",
                 "HearthTransport", "HearthService", "FamilyFileYAML",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: fuzzed
@@ -197,8 +191,6 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(

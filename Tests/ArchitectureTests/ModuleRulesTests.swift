@@ -47,6 +47,8 @@ struct ModuleRulesTests {
         #expect(
             allowed["BrokerSQLite", default: []].isSubset(of: ["BrokerCore", "HearthCore", "HearthProtocol", "ZeroMQ"]))
         #expect(!allowed["BrokerPostgres", default: []].contains("FamilyBroker"))
+        // Nor the PostgreSQL store of SQLite's: what both stores write alike is BrokerCore's (`Stored`'s encodings).
+        #expect(!allowed["BrokerPostgres", default: []].contains("BrokerSQLite"))
         let fleetUsers = allowed.filter { $0.value.contains("HearthFleet") }.keys
         #expect(Set(fleetUsers) == ["HearthLoad", "hearth-fleet", "hearth-loadtest"])
         // The test kit's hooks reach the broker through the lab's build only, never the shipped one.
@@ -70,9 +72,22 @@ struct ModuleRulesTests {
         }
     }
 
-    /// The broker's engine core links no store, socket or I/O code, and its SQLite store no PostgreSQL or NIO: with
-    /// the test above, an `import GRDB` (or PostgresNIO, NIO, ZeroMQ) in `Sources/BrokerCore` fails, undeclared, and
-    /// declaring it fails here.
+    /// The other way round: a target declares only what its files import, so Package.swift's lists say what each
+    /// module uses and a build of one product compiles nothing it does not need (a dependency left behind when the
+    /// code that used it moved fails here).
+    @Test func everyDependencyPackageSwiftDeclaresIsImported() throws {
+        let declared = try ModuleRules.declaredDependencies()
+        for module in try ModuleRules.sourceModules() {
+            let imported = Set(try ModuleRules.imports(of: module).map(\.module))
+            for dependency in declared[module, default: []].subtracting(imported).sorted() {
+                Issue.record("\(module) declares \(dependency) in Package.swift, and none of its files imports it")
+            }
+        }
+    }
+
+    /// The broker's engine core links no store, socket or I/O code, its SQLite store no PostgreSQL or NIO, and its
+    /// PostgreSQL store neither SQLite nor the SQLite store: with the test above, an `import GRDB` (or PostgresNIO, NIO,
+    /// ZeroMQ) in `Sources/BrokerCore` fails, undeclared, and declaring it fails here.
     @Test func theBrokerCoreDependsOnNoStoreSocketOrNIO() throws {
         let declared = try ModuleRules.declaredDependencies()
         let service: Set<String> = ["HearthTransport", "HearthService", "FamilyBroker", "ServiceLifecycle"]
@@ -80,6 +95,7 @@ struct ModuleRulesTests {
         let forbidden: [String: Set<String>] = [
             "BrokerCore": service.union(postgres).union(["GRDB", "GRDBSQLite", "ZeroMQ", "CZeroMQ", "BrokerSQLite"]),
             "BrokerSQLite": service.union(postgres),
+            "BrokerPostgres": ["GRDB", "GRDBSQLite", "BrokerSQLite", "FamilyBroker"],
         ]
         for (module, forbidden) in forbidden {
             let dependencies = declared[module]

@@ -1,5 +1,4 @@
 #if PostgreSQL
-import BrokerSQLite
 import BrokerCore
 import Foundation
 import HearthCore
@@ -29,14 +28,14 @@ struct CachedChild: Sendable {
     /// as `HotStatements.PendingQuestion` and the engine's choice among its rows.
     func pendingQuestion(app: BundleID, handlesKey: String, now: Int64) -> Stored.Question? {
         pending.first { stored in
-            stored.asked.appBundleID == app && BrokerStore.handlesKey(stored.asked.question.handles) == handlesKey
-                && stored.asked.question.expirationDate.map { BrokerStore.milliseconds($0) > now } ?? true
+            stored.asked.appBundleID == app && Stored.handlesKey(stored.asked.question.handles) == handlesKey
+                && stored.asked.question.expirationDate.map { Stored.milliseconds($0) > now } ?? true
         }
     }
 
     /// A question stored for the child: counted by the ask limit, and pending unless it was resolved at once.
     mutating func add(_ asked: AskedQuestion, resolution: Resolution?) {
-        askedAt.append(BrokerStore.milliseconds(asked.askedAt))
+        askedAt.append(Stored.milliseconds(asked.askedAt))
         if resolution == nil { pending.append(Stored.Question(asked: asked, resolution: nil)) }
     }
 

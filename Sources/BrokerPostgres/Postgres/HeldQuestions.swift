@@ -1,5 +1,5 @@
+import BrokerCore
 #if PostgreSQL
-import BrokerSQLite
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -34,15 +34,15 @@ struct HeldQuestions {
     mutating func append(_ asked: AskedQuestion, remindAt: Date?) {
         var w = WireWriter()
         w.askedQuestion(asked)
-        let key = BrokerStore.handlesKey(asked.question.handles)
+        let key = Stored.handlesKey(asked.question.handles)
         questions.append(Question(asked: asked, handlesKey: key))
         ids.append(asked.question.id.uuidString)
         children.append(asked.childMemberID)
         keys.append(key)
         encoded.append(ByteBuffer(bytes: w.bytes))
-        expiries.append(asked.question.expirationDate.map(BrokerStore.milliseconds) ?? -1)
-        askedAt.append(BrokerStore.milliseconds(asked.askedAt))
-        reminders.append(remindAt.map(BrokerStore.milliseconds) ?? -1)
+        expiries.append(asked.question.expirationDate.map(Stored.milliseconds) ?? -1)
+        askedAt.append(Stored.milliseconds(asked.askedAt))
+        reminders.append(remindAt.map(Stored.milliseconds) ?? -1)
     }
 
     /// Forgets the questions after the first `count` (those of a command that failed).

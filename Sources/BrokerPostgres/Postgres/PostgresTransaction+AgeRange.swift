@@ -1,5 +1,4 @@
 #if PostgreSQL
-import BrokerSQLite
 import BrokerCore
 import Foundation
 import HearthCore
@@ -8,7 +7,7 @@ import PostgresNIO
 
 /// Declared Age Range: sharing settings, the answer remembered per (member, app), and Ask First prompts.
 extension PostgresTransaction {
-    static func ms(_ date: Date) -> Int64 { BrokerStore.ms(date) }
+    static func ms(_ date: Date) -> Int64 { Stored.roundedMilliseconds(date) }
 
     func ageSharing(of member: MemberID) throws -> AgeSharing? {
         try rows("SELECT setting FROM age_sharing WHERE member_id = \(member)").first

@@ -1,5 +1,5 @@
+import BrokerCore
 #if PostgreSQL
-import BrokerSQLite
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -31,7 +31,7 @@ extension PostgresTransaction {
         let combined = HotStatements.AskReads(
             """
             \(id) \(child) \(Self.milliseconds(since)) \(Int64(limit)) \(handles.map(\.value)) \
-            \(BrokerStore.handlesKey(handles)) \(Self.milliseconds(now))
+            \(Stored.handlesKey(handles)) \(Self.milliseconds(now))
             """)
         // Questions are held only by a partition's owner, whose asks do not come here.
         sendHeldQuestions()
@@ -69,7 +69,7 @@ extension PostgresTransaction {
     static func readPendingQuestion(
         child: MemberID, handles: [CommunicationHandle], now: Date
     ) -> HotStatements.PendingQuestion {
-        .init("\(child) \(BrokerStore.handlesKey(handles)) \(milliseconds(now))")
+        .init("\(child) \(Stored.handlesKey(handles)) \(milliseconds(now))")
     }
 }
 #endif

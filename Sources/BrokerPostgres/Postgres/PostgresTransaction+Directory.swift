@@ -1,5 +1,4 @@
 #if PostgreSQL
-import BrokerSQLite
 import BrokerCore
 import Foundation
 import HearthCore

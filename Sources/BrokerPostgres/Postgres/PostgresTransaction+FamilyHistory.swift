@@ -1,5 +1,5 @@
+import BrokerCore
 #if PostgreSQL
-import BrokerSQLite
 import Foundation
 import HearthCore
 import PostgresNIO
@@ -21,11 +21,11 @@ extension PostgresTransaction {
     func appendHistoryWithoutID(_ entry: HistoryEntry, family: FamilyID) throws {
         held.appendHistory(
             family: family, child: entry.childMemberID, recordedAt: Self.milliseconds(entry.recordedAt),
-            entry: BrokerStore.encodedHistoryBody(entry))
+            entry: Stored.encodedHistoryBody(entry))
     }
 
     private static func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> HotStatements.AppendHistory {
-        let body = BrokerStore.encodedHistoryBody(entry)
+        let body = Stored.encodedHistoryBody(entry)
         return try .init("\(family) \(entry.childMemberID) \(milliseconds(entry.recordedAt)) \(body)")
     }
 
@@ -47,7 +47,7 @@ extension PostgresTransaction {
                 """)
         return try found.map { row in
             let (id, body) = try row.decode((Int64, Data).self)
-            return try BrokerStore.historyEntry(id: id, body: body)
+            return try Stored.historyEntry(id: id, body: body)
         }
     }
 

@@ -1,5 +1,4 @@
 #if PostgreSQL
-import BrokerSQLite
 import BrokerCore
 import Foundation
 import HearthCore
@@ -149,7 +148,7 @@ struct PostgresTransaction: StorageWriter {
         held.unchecked = false
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { BrokerStore.milliseconds(date) }
+    static func milliseconds(_ date: Date) -> Int64 { Stored.milliseconds(date) }
 
     static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
@@ -172,7 +171,7 @@ struct PostgresTransaction: StorageWriter {
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
         if let rows = cachedChild(child) {
-            let key = BrokerStore.handlesKey(handles)
+            let key = Stored.handlesKey(handles)
             guard let found = rows.pendingQuestion(app: app, handlesKey: key, now: Self.milliseconds(now)) else {
                 return nil
             }
@@ -260,7 +259,7 @@ struct PostgresTransaction: StorageWriter {
         let expires = asked.question.expirationDate.map(Self.milliseconds)
         let status: Int32 = resolution == nil ? 0 : 1
         let row: PostgresQuery = try """
-        \(asked.question.id) \(asked.childMemberID) \(BrokerStore.handlesKey(asked.question.handles)) \
+        \(asked.question.id) \(asked.childMemberID) \(Stored.handlesKey(asked.question.handles)) \
         \(Data(w.bytes)) \(expires) \(status) \(resolution.map(Self.encodeResolution)) \
         \(Self.milliseconds(asked.askedAt))
         """
@@ -340,7 +339,7 @@ struct PostgresTransaction: StorageWriter {
         var bytes = 0
         for row in found {
             let (sequence, body) = try row.decode((Int64, Data).self)
-            let (event, size) = BrokerStore.deliverableEvent(member: member, sequence: UInt64(sequence), body: body)
+            let (event, size) = Stored.deliverableEvent(member: member, sequence: UInt64(sequence), body: body)
             bytes += size
             if bytes > Wire.maxReplyBodyBytes, !events.isEmpty { break }
             events.append(event)

@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 import GRDB
 import HearthCore
@@ -32,7 +33,7 @@ final class AskWindows {
 
     /// How many questions `child` asked at or after `since`, counting no further than `limit`.
     func count(child: MemberID, since: Date, upTo limit: Int, in db: Database) throws -> Int {
-        let since = BrokerStore.milliseconds(since)
+        let since = Stored.milliseconds(since)
         if let from, since >= from {
             self.from = since
         } else {
@@ -62,7 +63,7 @@ final class AskWindows {
 
     /// A question stored in the open transaction.
     func added(child: MemberID, at date: Date) {
-        let at = BrokerStore.milliseconds(date)
+        let at = Stored.milliseconds(date)
         // Not loaded yet: a load reads it (and marks it kept). Older than any count may ask about: never counted.
         guard let from, at >= from else {
             undo.append((child, at, false))

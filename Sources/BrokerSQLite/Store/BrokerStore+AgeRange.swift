@@ -41,8 +41,6 @@ extension BrokerStore {
     typealias AgeCacheEntry = Stored.AgeCache
     typealias AgePromptStatus = Stored.PromptStatus
 
-    package static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
     static func ageSharing(of member: MemberID, in db: Database) throws -> AgeSharing? {
         try Int.fetchOne(db, sql: "SELECT setting FROM age_sharing WHERE member_id = ?", arguments: [member])
             .flatMap { AgeSharing(rawValue: UInt8(clamping: $0)) }
@@ -56,7 +54,7 @@ extension BrokerStore {
                 INSERT INTO age_sharing (member_id, setting, set_by, set_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT(member_id) DO UPDATE SET setting = excluded.setting, set_by = excluded.set_by, set_at = excluded.set_at
                 """,
-            arguments: [member, Int(setting.rawValue), by, ms(at)])
+            arguments: [member, Int(setting.rawValue), by, Stored.roundedMilliseconds(at)])
     }
 
     static func ageCache(_ member: MemberID, app: BundleID, in db: Database) throws -> AgeCacheEntry? {
@@ -67,7 +65,7 @@ extension BrokerStore {
     static func ageCacheDue(at now: Date, in db: Database) throws -> [AgeCacheEntry] {
         try Row.fetchAll(
             db, sql: "SELECT * FROM age_cache WHERE next_review <= ? ORDER BY next_review LIMIT 500",
-            arguments: [ms(now)]
+            arguments: [Stored.roundedMilliseconds(now)]
         )
         .map(decodeAgeCache)
     }
@@ -80,7 +78,8 @@ extension BrokerStore {
                 "INSERT OR REPLACE INTO age_cache (member_id, app, first_day, period_day, gates, answer, next_review) VALUES (?, ?, ?, ?, ?, ?, ?)",
             arguments: [
                 entry.memberID, entry.app, entry.firstDay.description, entry.periodDay.description,
-                entry.gates.map(String.init).joined(separator: ","), Data(w.bytes), ms(entry.nextReview),
+                entry.gates.map(String.init).joined(separator: ","), Data(w.bytes),
+                Stored.roundedMilliseconds(entry.nextReview),
             ])
     }
 
@@ -95,7 +94,10 @@ extension BrokerStore {
         w.agePrompt(prompt)
         try db.execute(
             sql: "INSERT INTO age_prompt (id, member_id, app, prompt, expires_at, status) VALUES (?, ?, ?, ?, ?, 0)",
-            arguments: [prompt.id.wireBytes, prompt.memberID, prompt.app, Data(w.bytes), ms(prompt.expiresAt)])
+            arguments: [
+                prompt.id.wireBytes, prompt.memberID, prompt.app, Data(w.bytes),
+                Stored.roundedMilliseconds(prompt.expiresAt),
+            ])
     }
 
     static func agePrompt(_ id: UUID, in db: Database) throws -> (prompt: AgePrompt, status: AgePromptStatus)? {
@@ -112,14 +114,14 @@ extension BrokerStore {
     static func openAgePrompts(_ member: MemberID, app: BundleID, now: Date, in db: Database) throws -> [AgePrompt] {
         try Data.fetchAll(
             db, sql: "SELECT prompt FROM age_prompt WHERE member_id = ? AND app = ? AND status = 0 AND expires_at > ?",
-            arguments: [member, app, ms(now)]
+            arguments: [member, app, Stored.roundedMilliseconds(now)]
         ).map(decodeAgePrompt)
     }
 
     static func expiredAgePrompts(at now: Date, in db: Database) throws -> [AgePrompt] {
         try Data.fetchAll(
             db, sql: "SELECT prompt FROM age_prompt WHERE status = 0 AND expires_at <= ? LIMIT 500",
-            arguments: [ms(now)]
+            arguments: [Stored.roundedMilliseconds(now)]
         )
         .map(decodeAgePrompt)
     }

@@ -76,7 +76,7 @@ extension BrokerStore {
         try db.execute(
             sql:
                 "INSERT OR REPLACE INTO revoked_key (public_key, device_id, member_id, revoked_at) VALUES (?, ?, ?, ?)",
-            arguments: [key, device, member, milliseconds(date)])
+            arguments: [key, device, member, Stored.milliseconds(date)])
     }
 
     static func unrevokeKey(_ key: String, in db: Database) throws {
@@ -177,6 +177,6 @@ extension BrokerStore {
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO passcode (member_id, hash, failures, locked_until) VALUES (?, ?, ?, ?)",
-            arguments: [child, row.hash, row.failures, milliseconds(row.lockedUntil)])
+            arguments: [child, row.hash, row.failures, Stored.milliseconds(row.lockedUntil)])
     }
 }

@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 import GRDB
 import HearthCore
@@ -183,7 +184,7 @@ extension BrokerStore {
         var bytes = 0
         for (sequence, position) in merged(older, recent).prefix(limit) {
             guard let data = try Data.fetchOne(body, arguments: [position]) else { continue }
-            let (event, size) = deliverableEvent(member: member, sequence: sequence, body: data)
+            let (event, size) = Stored.deliverableEvent(member: member, sequence: sequence, body: data)
             bytes += size
             if bytes > Wire.maxReplyBodyBytes, !events.isEmpty { break }
             events.append(event)

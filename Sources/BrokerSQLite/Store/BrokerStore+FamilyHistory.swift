@@ -1,3 +1,4 @@
+import BrokerCore
 package import Foundation
 import GRDB
 package import HearthCore
@@ -61,35 +62,21 @@ extension BrokerStore {
                     """)
         }
     }
-
-    /// A stored entry: the row's id, then the stored fields.
-    package static func historyEntry(id: Int64, body: Data) throws -> HistoryEntry {
-        var reader = WireReader(Array(body))
-        let entry = try reader.historyEntryBody(id: UInt64(id))
-        try reader.finish()
-        return entry
-    }
-
-    package static func encodedHistoryBody(_ entry: HistoryEntry) -> Data {
-        var w = WireWriter()
-        w.historyEntryBody(entry)
-        return Data(w.bytes)
-    }
 }
 
 extension SQLiteTransaction {
     func appendHistory(_ entry: HistoryEntry, family: FamilyID) throws -> UInt64 {
         if let hot { return try hot.appendHistory(entry, family: family, in: db) }
         try db.cachedStatement(sql: WriterStatements.Query.appendHistory.sql).execute(arguments: [
-            family, entry.childMemberID, BrokerStore.milliseconds(entry.recordedAt),
-            BrokerStore.encodedHistoryBody(entry),
+            family, entry.childMemberID, Stored.milliseconds(entry.recordedAt),
+            Stored.encodedHistoryBody(entry),
         ])
         return UInt64(db.lastInsertedRowID)
     }
 
     /// Up to `limit` entries from each part (settled, recent), merged in the query's order.
     func history(of child: MemberID, family: FamilyID, query: HistoryQuery, limit: Int) throws -> [HistoryEntry] {
-        let since = query.since.map(BrokerStore.milliseconds) ?? Int64.min
+        let since = query.since.map(Stored.milliseconds) ?? Int64.min
         let cursor = Int64(clamping: query.cursor)
         let bound = query.newestFirst && cursor == 0 ? Int64.max : cursor
         var rows: [(id: Int64, entry: Data)] = []
@@ -105,7 +92,7 @@ extension SQLiteTransaction {
             while let row = try found.next() { rows.append((row[0], row[1])) }
         }
         rows.sort { query.newestFirst ? $0.id > $1.id : $0.id < $1.id }
-        return try rows.prefix(limit).map { try BrokerStore.historyEntry(id: $0.id, body: $0.entry) }
+        return try rows.prefix(limit).map { try Stored.historyEntry(id: $0.id, body: $0.entry) }
     }
 
     func historyHas(_ id: UInt64, child: MemberID, family: FamilyID) throws -> Bool {

@@ -1,3 +1,4 @@
+import BrokerCore
 import Foundation
 import GRDB
 import HearthCore
@@ -56,7 +57,7 @@ extension BrokerStore {
 
     static func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
         try db.cachedStatement(sql: WriterStatements.Query.scheduleReminder.sql)
-            .execute(arguments: [question.wireBytes, milliseconds(date)])
+            .execute(arguments: [question.wireBytes, Stored.milliseconds(date)])
         guard db.changesCount > 0 else { throw reminderWithoutQuestion(question) }
     }
 
@@ -67,7 +68,7 @@ extension BrokerStore {
                 SELECT id FROM question INDEXED BY question_pending
                 WHERE status = 0 AND remind_at <= ? ORDER BY remind_at, num LIMIT ?
                 """,
-            arguments: [milliseconds(now), limit]
+            arguments: [Stored.milliseconds(now), limit]
         ).compactMap { uuid($0) }
     }
 

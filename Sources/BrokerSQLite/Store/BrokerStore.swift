@@ -201,13 +201,6 @@ public final class BrokerStore: Sendable {
 extension BrokerStore {
     typealias StoredQuestion = Stored.Question
 
-    package static func handlesKey(_ handles: [CommunicationHandle]) -> String {
-        func part(_ handle: CommunicationHandle) -> String { "\(handle.kind.rawValue):\(handle.value)" }
-        // One handle, as an ask usually names: the same key without a set, a sort and a join.
-        if handles.count == 1 { return part(handles[0]) }
-        return Set(handles.map(part)).sorted().joined(separator: "\n")
-    }
-
     static func question(_ id: UUID, in db: Database) throws -> StoredQuestion? {
         guard
             let row = try Row.fetchOne(
@@ -233,9 +226,9 @@ extension BrokerStore {
         var w = WireWriter()
         w.askedQuestion(asked)
         try db.cachedStatement(sql: WriterStatements.Query.insertQuestion.sql).execute(arguments: [
-            asked.question.id.wireBytes, asked.childMemberID, handlesKey(asked.question.handles), Data(w.bytes),
+            asked.question.id.wireBytes, asked.childMemberID, Stored.handlesKey(asked.question.handles), Data(w.bytes),
             asked.question.expirationDate.map { Int64($0.timeIntervalSince1970 * 1000) },
-            resolution == nil ? 0 : 1, resolution.map(encodeResolution), milliseconds(asked.askedAt),
+            resolution == nil ? 0 : 1, resolution.map(encodeResolution), Stored.milliseconds(asked.askedAt),
         ])
     }
 
@@ -265,24 +258,6 @@ extension BrokerStore {
         return added
     }
 
-    package static func deliverableEvent(member: MemberID, sequence: UInt64, body data: Data) -> (Event, Int) {
-        var reader = WireReader(Array(data))
-        do {
-            let stored = try reader.event()
-            guard reader.remaining == 0 else { throw WireError.trailingBytes(count: reader.remaining) }
-            if data.count <= Wire.maxEventBytes { return (stored, data.count) }
-            let (event, body) = stored.deliverable()
-            return (event, body.count)
-        } catch {
-            let reason = "the stored event could not be read: \(error)"
-            let (event, body) = Event.omitted(
-                member: member, sequence: sequence, createdAt: Date(), kind: 0, reason: reason)
-            return (event, body.count)
-        }
-    }
-
-    package static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
-
     /// A question id as stored (16 bytes); nil for anything else.
     static func uuid(_ bytes: Data?) -> UUID? {
         guard let bytes, bytes.count == 16 else { return nil }
@@ -304,7 +279,7 @@ extension BrokerStore {
             db,
             sql:
                 "SELECT asked, resolution FROM question WHERE status = 0 AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
-            arguments: [milliseconds(now), limit]
+            arguments: [Stored.milliseconds(now), limit]
         ).map(decodeQuestion)
     }
 
@@ -314,7 +289,7 @@ extension BrokerStore {
         try Int.fetchOne(
             db,
             sql: "SELECT COUNT(*) FROM (SELECT 1 FROM question WHERE asked_at >= ? AND child_id = ? LIMIT ?)",
-            arguments: [milliseconds(since), child, limit]) ?? 0
+            arguments: [Stored.milliseconds(since), child, limit]) ?? 0
     }
 
     /// Removes approved handles, from whichever part holds each (`BrokerStore+KnownHandles`); returns those that

@@ -133,7 +133,7 @@ struct SQLiteTransaction: StorageWriter {
     func pendingQuestion(
         child: MemberID, app: BundleID, handles: [CommunicationHandle], now: Date
     ) throws -> Stored.Question? {
-        let key = BrokerStore.handlesKey(handles)
+        let key = Stored.handlesKey(handles)
         if let hot { return try hot.pendingQuestion(child: child, app: app, handlesKey: key, now: now, in: db) }
         return try BrokerStore.pendingQuestion(child: child, app: app, handlesKey: key, now: now, in: db)
     }
@@ -169,7 +169,7 @@ struct SQLiteTransaction: StorageWriter {
             if let remindAt { try scheduleReminder(asked.question.id, at: remindAt) }
             return
         }
-        try hot.insert(asked, resolution: nil, remindAt: BrokerStore.milliseconds(remindAt), in: db)
+        try hot.insert(asked, resolution: nil, remindAt: Stored.milliseconds(remindAt), in: db)
     }
 
     func resolve(_ id: UUID, with resolution: Resolution) throws {

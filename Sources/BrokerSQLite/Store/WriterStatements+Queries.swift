@@ -32,7 +32,7 @@ extension WriterStatements {
         try with(.pendingQuestion, db) { query in
             query.bind(1, child)
             query.bind(2, handlesKey)
-            query.bind(3, BrokerStore.milliseconds(now))
+            query.bind(3, Stored.milliseconds(now))
             while try query.step() {
                 guard let asked = query.data(0) else { continue }
                 let question = try BrokerStore.decodeQuestion(asked: asked, resolution: query.data(1))
@@ -53,12 +53,12 @@ extension WriterStatements {
         try execute(remindAt == nil ? .insertQuestion : .insertRemindedQuestion, db) { query in
             query.bind(1, asked.question.id.wireBytes)
             query.bind(2, asked.childMemberID)
-            query.bind(3, BrokerStore.handlesKey(asked.question.handles))
+            query.bind(3, Stored.handlesKey(asked.question.handles))
             query.bind(4, Data(w.bytes))
-            query.bind(5, asked.question.expirationDate.map(BrokerStore.milliseconds))
+            query.bind(5, asked.question.expirationDate.map(Stored.milliseconds))
             query.bind(6, Int64(resolution == nil ? 0 : 1))
             query.bind(7, resolution.map(BrokerStore.encodeResolution))
-            query.bind(8, BrokerStore.milliseconds(asked.askedAt))
+            query.bind(8, Stored.milliseconds(asked.askedAt))
             if let remindAt { query.bind(9, remindAt) }
         }
         askWindows.added(child: asked.childMemberID, at: asked.askedAt)
@@ -186,7 +186,7 @@ extension WriterStatements {
     /// In the question's row, by its number when the writer holds it (then it is stored), without a lookup in the id's
     /// index; and in the writer's memory of the pending reminders.
     func scheduleReminder(_ question: UUID, at date: Date, in db: Database) throws {
-        let at = BrokerStore.milliseconds(date)
+        let at = Stored.milliseconds(date)
         if let entry = questions.entry(question) {
             try execute(.scheduleReminderByNum, db) { query in
                 query.bind(1, entry.num)
@@ -212,12 +212,12 @@ extension WriterStatements {
         try reminders.load(db)
         #if DEBUG
         // Debug builds (the tests) check the memory against the rows.
-        let due = reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
+        let due = reminders.due(at: Stored.milliseconds(now), limit: limit)
         let rows = try BrokerStore.dueReminders(at: now, limit: limit, in: db)
         assert(due == rows, "the writer's memory of the due reminders is not the rows'")
         return due
         #else
-        return reminders.due(at: BrokerStore.milliseconds(now), limit: limit)
+        return reminders.due(at: Stored.milliseconds(now), limit: limit)
         #endif
     }
 
@@ -233,8 +233,8 @@ extension WriterStatements {
         try execute(.appendHistory, db) { query in
             query.bind(1, family)
             query.bind(2, entry.childMemberID)
-            query.bind(3, BrokerStore.milliseconds(entry.recordedAt))
-            query.bind(4, BrokerStore.encodedHistoryBody(entry))
+            query.bind(3, Stored.milliseconds(entry.recordedAt))
+            query.bind(4, Stored.encodedHistoryBody(entry))
         }
         unsettledHistory.added()
         return UInt64(lastInsertedRowID)

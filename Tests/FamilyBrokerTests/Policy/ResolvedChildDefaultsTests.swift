@@ -51,8 +51,8 @@ struct ResolvedChildDefaultsTests {
             CommunicationHandle(value: "", kind: .custom),
         ] {
             let general = Set(["\(handle.kind.rawValue):\(handle.value)"]).sorted().joined(separator: "\n")
-            #expect(BrokerStore.handlesKey([handle]) == general)
-            #expect(BrokerStore.handlesKey([handle, handle]) == general)
+            #expect(Stored.handlesKey([handle]) == general)
+            #expect(Stored.handlesKey([handle, handle]) == general)
         }
     }
 }

@@ -41,7 +41,7 @@ struct PendingRemindersTests {
             { tx in
                 // The transaction holds the writer's memory: reached through it, as the engine's statements are.
                 let reminders = (tx as! SQLiteTransaction).hot!.reminders
-                return reminders.count == nil ? nil : reminders.due(at: BrokerStore.milliseconds(date), limit: 100)
+                return reminders.count == nil ? nil : reminders.due(at: Stored.milliseconds(date), limit: 100)
             }, committed: { _ in })
     }
 
@@ -188,7 +188,7 @@ struct PendingRemindersTests {
                             SELECT num, ? FROM question WHERE id = ?
                             """,
                         arguments: [
-                            BrokerStore.milliseconds(Self.now) + Int64(minute) * 60_000, question.question.id.wireBytes,
+                            Stored.milliseconds(Self.now) + Int64(minute) * 60_000, question.question.id.wireBytes,
                         ])
                 }
             }

@@ -102,7 +102,7 @@ struct QuestionLayoutTests {
                 for (id, minute) in [(ids[2], 1), (stray, 2), (ids[0], 3), (ids[3], 4)] {
                     try db.execute(
                         sql: "INSERT INTO question_reminder (question_id, remind_at) VALUES (?, ?)",
-                        arguments: [id.wireBytes, BrokerStore.milliseconds(askedAt) + Int64(minute) * 60_000])
+                        arguments: [id.wireBytes, Stored.milliseconds(askedAt) + Int64(minute) * 60_000])
                 }
             }
             try queue.close()
