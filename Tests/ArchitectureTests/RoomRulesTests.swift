@@ -20,6 +20,13 @@ struct RoomRulesTests {
         #expect(strays.isEmpty, "\(strays.sorted().joined(separator: "\n"))")
     }
 
+    /// The rows hold the direction the doc states: the service composes the sockets, which name nothing of it.
+    @Test func theSocketsTalkToNoServiceRoom() throws {
+        let allowed = try RoomRules.fromArchitecture().allowed
+        #expect(allowed["Service"]?.contains("Sockets") == true)
+        #expect(allowed["Sockets"]?.contains("Service") == false)
+    }
+
     @Test func everyFolderOfTheBrokerHasARowAndNoNameIsTwice() throws {
         let rows = Set(try RoomRules.fromArchitecture().allowed.keys)
         let folders = try RoomRules.folders().map(\.room)

@@ -38,9 +38,10 @@ extension FamilyBrokerService {
             cutOff: options.hostileCutOff)
         let subscribed = SubscribedMembers()
         let metrics = BrokerMetrics()
-        let hostile = HostilePeers(book: gate.cutOff, metrics: metrics, logger: logger)
+        let hostile = HostilePeers(book: gate.cutOff, counted: metrics.recordHostile(onEvents:), logger: logger)
         let sockets = try await BrokerSockets.open(
-            options: options, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed, hostile: hostile,
+            options: options.sockets, keys: keys, gate: gate, sequences: sequences, subscribed: subscribed,
+            hostile: hostile,
             logger: logger)
         logger.debug("start-up: sockets bound")
         #if PostgreSQL

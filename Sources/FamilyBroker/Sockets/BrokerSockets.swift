@@ -23,11 +23,11 @@ struct BrokerSockets: Sendable {
     let ingress: String
     let egress: String
     let keys: CurveKeyPair
-    let options: BrokerOptions
+    let options: SocketOptions
 
     /// Binds every socket and starts the loop.
     static func open(
-        options: BrokerOptions, keys: CurveKeyPair, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
+        options: SocketOptions, keys: CurveKeyPair, gate: Gate, sequences: SequenceBook, subscribed: SubscribedMembers,
         hostile: HostilePeers, logger: Logger
     ) async throws -> BrokerSockets {
         let loop = try SocketLoop(
@@ -169,7 +169,7 @@ struct BrokerSockets: Sendable {
     static let egressMaxMessageSize: Int64 = 128 * 1024
 
     static func configureIngress(
-        _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
+        _ socket: ZMQSocket, keys: CurveKeyPair, options: SocketOptions, endpoint: String
     ) throws {
         try secure(socket, keys: keys)
         try socket.setSendHighWaterMark(10_000)
@@ -181,7 +181,7 @@ struct BrokerSockets: Sendable {
     }
 
     static func configureEgress(
-        _ socket: ZMQSocket, keys: CurveKeyPair, options: BrokerOptions, endpoint: String
+        _ socket: ZMQSocket, keys: CurveKeyPair, options: SocketOptions, endpoint: String
     ) throws {
         try secure(socket, keys: keys)
         try socket.setSendHighWaterMark(options.subscriberHighWaterMark)

@@ -8,14 +8,15 @@ import ZeroMQ
 /// revoking), and it is counted and logged once per cut-off. Memory libzmq held for it is handed back to the system.
 struct HostilePeers: Sendable {
     let book: CutOffBook
-    let metrics: BrokerMetrics
+    /// Counts a cut-off (the service's metrics), on the events socket or the commands one.
+    let counted: @Sendable (_ onEvents: Bool) -> Void
     let logger: Logger
 
     /// Cuts `device` off for `reason`; false if it already was (counted and logged then).
     @discardableResult
     func cutOff(_ device: DeviceID, reason: String, onEvents: Bool) -> Bool {
         guard book.cutOff(device) else { return false }
-        metrics.recordHostile(onEvents: onEvents)
+        counted(onEvents)
         logger.warning(
             "cut off a hostile device",
             metadata: [

@@ -1,0 +1,8 @@
+extension BrokerOptions {
+    /// The part of these options the sockets read.
+    var sockets: SocketOptions {
+        SocketOptions(
+            ingress: ingress, egress: egress, adminSocket: adminSocket, subscriberHighWaterMark: subscriberHighWaterMark
+        )
+    }
+}
