@@ -2,8 +2,9 @@
 import PackageDescription
 
 /// `deploy/fuzz` (HEARTH_FUZZ=1, docs/RELIABILITY.md) builds the fuzz package, Fuzz/Package.swift, which depends on
-/// this one by path: the code its targets test gets libFuzzer's coverage and AddressSanitizer. Set per target, not
-/// with `-Xswiftc`, so that the packages below (GRDB, NIO, postgres-nio) are not instrumented too.
+/// this one by path: the code its targets test (HearthCore, HearthProtocol, BrokerCore, BrokerSQLite) gets libFuzzer's
+/// coverage and AddressSanitizer. Set per target, not with `-Xswiftc`, so that the packages below (GRDB, NIO,
+/// postgres-nio) are not instrumented too.
 let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
 let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
 
@@ -137,7 +138,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: fuzzed
         ),
         .target(
             name: "FamilyBroker",
@@ -149,7 +149,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: fuzzed
         ),
         .target(
             name: "DeviceRuntime",

@@ -5,7 +5,7 @@ import PackageDescription
 /// The libFuzzer targets (docs/RELIABILITY.md), a package of their own so that the root package, what ships, does not
 /// build them. `deploy/fuzz codec|broker` builds them with `HEARTH_FUZZ=1`: this manifest then compiles them with
 /// `-sanitize=fuzzer,address` and their `main` runs libFuzzer's driver, and the root manifest instruments the modules
-/// they test (HearthCore, HearthProtocol, BrokerCore, FamilyBroker) the same way. Built plainly they replay files:
+/// they test (HearthCore, HearthProtocol, BrokerCore, BrokerSQLite) the same way. Built plainly they replay files:
 /// `deploy/fuzz replay`, or `.build/fuzz-replay/debug/CodecFuzzer CRASH-FILE` in a debugger.
 let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
 let fuzzEntry: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("HEARTH_FUZZ")] : []
@@ -42,10 +42,8 @@ let package = Package(
                 "FuzzSupport",
                 .product(name: "BrokerCore", package: hearth),
                 .product(name: "BrokerSQLite", package: hearth),
-                .product(name: "FamilyBroker", package: hearth),
                 .product(name: "HearthProtocol", package: hearth),
                 .product(name: "HearthCore", package: hearth),
-                .product(name: "ZeroMQ", package: hearth),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: fuzzEntry, linkerSettings: fuzzLink

@@ -1,6 +1,5 @@
 import BrokerCore
 import BrokerSQLite
-import FamilyBroker
 import Foundation
 import FuzzSupport
 import HearthCore

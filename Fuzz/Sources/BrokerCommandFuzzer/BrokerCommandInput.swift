@@ -1,4 +1,4 @@
-import FamilyBroker
+import BrokerCore
 import Foundation
 
 /// How the broker fuzzer reads an input: up to 16 records, each `[device: u8][length: u16, big-endian][frame]`, run as

@@ -1,9 +1,7 @@
 import BrokerCore
-import FamilyBroker
 import Foundation
 import HearthCore
 import HearthProtocol
-import ZeroMQ
 
 /// The families the broker fuzzer's engine knows. Its ids are those of the protocol's golden fixtures ("kid-1",
 /// "mum", "mum.phone", "kid-1.tablet"), so the seed corpus names real members and devices.
@@ -14,13 +12,20 @@ enum FuzzFamily {
         "nora.tablet", nil,
     ]
 
+    /// A device's enrolled key: the directory needs a distinct, valid Z85 CURVE public key per device, and nothing
+    /// here speaks CURVE, so a fixed one per device (its place in `devices`) does, without ZeroMQ's key generator.
+    static func key(of device: DeviceID) -> String {
+        let place = devices.firstIndex(of: device) ?? devices.count
+        return String(repeating: "0", count: 38) + (place < 10 ? "0" : "") + String(place)
+    }
+
     static func directory() throws -> Directory {
         func member(
             _ id: MemberID, _ role: String, device: DeviceID, birthDate: String? = nil
         ) throws -> FamilyFile.Member {
             FamilyFile.Member(
                 id: id, role: role, birthDate: birthDate, region: "US",
-                devices: [FamilyFile.Device(id: device, publicKey: try CurveKeyPair.generate().publicKey)])
+                devices: [FamilyFile.Device(id: device, publicKey: key(of: device))])
         }
         let file = FamilyFile(
             families: [

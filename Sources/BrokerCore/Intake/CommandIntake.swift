@@ -1,4 +1,3 @@
-public import BrokerCore
 import Foundation
 import HearthCore
 import HearthProtocol
@@ -29,7 +28,7 @@ public struct CommandIntake: Sendable {
         self.init(engine: engine, singleEventMembers: SingleEventMembers(), deviceVersions: DeviceVersions())
     }
 
-    init(engine: BrokerEngine, singleEventMembers: SingleEventMembers, deviceVersions: DeviceVersions) {
+    package init(engine: BrokerEngine, singleEventMembers: SingleEventMembers, deviceVersions: DeviceVersions) {
         self.engine = engine
         self.singleEventMembers = singleEventMembers
         self.deviceVersions = deviceVersions

@@ -6,6 +6,11 @@ extension BrokerFrames {
     package struct Publication: Sendable {
         package var member: MemberID
         package var frame: [UInt8]
+
+        package init(member: MemberID, frame: [UInt8]) {
+            self.member = member
+            self.frame = frame
+        }
     }
 
     /// The frames publishing what one commit stored (`frames[i]` is `events[i]`'s `event` frame): each member's

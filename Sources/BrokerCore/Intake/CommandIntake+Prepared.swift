@@ -1,4 +1,3 @@
-import BrokerCore
 import HearthProtocol
 
 extension CommandIntake {
@@ -6,18 +5,18 @@ extension CommandIntake {
     /// commits the one before, so decoding and checking are off the path every command waits on.
     public struct Prepared: Sendable {
         /// The commands as read, in order.
-        var inbound: [Inbound] = []
+        package var inbound: [Inbound] = []
         /// Each command's answer when it was refused before the writer (nil: it is in `requests`).
         var outcomes: [CommandOutcome?] = []
-        var requestIDs: [UInt64] = []
+        package var requestIDs: [UInt64] = []
         /// The commands for the writer, and each one's index in `inbound`.
-        var requests: [BrokerRequest] = []
+        package var requests: [BrokerRequest] = []
         var positions: [Int] = []
         /// The directory's generation the commands were checked against; nil when parts were checked against
         /// different ones.
         var generation: UInt64?
         /// Passcode work done beside the pipeline (`PasscodeLane`), by index in `inbound`.
-        var hashed: [Int: PasscodeWork.Prepared] = [:]
+        package var hashed: [Int: PasscodeWork.Prepared] = [:]
 
         /// Commands in the batch.
         public var count: Int { inbound.count }
@@ -48,7 +47,7 @@ extension CommandIntake {
 
         /// Takes the commands that may need a passcode hashed out of the batch, each as a batch of its own, so that
         /// the rest goes to the writer at once while they are hashed (`PasscodeLane`).
-        mutating func removePasscodeCommands() -> [Prepared] {
+        package mutating func removePasscodeCommands() -> [Prepared] {
             let taken = requests.indices.filter { PasscodeWork.mayHash(requests[$0].command) }
             guard !taken.isEmpty else { return [] }
             let singles = taken.map { index in

@@ -1,4 +1,3 @@
-import BrokerCore
 import HearthCore
 import HearthProtocol
 

@@ -1,4 +1,4 @@
-import HearthCore
+package import HearthCore
 import HearthProtocol
 
 extension BrokerFrames {
@@ -8,7 +8,7 @@ extension BrokerFrames {
     /// version since the broker started (`readers(version, members)`, asked once per version with every member
     /// concerned), since a topic's frames reach every device of its member; the others get what a version 1 peer
     /// reads (`Event.forPeer`). The log keeps the event whole, and a sync's reply is cut to its own peer's version.
-    static func forReaders(
+    package static func forReaders(
         events: [Event], frames: [[UInt8]], readers: (UInt8, Set<MemberID>) -> Set<MemberID>
     ) -> [[UInt8]] {
         let later = Dictionary(

@@ -1,6 +1,5 @@
-public import BrokerCore
 import Foundation
-import HearthCore
+package import HearthCore
 public import HearthProtocol
 
 /// The one place the broker meets the wire: device frames become `BrokerCommand`s, and replies, events and
@@ -61,20 +60,20 @@ public enum BrokerFrames {
     }
 
     /// An error reply to a frame that never became a command, addressed by the request id in its header if intact.
-    static func error(_ error: ErrorReply, answering frame: [UInt8]) -> [UInt8] {
+    package static func error(_ error: ErrorReply, answering frame: [UInt8]) -> [UInt8] {
         MessageCodec.encode(.error(error), requestID: MessageCodec.peekRequestID(frame))
     }
 
     /// The admin socket's reply (`adminResult` or `error`) to request `requestID`.
-    static func admin(_ reply: Message, requestID: UInt64) -> [UInt8] {
+    package static func admin(_ reply: Message, requestID: UInt64) -> [UInt8] {
         MessageCodec.encode(reply, requestID: requestID)
     }
 
     /// A heartbeat carrying a member's head.
-    static func heartbeat(head: UInt64) -> [UInt8] { MessageCodec.encode(.heartbeat(head: head)) }
+    package static func heartbeat(head: UInt64) -> [UInt8] { MessageCodec.encode(.heartbeat(head: head)) }
 
     /// The pub/sub topic of a member's events and heartbeats.
-    static func topic(of member: MemberID) -> [UInt8] { Wire.topic(for: member) }
+    package static func topic(of member: MemberID) -> [UInt8] { Wire.topic(for: member) }
 
     private static func message(_ reply: BrokerReply, peerVersion: UInt8) -> Message {
         switch reply {

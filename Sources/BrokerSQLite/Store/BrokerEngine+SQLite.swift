@@ -1,5 +1,4 @@
 public import BrokerCore
-public import BrokerSQLite
 public import Foundation
 public import Logging
 
