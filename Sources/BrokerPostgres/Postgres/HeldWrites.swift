@@ -25,7 +25,7 @@ import PostgresNIO
 ///   again with savepoints, where each command waits for its own).
 ///
 /// Not `Sendable`: each write transaction makes its own and reaches it only through its `PostgresTransaction`, so the
-/// compiler refuses to let it leave the thread that runs that transaction (no lock: it is touched on every statement).
+/// compiler refuses any use of it from two threads at once, with no lock (it is touched on every statement).
 final class HeldWrites {
     /// Events appended and not sent yet, as rows of `event`.
     var members: [String] = []
