@@ -24,8 +24,9 @@ import PostgresNIO
 ///   command's, or the commit's `settle`) checks them, and a failure among them is `SavepointNeeded` (the batch runs
 ///   again with savepoints, where each command waits for its own).
 ///
-/// Only touched on the writer's queue, from the one transaction that made it.
-final class HeldWrites: @unchecked Sendable {
+/// Not `Sendable`: each write transaction makes its own and reaches it only through its `PostgresTransaction`, so the
+/// compiler refuses any use of it from two threads at once, with no lock (it is touched on every statement).
+final class HeldWrites {
     /// Events appended and not sent yet, as rows of `event`.
     var members: [String] = []
     var sequences: [Int64] = []

@@ -4,13 +4,14 @@ import Dispatch
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// One connection to the server, used only from a serial queue of its own (a Dispatch thread, never the cooperative
 /// pool): every call blocks that thread on postgres-nio's futures, so the store's synchronous protocol can run on
 /// it. The connection is opened on first use and again after it was lost; while the server cannot be reached, calls
 /// throw `StoreUnavailable`. Every statement is bounded by `statementTimeout`: past it, the connection is closed and
 /// the call throws `StoreUnavailable`, so that a server gone silent (a partition, a frozen host) cannot hold the queue.
-final class PostgresSession: @unchecked Sendable {
+final class PostgresSession: Sendable {
     /// The deadline of the statements run now on this thread: the session's, bound while a body runs on its queue.
     @TaskLocal static var statementTimeout: Duration = PostgresStore.defaultStatementTimeout
 
@@ -22,14 +23,23 @@ final class PostgresSession: @unchecked Sendable {
     private let setUp: [String]
     /// How long a statement may go unanswered before the connection is closed.
     let statementTimeout: Duration
-    /// Only touched on `queue`.
-    private var connection: PostgresConnection?
-    /// Prepared on every new connection (`prepare(_:)`); only touched on `queue`.
-    private var hot: [any HotStatement.Type] = []
+    /// The queue orders every use of the connection; the lock is what lets the compiler see that no two threads touch
+    /// its state at once. Never contended (only the queue takes it), held for no I/O, taken a few times per
+    /// transaction and never per statement.
+    private let link = Mutex(Link())
+
+    /// The connection and what every new one gets.
+    private struct Link {
+        var connection: PostgresConnection?
+        /// Prepared on every new connection (`prepare(_:)`).
+        var hot: [any HotStatement.Type] = []
+        /// See `PostgresSession.incarnation`.
+        var incarnation: String?
+    }
+
     /// Which run of which server the connection reached: its postmaster's start time, read once per connection (nil
     /// when it could not be read). A promoted standby, or the server restarted after a crash, has another one.
-    /// Only touched on `queue`.
-    private(set) var incarnation: String?
+    var incarnation: String? { link.withLock { $0.incarnation } }
 
     init(
         name: String, url: PostgresURL, password: String, setUp: [String] = [],
@@ -64,10 +74,7 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Closes the connection (it opens again on the next call). Asynchronous: safe from the queue itself.
     func close() {
-        queue.async {
-            try? self.connection?.close().wait()
-            self.connection = nil
-        }
+        queue.async { self.dropConnection() }
     }
 
     /// From now on, prepares `statements` on every new connection before its first use, and on the open one now (once
@@ -76,8 +83,11 @@ final class PostgresSession: @unchecked Sendable {
     /// and out of order with the statements sent after it while it is prepared.
     func prepare(_ statements: [any HotStatement.Type]) throws {
         try queue.sync {
-            hot = statements
-            guard let connection, !connection.isClosed else { return }
+            let open = link.withLock { link in
+                link.hot = statements
+                return link.connection
+            }
+            guard let connection = open, !connection.isClosed else { return }
             do {
                 try Self.$statementTimeout.withValue(statementTimeout) {
                     try Self.prepare(statements, on: connection, logger: logger)
@@ -109,8 +119,12 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Forgets the connection after it was lost; only on the queue, from a running body.
     func dropConnection() {
-        try? connection?.close().wait()
-        connection = nil
+        dispatchPrecondition(condition: .onQueue(queue))
+        let dropped = link.withLock { link in
+            defer { link.connection = nil }
+            return link.connection
+        }
+        try? dropped?.close().wait()
     }
 
     private func onQueue<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
@@ -126,15 +140,21 @@ final class PostgresSession: @unchecked Sendable {
             try? connection.close().wait()
             // The body may have reconnected since (settling a commit whose reply was lost opens a new connection):
             // that one is open and stays. Released open, postgres-nio's debug assertion would stop the broker.
-            if self.connection === connection { self.connection = nil }
+            link.withLock { if $0.connection === connection { $0.connection = nil } }
             throw StoreUnavailable(description: "lost the connection to \(url): \(Self.reason(error))")
         }
     }
 
     /// The open connection, or a new one; only on the queue, from a running body.
     func connected() throws -> PostgresConnection {
-        if let connection, !connection.isClosed { return connection }
-        connection = nil
+        // The lock orders memory; this checks the order the queue gives, which a call from elsewhere would break.
+        dispatchPrecondition(condition: .onQueue(queue))
+        let (open, hot) = link.withLock { link -> (PostgresConnection?, [any HotStatement.Type]) in
+            if let connection = link.connection, !connection.isClosed { return (connection, []) }
+            link.connection = nil
+            return (nil, link.hot)
+        }
+        if let open { return open }
         let opened: PostgresConnection
         do {
             opened = try PostgresConnection.open(url: url, password: password, id: 1, logger: logger).wait()
@@ -144,14 +164,17 @@ final class PostgresSession: @unchecked Sendable {
         do {
             for sql in setUp { _ = try opened.result(of: PostgresQuery(unsafeSQL: sql), logger: logger) }
             try Self.prepare(hot, on: opened, logger: logger)
-            incarnation =
-                try? opened.result(of: "SELECT pg_postmaster_start_time()::text", logger: logger).rows.first?
-                .decode(String.self)
         } catch {
             try? opened.close().wait()
             throw StoreUnavailable(description: "cannot set up the connection to \(url): \(Self.reason(error))")
         }
-        connection = opened
+        let incarnation =
+            try? opened.result(of: "SELECT pg_postmaster_start_time()::text", logger: logger).rows.first?
+            .decode(String.self)
+        link.withLock { link in
+            link.connection = opened
+            link.incarnation = incarnation
+        }
         return opened
     }
 

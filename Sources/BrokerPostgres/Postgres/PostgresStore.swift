@@ -146,9 +146,8 @@ extension PostgresStore: BrokerStorage {
                 cache.forget()
                 // Committed or not: only the server knows. Ask it again on a new connection (now, or before the
                 // next transaction), and run `committed` then if it did commit.
-                unsettled.pending = UnsettledCommit.Pending(xid: xid, incarnation: session.incarnation) {
-                    committed(result)
-                }
+                unsettled.hold(
+                    UnsettledCommit.Pending(xid: xid, incarnation: session.incarnation) { committed(result) })
                 session.dropConnection()
                 if (try? unsettled.settle(session: session, logger: logger)) == true { return result }
                 let reason = PostgresSession.reason(error)

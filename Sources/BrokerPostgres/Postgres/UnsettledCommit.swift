@@ -14,27 +14,33 @@ import Synchronization
 /// never stored). A commit sent to another incarnation of the server is therefore in doubt: its hook never runs and
 /// `inDoubt` is called, for the broker to drop what it holds in memory and read it again from the database.
 ///
-/// Only touched on the writer's queue, but for `inDoubt`.
-final class UnsettledCommit: @unchecked Sendable {
-    struct Pending {
+/// Held by the store for the writer's queue, which alone settles it, while the cluster sets `inDoubt` from elsewhere:
+/// each is behind a lock, taken once per transaction (a check that no commit is pending) and never per statement.
+final class UnsettledCommit: Sendable {
+    struct Pending: Sendable {
         var xid: Int64
         /// The server's incarnation (`PostgresSession.incarnation`) the transaction was sent to.
         var incarnation: String?
-        var committed: () -> Void
+        var committed: @Sendable () -> Void
     }
 
-    var pending: Pending?
+    private let pending = Mutex<Pending?>(nil)
     /// Called on the writer's queue when a pending commit's outcome cannot be known.
     let inDoubt = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Remembers a commit whose reply was lost, to settle before the next transaction (or now, `settle`).
+    func hold(_ commit: Pending) {
+        pending.withLock { $0 = commit }
+    }
 
     /// Settles the pending commit, if any: true when it had committed (its hook has run). Throws while the server
     /// cannot say (unreachable, or the transaction still in progress), keeping it pending, and once when the server
     /// was replaced or restarted since (`inDoubt` has been called; the commit is forgotten).
     func settle(session: PostgresSession, logger: Logger) throws -> Bool {
-        guard let pending else { return false }
+        guard let pending = pending.withLock({ $0 }) else { return false }
         let connection = try session.connected()
         guard pending.incarnation == nil || session.incarnation == pending.incarnation else {
-            self.pending = nil
+            self.pending.withLock { $0 = nil }
             logger.error(
                 "a commit whose reply was lost went to a server since restarted or replaced: its outcome is unknown",
                 metadata: [
@@ -49,7 +55,7 @@ final class UnsettledCommit: @unchecked Sendable {
             .first?.decode(String?.self) ?? nil
         switch status {
         case "committed":
-            self.pending = nil
+            self.pending.withLock { $0 = nil }
             logger.notice("a commit whose reply was lost had committed", metadata: ["xid": "\(pending.xid)"])
             pending.committed()
             return true
@@ -57,7 +63,7 @@ final class UnsettledCommit: @unchecked Sendable {
             throw StoreUnavailable(description: "a transaction whose commit reply was lost is still in progress")
         default:
             // Aborted, or too old for the server to know (it cannot be: it is the last one of this broker).
-            self.pending = nil
+            self.pending.withLock { $0 = nil }
             return false
         }
     }
