@@ -71,7 +71,7 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "HearthCore"]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "HearthCore", swiftSettings: fuzzed),
         .target(name: "HearthProtocol", dependencies: ["HearthCore"], swiftSettings: fuzzed),
@@ -114,12 +114,11 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
-        // The broker's SQLite store (GRDB), the default: the engine's store seam on one file. ZeroMQ for its writer
-        // thread's name only (`ThreadName`).
+        // The broker's SQLite store (GRDB), the default: the engine's store seam on one file.
         .target(
             name: "BrokerSQLite",
             dependencies: [
-                "BrokerCore", "HearthCore", "HearthProtocol", "ZeroMQ",
+                "BrokerCore", "HearthCore", "HearthProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
