@@ -59,27 +59,31 @@ struct ModuleRulesTests {
             ]))
     }
 
-    /// An import works because Package.swift makes its module a dependency of the target, not because another
-    /// dependency brings it into the build.
-    @Test func everyImportInSourcesIsADependencyPackageSwiftDeclares() throws {
-        let declared = try ModuleRules.declaredDependencies()
-        for module in try ModuleRules.sourceModules() {
-            let allowed = declared[module, default: []].union(ModuleRules.systemModules).union([module])
-            for (imported, file) in try ModuleRules.imports(of: module) where !allowed.contains(imported) {
-                Issue.record("\(file) imports \(imported), which is not a dependency of \(module) in Package.swift")
+    /// An import works because its manifest makes its module a dependency of the target, not because another
+    /// dependency brings it into the build: in `Sources/`, and in the test targets of both manifests that compile
+    /// `Tests/` (the root's, and the unit tier's, where a suite's build holds only what it declares).
+    @Test func everyImportIsADependencyItsManifestDeclares() throws {
+        let targets = try ModuleRules.checkedTargets()
+        #expect(targets.contains { $0.manifest == "Tests/Package.swift" }, "the unit tier's manifest was read")
+        for target in targets {
+            let allowed = target.declared.union(ModuleRules.systemModules).union(ModuleRules.testModules)
+                .union([target.name])
+            for (imported, file) in try ModuleRules.imports(inFolder: target.folder) where !allowed.contains(imported) {
+                Issue.record(
+                    "\(file) imports \(imported), which is not a dependency of \(target.name) in \(target.manifest)")
             }
         }
     }
 
-    /// The other way round: a target declares only what its files import, so Package.swift's lists say what each
-    /// module uses and a build of one product compiles nothing it does not need (a dependency left behind when the
-    /// code that used it moved fails here).
-    @Test func everyDependencyPackageSwiftDeclaresIsImported() throws {
-        let declared = try ModuleRules.declaredDependencies()
-        for module in try ModuleRules.sourceModules() {
-            let imported = Set(try ModuleRules.imports(of: module).map(\.module))
-            for dependency in declared[module, default: []].subtracting(imported).sorted() {
-                Issue.record("\(module) declares \(dependency) in Package.swift, and none of its files imports it")
+    /// The other way round: a target declares only what its files import (or, for a test target, an executable it
+    /// starts), so a manifest's lists say what each module uses and a build of one product compiles nothing it does
+    /// not need (a dependency left behind when the code that used it moved fails here).
+    @Test func everyDependencyItsManifestDeclaresIsImported() throws {
+        for target in try ModuleRules.checkedTargets() {
+            let imported = Set(try ModuleRules.imports(inFolder: target.folder).map(\.module))
+            for dependency in target.declared.subtracting(imported).subtracting(target.executables).sorted() {
+                Issue.record(
+                    "\(target.name) declares \(dependency) in \(target.manifest), and none of its files imports it")
             }
         }
     }
@@ -111,5 +115,7 @@ struct ModuleRulesTests {
         #expect(ModuleRules.importedModule("@preconcurrency internal import GRDB") == "GRDB")
         #expect(ModuleRules.importedModule("// import FamilyBroker") == nil)
         #expect(ModuleRules.importedModule("let imported = 1") == nil)
+        // Python in a test's string literal.
+        #expect(ModuleRules.importedModule("    import os, pty, select, sys, time") == nil)
     }
 }
