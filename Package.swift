@@ -21,6 +21,7 @@ let package = Package(
         // modules from outside; not an API for users.
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthProtocol", targets: ["HearthProtocol"]),
+        .library(name: "HearthTransport", targets: ["HearthTransport"]),
         .library(name: "BrokerCore", targets: ["BrokerCore"]),
         .library(name: "BrokerSQLite", targets: ["BrokerSQLite"]),
         .library(name: "BrokerPostgres", targets: ["BrokerPostgres"]),
@@ -71,7 +72,7 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "HearthCore"]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "HearthCore", swiftSettings: fuzzed),
         .target(name: "HearthProtocol", dependencies: ["HearthCore"], swiftSettings: fuzzed),
@@ -114,12 +115,11 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
-        // The broker's SQLite store (GRDB), the default: the engine's store seam on one file. ZeroMQ for its writer
-        // thread's name only (`ThreadName`).
+        // The broker's SQLite store (GRDB), the default: the engine's store seam on one file.
         .target(
             name: "BrokerSQLite",
             dependencies: [
-                "BrokerCore", "HearthCore", "HearthProtocol", "ZeroMQ",
+                "BrokerCore", "HearthCore", "HearthProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,16 +273,30 @@ let package = Package(
             name: "FamilyBrokerTests",
             dependencies: [
                 "BrokerCore", "BrokerSQLite", "BrokerPostgres", "FamilyBroker", "HearthService", "ZeroMQ", "HearthLab",
-                "FamilyFileYAML",
+                "FamilyFileYAML", "HearthCore", "HearthProtocol",
                 // The PostgreSQL store's tests run on a throwaway server (HearthLab's `PostgresServer`), not a fleet.
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "PermissionKitTests", dependencies: ["PermissionKit"]),
-        .testTarget(name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "ZeroMQ"]),
-        .testTarget(name: "HearthServiceTests", dependencies: ["HearthService"]),
+        .testTarget(
+            name: "PermissionKitTests",
+            dependencies: ["PermissionKit", "HearthCore", "HearthProtocol", "HearthTransport", "ZeroMQ"]
+        ),
+        .testTarget(
+            name: "DeclaredAgeRangeTests", dependencies: ["DeclaredAgeRange", "HearthProtocol", "HearthTransport"]),
+        .testTarget(
+            name: "HearthServiceTests",
+            dependencies: [
+                "HearthService", "HearthCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "DeviceRuntimeTests",
             dependencies: [
@@ -296,15 +310,16 @@ let package = Package(
         .testTarget(
             name: "AppleAPITests",
             dependencies: [
-                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService",
-                "family-broker-lab", "child-device", "parent-device",
+                "PermissionKit", "DeclaredAgeRange", "HearthFleet", "HearthClient", "HearthService", "HearthCore",
+                "HearthProtocol", "family-broker-lab", "child-device", "parent-device",
             ]
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "HearthFleet", "PermissionKit", "DeclaredAgeRange", "ParentKit", "ZeroMQ", "HearthService",
-                "DeviceRuntime", "family-broker", "family-broker-lab", "child-device", "parent-device", "hearthctl",
+                "DeviceRuntime", "FamilyBroker", "HearthClient", "HearthCore", "HearthProtocol", "HearthTransport",
+                "family-broker", "family-broker-lab", "child-device", "parent-device", "hearthctl",
                 "hearth-loadtest",
                 "hearth-fleet", "HearthLoad",
                 // Read-only look at the broker's database: hostile input must leave it unchanged.

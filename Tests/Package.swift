@@ -22,6 +22,8 @@ let package = Package(
         .package(path: ".."),
         // The same versions the root resolves: this package's dependencies are the root's.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
@@ -39,20 +41,38 @@ let package = Package(
             dependencies: [
                 root("BrokerCore"), root("BrokerSQLite"), root("BrokerPostgres"), root("FamilyBroker"),
                 root("HearthService"), root("ZeroMQ"), root("HearthLab"),
-                root("FamilyFileYAML"),
+                root("FamilyFileYAML"), root("HearthCore"), root("HearthProtocol"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "FamilyBrokerTests"
         ),
-        .testTarget(name: "PermissionKitTests", dependencies: [root("PermissionKit")], path: "PermissionKitTests"),
+        .testTarget(
+            name: "PermissionKitTests",
+            dependencies: [
+                root("PermissionKit"), root("HearthCore"), root("HearthProtocol"), root("HearthTransport"),
+                root("ZeroMQ"),
+            ],
+            path: "PermissionKitTests"
+        ),
         .testTarget(
             name: "DeclaredAgeRangeTests",
-            dependencies: [root("DeclaredAgeRange"), root("ZeroMQ")],
+            dependencies: [root("DeclaredAgeRange"), root("HearthProtocol"), root("HearthTransport")],
             path: "DeclaredAgeRangeTests"
         ),
-        .testTarget(name: "HearthServiceTests", dependencies: [root("HearthService")], path: "HearthServiceTests"),
+        .testTarget(
+            name: "HearthServiceTests",
+            dependencies: [
+                root("HearthService"), root("HearthCore"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "HearthServiceTests"
+        ),
         .testTarget(
             name: "DeviceRuntimeTests",
             dependencies: [

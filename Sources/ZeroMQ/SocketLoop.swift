@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import HearthCore
 import Synchronization
 
 /// Owns a daemon's sockets on one dedicated thread running `zmq_poll`.

@@ -21,6 +21,14 @@ struct FuzzPackageTests {
         #expect(imported.contains("BrokerCore"))
     }
 
+    /// The modules it tests reach no socket library through the root's targets: the fuzz build compiles no ZeroMQ.
+    @Test func theBrokerFuzzerBuildsNoZeroMQ() throws {
+        let root = try UnitPackage.dump(ModuleRules.root)
+        let reached = root.reach(Array(Self.brokerFuzzerModules))
+        #expect(reached.isSuperset(of: Self.brokerFuzzerModules), "the root's manifest was read")
+        #expect(reached.isDisjoint(with: ["ZeroMQ", "CZeroMQ"]), "the broker fuzzer reaches \(reached.sorted())")
+    }
+
     @Test func theFuzzManifestDeclaresNoOtherModuleOfThisRepository() throws {
         let manifest = try String(
             contentsOf: ModuleRules.root.appendingPathComponent("Fuzz/Package.swift"), encoding: .utf8)

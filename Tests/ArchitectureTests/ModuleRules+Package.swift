@@ -9,20 +9,62 @@ extension ModuleRules {
         "Synchronization", "_Concurrency", "Observation", "RegexBuilder",
     ]
 
+    /// The modules the toolchain gives a test target, which no manifest declares.
+    static let testModules: Set<String> = ["Testing", "XCTest"]
+
     /// Each target of Sources/ with the names it depends on: its targets' names and other packages' products' (whose
     /// modules these packages name alike).
     static func declaredDependencies() throws -> [String: Set<String>] {
+        var declared: [String: Set<String>] = [:]
+        for target in try dumped("").targets where target.type != "test" {
+            declared[target.name] = Set(target.dependencies.compactMap(\.name))
+        }
+        return declared
+    }
+
+    /// A target whose files' imports are held to what its manifest declares: each module of Sources/, and each test
+    /// target of the root's manifest and of the unit tier's (Tests/Package.swift), which compile the same folders.
+    struct CheckedTarget {
+        var name: String
+        /// The manifest that declares it, from the repository's root: `Package.swift` or `Tests/Package.swift`.
+        var manifest: String
+        /// Its folder, from the repository's root.
+        var folder: String
+        var declared: Set<String>
+        /// The executables it declares so that they are built for it to start, not imported.
+        var executables: Set<String>
+    }
+
+    /// The root's targets in `Sources/`, then the test targets of the root's and the unit tier's manifests.
+    static func checkedTargets() throws -> [CheckedTarget] {
+        let root = try dumped("")
+        let executables = Set(root.targets.filter { $0.type == "executable" }.map(\.name))
+        var checked: [CheckedTarget] = []
+        for (manifest, package) in [("", root), ("Tests/", try dumped("Tests"))] {
+            for target in package.targets where target.type == "test" || manifest.isEmpty {
+                let declared = Set(target.dependencies.compactMap(\.name))
+                let folder = manifest + (target.path ?? (target.type == "test" ? "Tests/" : "Sources/") + target.name)
+                checked.append(
+                    CheckedTarget(
+                        name: target.name, manifest: manifest + "Package.swift", folder: folder, declared: declared,
+                        executables: declared.intersection(executables)))
+            }
+        }
+        return checked
+    }
+
+    /// The manifest in `folder` (from the repository's root) as `swift package dump-package` reads it.
+    static func dumped(_ folder: String) throws -> DumpedPackage {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         // A scratch path of its own: `swift test`, which runs this, holds the lock on the package's own.
         let json = try run(
-            "swift", ["package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"])
-        let package = try JSONDecoder().decode(DumpedPackage.self, from: json)
-        var declared: [String: Set<String>] = [:]
-        for target in package.targets where target.type != "test" {
-            declared[target.name] = Set(target.dependencies.compactMap(\.name))
-        }
-        return declared
+            "swift",
+            [
+                "package", "--package-path", root.appendingPathComponent(folder).path, "--scratch-path", scratch.path,
+                "dump-package",
+            ])
+        return try JSONDecoder().decode(DumpedPackage.self, from: json)
     }
 
     static func run(_ command: String, _ arguments: [String]) throws -> Data {
@@ -46,6 +88,8 @@ extension ModuleRules {
         struct Target: Decodable {
             var name: String
             var type: String
+            /// Its folder from the package's, when the manifest gives one (`path:`).
+            var path: String?
             var dependencies: [Dependency]
         }
 

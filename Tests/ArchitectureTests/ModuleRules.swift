@@ -52,13 +52,19 @@ struct ModuleRules {
 
     /// Every module a Swift file under `Sources/<module>` imports, with the file that does.
     static func imports(of module: String) throws -> [(module: String, file: String)] {
-        let folder = root.appendingPathComponent("Sources/" + module)
-        guard let files = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        try imports(inFolder: "Sources/" + module).map { ($0.module, String($0.file.dropFirst("Sources/".count))) }
+    }
+
+    /// Every module a Swift file under `folder` (from the repository's root, subfolders included) imports, with the
+    /// file that does (from the root).
+    static func imports(inFolder folder: String) throws -> [(module: String, file: String)] {
+        let url = root.appendingPathComponent(folder)
+        guard let files = FileManager.default.enumerator(atPath: url.path) else { return [] }
         var found: [(String, String)] = []
         for case let file as String in files where file.hasSuffix(".swift") {
-            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
             for line in text.split(separator: "\n") {
-                if let imported = importedModule(String(line)) { found.append((imported, module + "/" + file)) }
+                if let imported = importedModule(String(line)) { found.append((imported, folder + "/" + file)) }
             }
         }
         return found
@@ -71,7 +77,11 @@ struct ModuleRules {
         while let first = words.first, first.hasPrefix("@") || accessLevels.contains(first) { words.removeFirst() }
         guard words.first == "import", words.count >= 2 else { return nil }
         let name = declarationKinds.contains(words[1]) && words.count >= 3 ? words[2] : words[1]
-        return name.split(separator: ".").first.map(String.init)
+        // A module's name is an identifier: `import os, pty` is another language's, in a string literal.
+        guard let module = name.split(separator: ".").first,
+            module.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else { return nil }
+        return String(module)
     }
 
     static let accessLevels: Set<String> = ["public", "package", "internal", "fileprivate", "private"]

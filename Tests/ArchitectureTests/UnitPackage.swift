@@ -18,17 +18,8 @@ struct UnitPackage {
     static func read() throws -> UnitPackage {
         let root = try dump(ModuleRules.root)
         let unit = try dump(ModuleRules.root.appendingPathComponent("Tests"))
-        let targets = Dictionary(uniqueKeysWithValues: root.targets.map { ($0.name, $0) })
         let executables = Set(root.targets.filter { $0.type == "executable" }.map(\.name))
-        func reach(_ names: [String]) -> Set<String> {
-            var seen: Set<String> = []
-            var next = names
-            while let name = next.popLast() {
-                guard let target = targets[name], seen.insert(name).inserted else { continue }
-                next += target.dependencies.filter { $0.package == nil }.map(\.name)
-            }
-            return seen
-        }
+        let reach = root.reach
         var unitTier: Set<String> = []
         var others: [String: Set<String>] = [:]
         for test in root.targets where test.type == "test" {
@@ -59,6 +50,19 @@ struct UnitPackage {
     struct Manifest: Decodable {
         var products: [Product]
         var targets: [Target]
+
+        /// The targets of this package that `names` reach through its own targets' dependencies (whatever the
+        /// condition: a trait's dependency counts), `names` included.
+        func reach(_ names: [String]) -> Set<String> {
+            let targets = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+            var seen: Set<String> = []
+            var next = names
+            while let name = next.popLast() {
+                guard let target = targets[name], seen.insert(name).inserted else { continue }
+                next += target.dependencies.filter { $0.package == nil }.map(\.name)
+            }
+            return seen
+        }
 
         struct Product: Decodable {
             var name: String

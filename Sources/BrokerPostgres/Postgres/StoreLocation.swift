@@ -2,7 +2,11 @@ import BrokerCore
 import Foundation
 import HearthCore
 import HearthService
+
+#if PostgreSQL
+// For `connect`'s logger, which only the PostgreSQL build has: an unused import warns in the build without it.
 package import Logging
+#endif
 
 /// Where the broker keeps its state: the SQLite file in its state directory (the default), or a PostgreSQL database.
 public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
+import HearthCore
 import Synchronization
-import ZeroMQ
 
 /// A task executor of one thread of its own, for the broker's writer stage.
 ///
@@ -21,6 +21,7 @@ package final class WriterThread: TaskExecutor, @unchecked Sendable {
     /// Starts the thread, named `name` (at most 15 bytes: as `/proc` and profilers show it).
     package init(name: String) {
         Thread.detachNewThread { [self] in
+            // Not Foundation's `Thread.name`, which on Linux leaves the OS thread with its creator's name.
             ThreadName.set(name)
             run()
         }

@@ -1,5 +1,5 @@
 import Foundation
-import ZeroMQ
+import HearthCore
 
 /// Passcode commands' scrypt, beside the broker's pipeline, on a thread of its own: not the cooperative pool (whose
 /// few threads every task shares) and not the writer's (whose batch every command waits on). A passcode command is

@@ -30,6 +30,16 @@ struct WriterThreadTests {
         #expect(!WriterThread.isCurrent)
     }
 
+    /// Named as `/proc` and profilers show it, so the broker's writer CPU shows apart (`broker-writer` in `top -H`).
+    @Test func itsThreadCarriesItsName() async {
+        let writer = WriterThread(name: "test-writer")
+        defer { writer.stop() }
+        let name = await Task(executorPreference: writer) {
+            try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+        }.value
+        #expect(name?.trimmingCharacters(in: .whitespacesAndNewlines) == "test-writer")
+    }
+
     @Test func theStoreRunsItsTransactionInlineOnTheWriterThreadOnly() async throws {
         let temp = try TempDirectory()
         defer { temp.remove() }
