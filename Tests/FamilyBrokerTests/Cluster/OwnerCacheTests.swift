@@ -54,6 +54,7 @@ struct OwnerCacheTests {
     }
 
     @Test func aCommitInDoubtDropsTheCache() async throws {
+        try PostgresTier.require()
         let server = try await PostgresServer.start()
         do {
             let url = PostgresURL(user: server.user, host: "127.0.0.1", port: server.port, database: server.database)

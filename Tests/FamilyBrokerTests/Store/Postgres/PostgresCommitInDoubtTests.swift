@@ -17,7 +17,8 @@ import Testing
 /// ids passed it, then the status of another transaction ("committed"), and the hook ran for a commit that was lost.
 @Suite("PostgreSQL commit in doubt after a failover", .serialized)
 struct PostgresCommitInDoubtTests {
-    @Test func aCommitLostWithItsServerIsInDoubtOnThePromotedStandby() async throws {
+    @Test(.tags(.postgres)) func aCommitLostWithItsServerIsInDoubtOnThePromotedStandby() async throws {
+        try PostgresTier.require()
         let primary = try await PostgresServer.start()
         var servers = [primary]
         let relay = try await TCPRelay.start(upstreamPort: primary.port)
