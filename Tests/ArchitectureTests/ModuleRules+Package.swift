@@ -53,8 +53,11 @@ extension ModuleRules {
         return checked
     }
 
-    /// The manifest in `folder` (from the repository's root) as `swift package dump-package` reads it.
-    static func dumped(_ folder: String) throws -> DumpedPackage {
+    /// The manifest in `folder` (from the repository's root) as `swift package dump-package` reads it, decoded as
+    /// the part of its JSON a rule reads.
+    static func dumped<Package: Decodable>(
+        _ folder: String, as type: Package.Type = DumpedPackage.self
+    ) throws -> Package {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         // A scratch path of its own: `swift test`, which runs this, holds the lock on the package's own.
@@ -64,7 +67,7 @@ extension ModuleRules {
                 "package", "--package-path", root.appendingPathComponent(folder).path, "--scratch-path", scratch.path,
                 "dump-package",
             ])
-        return try JSONDecoder().decode(DumpedPackage.self, from: json)
+        return try JSONDecoder().decode(type, from: json)
     }
 
     static func run(_ command: String, _ arguments: [String]) throws -> Data {

@@ -96,24 +96,36 @@ struct RoomRules {
 
     /// `text` without its `//` comments and its string literals' contents.
     static func stripped(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            var kept = ""
-            var inString = false
-            var previous: Character = " "
-            for character in line {
-                if !inString, character == "/", previous == "/" {
-                    kept.removeLast()
-                    break
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { strippedLine(String($0)) }
+            .joined(separator: "\n")
+    }
+
+    /// A line without its `//` comment and its string literals' contents (escaped quotes included).
+    static func strippedLine(_ line: String) -> String {
+        var kept = ""
+        var inString = false
+        var escaped = false
+        var previous: Character = " "
+        for character in line {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
                 }
-                if character == "\"", previous != "\\" {
-                    inString.toggle()
-                } else if !inString {
-                    kept.append(character)
-                }
-                previous = character
+            } else if character == "\"" {
+                inString = true
+            } else if character == "/" && previous == "/" {
+                kept.removeLast()
+                break
+            } else {
+                kept.append(character)
             }
-            return kept
-        }.joined(separator: "\n")
+            previous = inString ? " " : character
+        }
+        return kept
     }
 
     /// Each identifier-like word of `code` that starts with a capital letter.

@@ -16,7 +16,7 @@ struct TraitRules {
             // Top-level declarations only: a nested `Settings` or `State` is named through its type.
             var depth = 0
             for (line, underTrait) in zip(lines, traitLines(lines)) {
-                let code = code(line)
+                let code = RoomRules.strippedLine(line)
                 if underTrait && depth == 0 { types.formUnion(declaredTypes(code)) }
                 depth += code.filter { $0 == "{" }.count - code.filter { $0 == "}" }.count
             }
@@ -64,43 +64,13 @@ struct TraitRules {
     static func declaredTypes(_ code: String) -> [String] {
         let words = identifiers(code)
         return zip(words, words.dropFirst()).compactMap { kind, name in
-            typeKinds.contains(kind) && name.first?.isUppercase == true ? name : nil
+            RoomRules.kinds.contains(kind) && name.first?.isUppercase == true ? name : nil
         }
     }
-
-    static let typeKinds: Set<String> = ["struct", "class", "enum", "actor", "protocol", "typealias"]
 
     /// The identifiers of a line of code, in order.
     static func identifiers(_ code: String) -> [String] {
         code.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
-    }
-
-    /// A line without its comment and its string literals' text (a name in a message or a doc comment is no use).
-    static func code(_ line: String) -> String {
-        var kept = ""
-        var inString = false
-        var escaped = false
-        var previous: Character = " "
-        for character in line {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if character == "\\" {
-                    escaped = true
-                } else if character == "\"" {
-                    inString = false
-                }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "/" && previous == "/" {
-                kept.removeLast()
-                break
-            } else {
-                kept.append(character)
-            }
-            previous = inString ? " " : character
-        }
-        return kept
     }
 
     /// Each Swift file under `folder` (from the repository's root, subfolders included), from the root.

@@ -19,7 +19,7 @@ struct TraitRulesTests {
             let lines = try TraitRules.lines(of: file)
             let underTrait = TraitRules.traitLines(lines)
             for (index, line) in lines.enumerated() where !underTrait[index] {
-                let strays = Set(TraitRules.identifiers(TraitRules.code(line))).intersection(named)
+                let strays = Set(TraitRules.identifiers(RoomRules.strippedLine(line))).intersection(named)
                 #expect(strays.isEmpty, "\(file):\(index + 1) names \(strays.sorted()) outside #if PostgreSQL")
             }
         }
@@ -38,8 +38,10 @@ struct TraitRulesTests {
     }
 
     @Test func namesInCommentsAndStringsDoNotCount() {
-        #expect(TraitRules.code("let x = PostgresStore.open() // not PostgresNIO") == "let x = PostgresStore.open() ")
-        #expect(!TraitRules.code(#"log("no \"PostgresStore\" here")"#).contains("PostgresStore"))
+        #expect(
+            RoomRules.strippedLine("let x = PostgresStore.open() // not PostgresNIO") == "let x = PostgresStore.open() "
+        )
+        #expect(!RoomRules.strippedLine(#"log("no \"PostgresStore\" here")"#).contains("PostgresStore"))
         #expect(TraitRules.declaredTypes("package final class PostgresStore: Sendable {") == ["PostgresStore"])
         #expect(TraitRules.declaredTypes("    struct Settings {") == ["Settings"])
     }

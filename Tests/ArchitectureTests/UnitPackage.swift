@@ -16,8 +16,8 @@ struct UnitPackage {
     static let forbidden: Set<String> = ["HearthFleet", "HearthLoad"]
 
     static func read() throws -> UnitPackage {
-        let root = try dump(ModuleRules.root)
-        let unit = try dump(ModuleRules.root.appendingPathComponent("Tests"))
+        let root = try dump("")
+        let unit = try dump("Tests")
         let executables = Set(root.targets.filter { $0.type == "executable" }.map(\.name))
         let reach = root.reach
         var unitTier: Set<String> = []
@@ -37,14 +37,8 @@ struct UnitPackage {
         return UnitPackage(unitTier: unitTier, reachedByOtherTiers: others, declared: declared)
     }
 
-    /// A package's manifest as `swift package dump-package` reads it, in a scratch folder of its own.
-    static func dump(_ directory: URL) throws -> Manifest {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let json = try ModuleRules.run(
-            "swift", ["package", "--package-path", directory.path, "--scratch-path", scratch.path, "dump-package"])
-        return try JSONDecoder().decode(Manifest.self, from: json)
-    }
+    /// A manifest of this repository (`""` the root's, `"Tests"` the unit tier's) as dump-package reads it.
+    static func dump(_ folder: String) throws -> Manifest { try ModuleRules.dumped(folder, as: Manifest.self) }
 
     /// The part of dump-package's JSON read here.
     struct Manifest: Decodable {
