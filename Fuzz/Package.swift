@@ -8,8 +8,16 @@ import PackageDescription
 /// they test (HearthCore, HearthProtocol, BrokerCore, BrokerSQLite) the same way. Built plainly they replay files:
 /// `deploy/fuzz replay`, or `.build/fuzz-replay/debug/CodecFuzzer CRASH-FILE` in a debugger.
 let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
-let fuzzEntry: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("HEARTH_FUZZ")] : []
-let fuzzLink: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
+/// `-O` even in a debug build: CI builds the fuzzers in debug beside the root's modules (`deploy/fuzz --in-root-build`),
+/// and the code they exercise would run several times slower at `-Onone`. Redundant in release.
+let fuzzEntry: [SwiftSetting] =
+    fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-O"]), .define("HEARTH_FUZZ")] : []
+/// libFuzzer's runtime without its `main` (the path `deploy/fuzz` passes in HEARTH_FUZZ_RUNTIME): a debug executable's
+/// `main` is SwiftPM's alias of the target's own entry, which `-sanitize=fuzzer`'s runtime would duplicate. Without the
+/// variable, `-sanitize=fuzzer` links the runtime whole, which links in release only.
+let fuzzRuntime = Context.environment["HEARTH_FUZZ_RUNTIME"].map { ["-sanitize=address", "-Xlinker", $0, "-lstdc++"] }
+let fuzzLink: [LinkerSetting] =
+    fuzzing ? [.unsafeFlags((fuzzRuntime ?? ["-sanitize=fuzzer,address"]) + ["-use-ld=lld"])] : []
 
 /// The root package, by path as swift-nio's benchmarks name theirs; its identity is its folder's name, whatever the
 /// clone is called.
