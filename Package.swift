@@ -127,9 +127,9 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
-        // The broker's PostgreSQL store and the cluster of brokers that shares it; without the `PostgreSQL` trait only
-        // the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). The record encodings it
-        // shares with the SQLite store are BrokerCore's (`Stored`'s), so it does not depend on that store.
+        // The broker's PostgreSQL store and the cluster of brokers that shares it; without the `PostgreSQL` trait
+        // only the store setting's parsing and its refusal (docs/decisions/0023-postgresql-trait.md). The record
+        // encodings it shares with the SQLite store are BrokerCore's (`Stored`'s), so it does not depend on that store.
         .target(
             name: "BrokerPostgres",
             dependencies: [
