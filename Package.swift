@@ -6,7 +6,7 @@ import PackageDescription
 /// coverage and AddressSanitizer. Set per target, not with `-Xswiftc`, so that the packages below (GRDB, NIO,
 /// postgres-nio) are not instrumented too.
 let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
-/// `-O` for the fuzzers' debug build beside the root's modules (Fuzz/Package.swift says why); redundant in release.
+/// `-O` for the fuzzers' debug build too (Fuzz/Package.swift says why); redundant in release.
 let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-O"])] : []
 
 let package = Package(

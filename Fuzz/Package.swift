@@ -8,9 +8,8 @@ import PackageDescription
 /// they test (HearthCore, HearthProtocol, BrokerCore, BrokerSQLite) the same way. Built plainly they replay files:
 /// `deploy/fuzz replay`, or `.build/fuzz-replay/debug/CodecFuzzer CRASH-FILE` in a debugger.
 let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
-/// `-O` even in a debug build: CI builds the fuzzers in debug beside the root's modules
-/// (`deploy/fuzz --in-root-build`), and the code they exercise would run several times slower at `-Onone`. Redundant
-/// in release.
+/// `-O` even in a debug build: CI builds the fuzzers in debug (`deploy/fuzz --debug`), and the code they exercise
+/// would run several times slower at `-Onone`. Redundant in release.
 let fuzzEntry: [SwiftSetting] =
     fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-O"]), .define("HEARTH_FUZZ")] : []
 /// libFuzzer's runtime without its `main` (the path `deploy/fuzz` passes in HEARTH_FUZZ_RUNTIME): a debug executable's
