@@ -1,4 +1,4 @@
-public import HearthProtocol
+package import HearthProtocol
 
 /// A device's link to its broker as a state machine: the runtime feeds it what happened (a handshake event, a welcome,
 /// a sync's end, a lost request) and does what the returned value says. No I/O, so every transition is unit-tested.

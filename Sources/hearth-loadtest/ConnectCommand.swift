@@ -107,7 +107,11 @@ struct ConnectCommand: AsyncParsableCommand {
         report.heldResidentMiB = held.map { Double($0.residentKiB) / 1024 }
         report.peakResidentMiB = held.map { Double($0.peakResidentKiB) / 1024 }
         report.heldCPUPercent = ProcessSample.cpuPercent(from: loaded, to: held)
-        FileManager.default.createFile(atPath: talk + "/stop", contents: nil)
+        // Without the stop file the workers would hold until their timeout: end them, and fail the run.
+        guard FileManager.default.createFile(atPath: talk + "/stop", contents: nil) else {
+            for worker in launched { kill(worker.process.pid, SIGKILL) }
+            throw LoadError("could not create \(talk)/stop, which ends the connect workers' hold")
+        }
         for worker in launched { _ = await worker.process.waitUntilExit() }
     }
 

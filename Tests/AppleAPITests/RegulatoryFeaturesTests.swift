@@ -20,6 +20,7 @@ struct RegulatoryFeaturesTests {
             ])
     ])
 
+    @available(*, deprecated, message: "exercises the deprecated API on purpose")
     @Test func aRegionWhoseLawRequiresThemReportsThemAndOneWithoutReportsNone() async throws {
         try await Fleet.with(Self.family) { fleet in
             let emma = LandmarksApp(service: fleet.ageRange(Self.bundleID, on: "emma-tablet"))

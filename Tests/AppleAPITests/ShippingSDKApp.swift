@@ -138,7 +138,9 @@ struct LandmarksApp {
         }
     }
 
-    /// The parental controls the app reacts to, including the 26.2 significant-change signal.
+    /// The parental controls the app reacts to, including the 26.2 significant-change signal (deprecated by Apple in
+    /// 26.4 for `requiredRegulatoryFeatures`, and still set: an app written for 26.2 reads it).
+    @available(*, deprecated, message: "exercises the deprecated API on purpose")
     static func controls(_ controls: AgeRangeService.ParentalControls) -> (limits: Bool, approval: Bool, text: String) {
         (
             controls.contains(.communicationLimits), controls.contains(.significantAppChangeApprovalRequired),

@@ -119,6 +119,7 @@ struct ShippingSDKAppTests {
         #expect(ChatApp.message(for: AskError.contactSyncNotSetup) == "contactSyncNotSetup")
     }
 
+    @available(*, deprecated, message: "exercises the deprecated API on purpose")
     @Test func ageRangesAndApplesErrorsThroughTheInSpelling() async throws {
         try await Fleet.with(Self.family) { fleet in
             let alice = try await fleet.ageConsole(on: "alice-phone")

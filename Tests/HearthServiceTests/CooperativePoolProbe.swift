@@ -62,7 +62,8 @@ import Testing
         }
 
         static func create(_ path: String) -> FileHandle? {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            // No file, no handle: `write` then falls back to standard error.
+            guard FileManager.default.createFile(atPath: path, contents: nil) else { return nil }
             return FileHandle(forWritingAtPath: path)
         }
 

@@ -61,13 +61,15 @@ func createAQuestionWithMetadata(
     return question
 }
 
-/// 6:43 - Ask a question - UIKit.
+/// 6:43 - Ask a question - UIKit. The session's `ask(_:in:)`, which Apple has since deprecated: what a ported app calls.
+@available(*, deprecated, message: "exercises the deprecated API on purpose")
 @MainActor
 func askFromUIKit(question: PermissionQuestion<CommunicationTopic>, viewController: ViewController) async throws {
     try await CommunicationLimits.current.ask(question, in: viewController)
 }
 
-/// 6:54 - Ask a question - AppKit.
+/// 6:54 - Ask a question - AppKit, with the same deprecated `ask(_:in:)`.
+@available(*, deprecated, message: "exercises the deprecated API on purpose")
 @MainActor
 func askFromAppKit(question: PermissionQuestion<CommunicationTopic>, window: Window) async throws {
     try await CommunicationLimits.current.ask(question, in: window)
@@ -79,6 +81,8 @@ final class ChatsModel {
     var isShowingResponseAlert = false
     var lastResponse: PermissionResponse<CommunicationTopic>?
 
+    /// The session's `updates`, which Apple has since deprecated for `AskCenter`'s `responses(for:)`.
+    @available(*, deprecated, message: "exercises the deprecated API on purpose")
     func task() async {
         let updates = CommunicationLimits.current.updates
         for await update in updates {
@@ -119,6 +123,7 @@ final class ChatsModel {
         #expect(question.defaultChoice.answer == .denial)
     }
 
+    @available(*, deprecated, message: "exercises the deprecated API on purpose")
     @Test func sessionFunctionsExist() {
         // Referenced so they are type-checked as values too; running them needs a real daemon.
         let functions: [Any] = [tailorYourUI, askFromUIKit, askFromAppKit, ChatsModel.task]

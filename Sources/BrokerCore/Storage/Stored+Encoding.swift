@@ -1,6 +1,6 @@
 package import Foundation
 package import HearthCore
-package import HearthProtocol
+import HearthProtocol
 
 /// How either store writes a record's fields into its columns: the same bytes and numbers in SQLite's tables and
 /// PostgreSQL's, so a record reads back alike from both and neither store needs the other's code.

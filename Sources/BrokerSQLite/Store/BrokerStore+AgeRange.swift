@@ -1,5 +1,5 @@
 import BrokerCore
-package import Foundation
+import Foundation
 import GRDB
 import HearthCore
 import HearthProtocol

@@ -1,7 +1,7 @@
 import BrokerCore
-package import Foundation
+import Foundation
 import GRDB
-package import HearthCore
+import HearthCore
 import HearthProtocol
 
 /// The family's history (`history`): one row per entry, numbered in the order recorded (AUTOINCREMENT never reuses a

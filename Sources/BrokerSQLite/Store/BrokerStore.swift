@@ -1,5 +1,5 @@
 import BrokerCore
-package import Foundation
+import Foundation
 public import GRDB
 public import HearthCore
 import HearthProtocol

@@ -51,7 +51,7 @@ struct ClusterLeaseTests {
         /// Runs SQL in a transaction of this broker's store.
         func sql(_ statement: String) async throws {
             try await store.transaction(
-                { tx in try (tx as! PostgresTransaction).execute(PostgresQuery(unsafeSQL: statement)) },
+                { tx in _ = try (tx as! PostgresTransaction).execute(PostgresQuery(unsafeSQL: statement)) },
                 committed: { _ in })
         }
 

@@ -97,7 +97,7 @@ struct PendingRemindersTests {
         // A command's savepoint rolled back: its reminder and its removal go with it.
         try await store.transaction(
             { tx in
-                #expect(throws: ContractError.self) {
+                _ = #expect(throws: ContractError.self) {
                     try tx.savepoint {
                         try tx.insert(second, resolution: nil)
                         try tx.scheduleReminder(second.question.id, at: Self.now.addingTimeInterval(-1))

@@ -247,7 +247,10 @@ final class Seen<T: Sendable>: Sendable {
             let handles = [handle(""), handle("x"), handle("y"), handle("mum")]
             let body: @Sendable (any StorageReader) throws -> [String] = { reader in
                 [
-                    "\(try reader.question(open.question.id).map { [$0.asked == open, $0.resolution == resolution] })",
+                    String(
+                        describing: try reader.question(open.question.id).map {
+                            [$0.asked == open, $0.resolution == resolution]
+                        }),
                     "\(try reader.question(expiring.question.id)?.asked == expiring)",
                     "\(try reader.question(UUID()) == nil)",
                     "\(try reader.askCount(child: "emma", since: Self.now, upTo: 10))",

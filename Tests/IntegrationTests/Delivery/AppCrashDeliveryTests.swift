@@ -27,7 +27,7 @@ struct AppCrashDeliveryTests {
 
     static func watch(in fleet: Fleet, _ arguments: [String], name: String) throws -> AppProcess {
         let log = fleet.directory + "/logs/app-\(name).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: log))
         let socket = fleet.socket(of: "emma-tablet")
         let process = try SpawnedProcess.launch(
             try BinaryLocator.directory() + "/hearthctl",

@@ -181,7 +181,7 @@ struct TruthfulChoicesTests {
                     sql: "INSERT INTO known_handle (child_id, kind, value, question_id) VALUES ('emma', 3, ?, NULL)",
                     arguments: ["stranger\u{1B}[2K\rgrandma\u{202E}moc"])
             }
-            try await database.close()
+            try database.close()
             let socket = fleet.socket(of: "alice-phone")
             let listed = try await hearthctl(["parent", "approved", "emma", "--socket", socket])
             #expect(listed.status == 0, "\(listed.output)")

@@ -22,15 +22,17 @@ enum ExecutableRun {
         let name = (path as NSString).lastPathComponent
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hearth-run-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
         var inputFile: String?
-        if let input {
-            inputFile = output.path + ".in"
-            FileManager.default.createFile(atPath: output.path + ".in", contents: Data(input.utf8))
-        }
         defer {
             try? FileManager.default.removeItem(at: output)
             if let inputFile { try? FileManager.default.removeItem(atPath: inputFile) }
+        }
+        // Written, not `createFile`d: a file that could not be made is this run's error, not a missing log later.
+        try Data().write(to: output)
+        if let input {
+            let path = output.path + ".in"
+            inputFile = path
+            try Data(input.utf8).write(to: URL(fileURLWithPath: path))
         }
         // Only the variables we pass under the daemons' prefixes: the test runner's own must not leak in.
         let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }

@@ -49,7 +49,7 @@ import Testing
             let store = try await PostgresStore.opened(url: url, password: password)
             try await store.transaction(
                 { tx in
-                    try (tx as! PostgresTransaction).execute("INSERT INTO hearth_schema VALUES (999, now())")
+                    _ = try (tx as! PostgresTransaction).execute("INSERT INTO hearth_schema VALUES (999, now())")
                 }, committed: { _ in })
             let refused = await #expect(throws: PostgresStore.SchemaTooNew.self) {
                 try await PostgresStore.opened(url: url, password: password)
